@@ -1,0 +1,1 @@
+"""The agent: loop, model adapter, tools, compaction, sub-agents."""

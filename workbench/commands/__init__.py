@@ -1,0 +1,1 @@
+"""Headless subcommands (`workbench lint`, `graph`, ...): one module each."""

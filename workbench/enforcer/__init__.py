@@ -1,0 +1,1 @@
+"""Skill-graph enforcement, plugged into the agent through the hook bus."""

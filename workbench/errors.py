@@ -1,0 +1,23 @@
+"""The one error type every layer raises for expected failures.
+
+Front ends show `message` and, when present, `hint` (what the user can do next); they never show a
+traceback for a WorkbenchError. Unexpected exceptions are logged with their traceback instead.
+"""
+
+from __future__ import annotations
+
+
+class WorkbenchError(Exception):
+    """An expected failure: something the user can understand and act on."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message}\n  hint: {self.hint}"
+
+
+class UsageError(WorkbenchError):
+    """The command itself cannot run (a path that does not exist, bad arguments): exit code 2."""

@@ -1,0 +1,1 @@
+"""Headless front ends: print, JSON lines, RPC."""

@@ -1,0 +1,1 @@
+"""The git-backed conversation store and workspace branches (git worktrees)."""

@@ -1,0 +1,58 @@
+"""The records skill logic works with: a parsed skill and a finding about it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Layer = Literal["atom", "molecule", "compound"]
+LAYERS: tuple[Layer, ...] = ("compound", "molecule", "atom")
+"""Top to bottom: a compound delegates to molecules, a molecule to atoms."""
+
+LAYER_BELOW: dict[str, Layer] = {"compound": "molecule", "molecule": "atom"}
+LAYER_ABOVE: dict[str, Layer] = {"molecule": "compound", "atom": "molecule"}
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: `path:line: severity rule message`, with an optional hint."""
+
+    rule: str
+    severity: Severity
+    path: Path
+    line: int
+    message: str
+    hint: str | None = None
+    skill: str | None = None
+
+
+@dataclass
+class Skill:
+    """A parsed skill folder.
+
+    `name` is the declared name, or the folder's name when the frontmatter has none (so that an
+    imperfect skill still loads and can be listed). `layer` is None for an ordinary, unlayered
+    skill. `field_lines` maps each top-level frontmatter key to its line in SKILL.md.
+    """
+
+    name: str
+    path: Path
+    description: str = ""
+    layer: Layer | None = None
+    delegates_to: tuple[str, ...] = ()
+    standalone: bool = False
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    body_line: int = 1
+    field_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def line_of(self, key: str) -> int:
+        """The line of a frontmatter key, or 1 when the key is absent."""
+        return self.field_lines.get(key, 1)

@@ -1,0 +1,56 @@
+"""What a tool is: a name, a JSON schema and an async execute function.
+
+Built-in tools (read, edit, write, bash), the enforcer's tools and extension tools all share this
+shape. Abort reaches a running tool as asyncio cancellation; a tool that owns a process kills it
+(its whole process group) in its `except asyncio.CancelledError` and re-raises. Expected failures
+raise WorkbenchError; the loop turns them into an error result that the model reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class ToolResult:
+    """The text the model sees, whether it is an error, and structured `details` for front ends."""
+
+    text: str
+    is_error: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ToolContext:
+    """Where and for whom a tool runs; `update` streams partial output to front ends."""
+
+    cwd: Path
+    tool_call_id: str = ""
+    update: Callable[[str], None] = lambda _text: None
+
+
+ToolExecute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+
+
+@dataclass
+class Tool:
+    """A tool the model may call."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    execute: ToolExecute
+
+    def schema(self) -> dict[str, Any]:
+        """The tool in the OpenAI function-calling format that litellm accepts for any provider."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
