@@ -8,17 +8,21 @@ The entry's id is its commit id, and its parent is the commit's first parent.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, cast
 
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import WorkbenchError
+from workbench.sessions.jsontext import json_bytes
 
 SUMMARY_WIDTH = 72
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
-    """The first non-empty line of `text`, cut to `width` characters."""
+    """The first non-empty line of `text`, control characters blanked, cut to `width`."""
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    line = CONTROL.sub(" ", line)
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -44,20 +48,11 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
     return one_line(payload.get("text") or "") or f"({type})"
 
 
-def _json_line(record: dict[str, Any]) -> str:
-    """Compact JSON, readable UTF-8 when possible, escaped when the text holds lone surrogates."""
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(record, separators=(",", ":"))
-    return text
-
-
 def encode_entry(type: EntryType, payload: dict[str, Any], branch: str, timestamp: float) -> bytes:
     """The commit message of a new entry."""
     record = {"type": type, "branch": branch, "timestamp": timestamp, "payload": payload}
-    return f"{type}: {entry_text(type, payload)}\n\n{_json_line(record)}\n".encode()
+    subject = f"{type}: {entry_text(type, payload)}".encode(errors="replace")
+    return subject + b"\n\n" + json_bytes(record) + b"\n"
 
 
 def decode_entry(commit: str, parent: str | None, message: str) -> Entry:

@@ -180,9 +180,8 @@ def merge_branch(
         where = (
             "the project is not a git repository"
             if not workspaces.available
-            else (
-                f"{branch} works in the worktree of {owner.name if owner else 'the project checkout'}"
-            )
+            else f"{branch} works in the worktree of "
+            + (owner.name if owner else "the project checkout")
         )
         notes.append(f"no file merge: {where}")
     entry = record_merge(store, payload)

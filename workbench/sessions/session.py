@@ -186,13 +186,21 @@ class Session:
         return NavigateResult(entry, self.store.branch, detached, left, summary)
 
     async def label(self, label: str, target: str | None = None) -> Entry:
-        """Label an entry (default: the current one); labels show in the tree and name entries."""
+        """Label an entry (default: the current one, labels skipped); labels show in the tree.
+
+        The label entry goes on the head of the current branch, so labelling never starts a
+        branch, even from a position that is not a head.
+        """
         label = label.strip()
         if not label or "\n" in label:
             raise UsageError("a label is one non-empty line", "for example: before-refactor")
 
         def job() -> Entry:
-            entry_id = self.store.resolve(target).id if target else self.store.position_entry()
+            if target:
+                entry_id: str | None = self.store.resolve(target).id
+            else:
+                content = [e for e in self.store.path() if e.type != "label"]
+                entry_id = content[-1].id if content else None
             if entry_id is None:
                 raise UsageError("there is no entry to label yet", "label after the first message")
             payload = {"target": entry_id, "label": label}

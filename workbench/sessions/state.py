@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from workbench.errors import WorkbenchError
+from workbench.sessions.jsontext import json_bytes
 
 STATE_VERSION = 1
 MAIN_BRANCH = "main"
@@ -78,7 +79,7 @@ class SessionState:
         return cls(session_id, now, now, Position(MAIN_BRANCH), {MAIN_BRANCH: main})
 
     def to_json(self) -> bytes:
-        return json.dumps(asdict(self), ensure_ascii=False, indent=1).encode()
+        return json_bytes(asdict(self), indent=1)
 
     @classmethod
     def from_json(cls, data: bytes, where: str) -> SessionState:
