@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import UsageError
-from workbench.sessions.location import locate
+from workbench.sessions.location import find_storage
 from workbench.sessions.refs import ConversationRepo, SessionRefs
 
 
@@ -52,7 +52,7 @@ def session_infos(found: list[SessionRefs]) -> list[SessionInfo]:
 
 def list_sessions(project_root: Path) -> list[SessionInfo]:
     """Every session of the project, most recently active first (none when nothing is stored)."""
-    location = locate(project_root, create=False)
+    location = find_storage(project_root)
     if location is None:
         return []
     repo = ConversationRepo(location.runner())

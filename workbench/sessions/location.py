@@ -47,21 +47,25 @@ class StorageLocation:
         return GitRunner(self.git_dir)
 
 
-def locate(project_root: Path, create: bool) -> StorageLocation | None:
-    """The storage of `project_root`; with `create`, make `.pi/sessions.git` when needed.
-
-    Returns None when the project is not a git repository, has no `.pi/sessions.git` yet and
-    `create` is False (there is nothing to read).
-    """
+def find_storage(project_root: Path) -> StorageLocation | None:
+    """The storage of `project_root`, or None when nothing was ever stored (no git, no own repo)."""
     probe = GitRunner(project_root).try_run(
         "rev-parse", "--path-format=absolute", "--git-common-dir"
     )
     if probe.status == 0 and probe.stdout.strip():
         return StorageLocation(project_root, Path(probe.stdout.strip()), project_is_git=True)
     own = project_root / PROJECT_DIR_NAME / OWN_REPOSITORY
-    if not (own / "HEAD").exists():
-        if not create:
-            return None
-        own.parent.mkdir(parents=True, exist_ok=True)
-        GitRunner(own.parent).run("init", "--quiet", "--bare", str(own))
+    if (own / "HEAD").exists():
+        return StorageLocation(project_root, own, project_is_git=False)
+    return None
+
+
+def ensure_storage(project_root: Path) -> StorageLocation:
+    """The storage of `project_root`, creating `.pi/sessions.git` outside git projects."""
+    found = find_storage(project_root)
+    if found is not None:
+        return found
+    own = project_root / PROJECT_DIR_NAME / OWN_REPOSITORY
+    own.parent.mkdir(parents=True, exist_ok=True)
+    GitRunner(own.parent).run("init", "--quiet", "--bare", str(own))
     return StorageLocation(project_root, own, project_is_git=False)

@@ -148,6 +148,10 @@ def merge_branch(
         raise UsageError(f"{branch} has no parent branch to merge into", "name one with --into")
     store.record(into)
     own = store.own_entries(branch)
+    owner = workspaces.owner(store.state, branch) if workspaces.available else None
+    has_worktree = owner is not None and owner.name == branch
+    if not own and not has_worktree:
+        raise UsageError(f"nothing to merge: {branch} has no entries of its own")
     checkpoints = [
         {"entry": e.id, "commit": e.payload.get("commit"), "message": e.payload.get("message")}
         for e in own
@@ -165,8 +169,7 @@ def merge_branch(
         "entries": len(own),
     }
     notes = []
-    owner = workspaces.owner(store.state, branch) if workspaces.available else None
-    if owner is not None and owner.name == branch:
+    if has_worktree:
         branch_git = workspaces.git(store.state, branch)
         parent_git = workspaces.git(store.state, into)
         message = _merge_message(branch, into, summary, checkpoints)
@@ -186,7 +189,7 @@ def merge_branch(
         notes.append(f"no file merge: {where}")
     entry = record_merge(store, payload)
     removed = False
-    if remove_worktree and owner is not None and owner.name == branch and owner.worktree:
+    if remove_worktree and has_worktree and owner and owner.worktree:
         workspaces.remove(owner.worktree)
         store.save_state()
         removed = True

@@ -15,14 +15,14 @@ from types import TracebackType
 
 from workbench.agent.store import Entry, messages_of
 from workbench.config import Settings
-from workbench.errors import UsageError
+from workbench.errors import UsageError, WorkbenchError
 from workbench.messages import Message, new_id
 from workbench.sessions.catalog import pick_session, session_infos
 from workbench.sessions.commit import CommitResult, commit_branch, draft_prompt
 from workbench.sessions.commit_message import format_commit_message
 from workbench.sessions.fork import ForkResult, fork_branch
 from workbench.sessions.identity import conversation_identity
-from workbench.sessions.location import StorageLocation, locate
+from workbench.sessions.location import StorageLocation, ensure_storage, find_storage
 from workbench.sessions.lock import SessionLock
 from workbench.sessions.merge import MergeResult, finish_interrupted_merge, merge_branch
 from workbench.sessions.navigation import NavigateResult, abandoned_path
@@ -68,8 +68,7 @@ class Session:
     @classmethod
     def create(cls, project_root: Path, settings: Settings | None = None) -> Session:
         """A new, empty session (nothing is written until its first entry or fork)."""
-        location = locate(project_root, create=True)
-        assert location is not None
+        location = ensure_storage(project_root)
         session_id = new_id()
         lock = SessionLock.acquire(location.lock_dir / f"{session_id}.lock", session_id)
         found = SessionRefs(session_id, SessionState.new(session_id, time.time()), None, {}, 0.0)
@@ -89,7 +88,7 @@ class Session:
         Read-only sessions take no lock (so `tree` and `status` work while the session is open
         elsewhere) and refuse every write.
         """
-        location = locate(project_root, create=False)
+        location = find_storage(project_root)
         if location is None:
             raise UsageError(f"no sessions in {project_root}", "start one with `workbench`")
         repo = ConversationRepo(location.runner())
@@ -102,6 +101,11 @@ class Session:
             lock = SessionLock.acquire(location.lock_dir / f"{info.id}.lock", info.id)
         try:
             session = cls._assemble(location, None, settings, lock, info.id)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        try:
             if not readonly:
                 notice = finish_interrupted_merge(session.store)
                 session.notices += [notice] if notice else []
@@ -110,8 +114,7 @@ class Session:
                 if branch != session.store.branch or session.store.is_detached():
                     session.store.move_to_branch(branch)
         except BaseException:
-            if lock is not None:
-                lock.release()
+            session.close()
             raise
         return session
 
@@ -128,8 +131,13 @@ class Session:
         repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
         if found is None:
             # Read again under the lock: the listing may predate another process's last write.
-            found = repo.sessions(session_id)[0]
-        assert found.state is not None
+            found = next(iter(repo.sessions(session_id)), None)
+        if found is None or found.state is None:
+            repo.close()
+            raise WorkbenchError(
+                f"session {session_id} disappeared while it was being opened",
+                "`workbench sessions` lists the sessions there are",
+            )
         store = GitConversationStore(
             repo, found.state, found.state_blob, found.heads, writable=lock is not None
         )

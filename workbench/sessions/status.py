@@ -120,6 +120,9 @@ def branch_status(store: GitConversationStore, workspaces: Workspaces, branch: s
     if not workspaces.available:
         status.notes.append("files are not tracked: the project is not a git repository")
         return status
+    if record.worktree is not None and record.worktree.removed:
+        status.notes.append("its worktree was removed after it was merged")
+        return status
     owner = workspaces.owner(store.state, branch)
     git = workspaces.git(store.state, branch)
     status.worktree = str(git.directory)

@@ -157,13 +157,14 @@ class GitConversationStore:
     ) -> Entry:
         """Append at the head of `branch` (the position follows only if it was at that head)."""
         self._check_writable()
-        if self._state_blob is None or (type == "user" and not self.state.name):
-            if type == "user" and not self.state.name:
-                self.state.name = one_line(str(payload.get("text", "")), SESSION_NAME_WIDTH)
+        name = one_line(str(payload.get("text", "")), SESSION_NAME_WIDTH) if type == "user" else ""
+        if self._state_blob is None or (name and not self.state.name):
+            self.state.name = self.state.name or name
             self.save_state()
         parent = self.head(branch)
         now = time.time()
         parents = [p for p in (parent, merged_from) if p]
+        parents = list(dict.fromkeys(parents))  # a merge of nothing new has one parent
         commit = self.repo.write_entry(encode_entry(type, payload, branch, now), parents)
         self.repo.move_ref(branch_ref(self.session_id, branch), commit, self._heads.get(branch))
         self._heads[branch] = commit

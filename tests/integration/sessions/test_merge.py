@@ -8,7 +8,7 @@ import pytest
 from sessiontools import assistant, cli, fsck_problems, git, run, snapshot, user
 
 from workbench.config import Settings
-from workbench.errors import WorkbenchError
+from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.merge import MergeConflict
 from workbench.sessions.session import Session
 
@@ -125,6 +125,9 @@ def test_the_worktree_is_removed_on_request_or_by_setting(project: Path) -> None
         run(session.merge("one", remove_worktree=True))
         session_id = session.id
         assert session.store.record("one").worktree.removed
+        status = run(session.status("one"))
+        assert status.notes == ["its worktree was removed after it was merged"]
+        assert status.files == []
     assert not workspace.exists()
     assert git(project, "branch", "--list", f"wb/{session_id}/one") == ""
     assert (project / "one.txt").read_text() == "1\n"
@@ -163,3 +166,14 @@ def test_merge_from_the_command_line_reports_a_conflict_with_exit_1(project: Pat
     assert done.returncode == 1
     assert "would conflict in 1 file(s): src/app.py" in done.stderr
     assert "hint: resolve it in the branch" in done.stderr
+
+
+def test_a_branch_with_nothing_of_its_own_has_nothing_to_merge(tmp_path: Path) -> None:
+    project = tmp_path / "plain"
+    project.mkdir()
+    with Session.create(project) as session:
+        run(session.store.append("user", user("hello")))
+        run(session.fork("empty"))
+        with pytest.raises(UsageError, match="nothing to merge: empty has no entries"):
+            run(session.merge("empty"))
+        assert [e.type for e in session.store.all_entries()] == ["user"]
