@@ -33,8 +33,8 @@ class SessionInfo:
         return f"{self.id}  {when}  {branches}  {self.name or '(unnamed)'}"
 
 
-def session_infos(found: list[SessionRefs]) -> list[SessionInfo]:
-    """Sessions with a state, most recently active first."""
+def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo]:
+    """The sessions of the checkout at `directory`, most recently active first."""
     infos = [
         SessionInfo(
             refs.session_id,
@@ -45,7 +45,7 @@ def session_infos(found: list[SessionRefs]) -> list[SessionInfo]:
             refs.state.position.branch,
         )
         for refs in found
-        if refs.state is not None
+        if refs.state is not None and refs.state.belongs_to(directory)
     ]
     return sorted(infos, key=lambda info: info.last_activity, reverse=True)
 
@@ -57,7 +57,7 @@ def list_sessions(project_root: Path) -> list[SessionInfo]:
         return []
     repo = ConversationRepo(location.runner())
     try:
-        return session_infos(repo.sessions())
+        return session_infos(repo.sessions(), project_root)
     finally:
         repo.close()
 

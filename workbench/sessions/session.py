@@ -71,7 +71,8 @@ class Session:
         location = ensure_storage(project_root)
         session_id = new_id()
         lock = SessionLock.acquire(location.lock_dir / f"{session_id}.lock", session_id)
-        found = SessionRefs(session_id, SessionState.new(session_id, time.time()), None, {}, 0.0)
+        state = SessionState.new(session_id, time.time(), project_root)
+        found = SessionRefs(session_id, state, None, {}, 0.0)
         return cls._assemble(location, found, settings, lock)
 
     @classmethod
@@ -93,7 +94,8 @@ class Session:
             raise UsageError(f"no sessions in {project_root}", "start one with `workbench`")
         repo = ConversationRepo(location.runner())
         try:
-            info = pick_session(session_infos(repo.sessions()), session_id, project_root)
+            infos = session_infos(repo.sessions(), project_root)
+            info = pick_session(infos, session_id, project_root)
         finally:
             repo.close()
         lock = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
@@ -70,13 +71,29 @@ class SessionState:
     position: Position
     branches: dict[str, BranchRecord]
     name: str = ""
+    root: str = ""
+    """The checkout the session was started in: the workspace of `main`."""
     pending_merge: PendingMerge | None = None
     version: int = STATE_VERSION
 
     @classmethod
-    def new(cls, session_id: str, now: float) -> SessionState:
+    def new(cls, session_id: str, now: float, root: Path) -> SessionState:
         main = BranchRecord(MAIN_BRANCH, parent=None, fork_entry=None, created=now)
-        return cls(session_id, now, now, Position(MAIN_BRANCH), {MAIN_BRANCH: main})
+        state = cls(session_id, now, now, Position(MAIN_BRANCH), {MAIN_BRANCH: main})
+        state.root = str(root.resolve())
+        return state
+
+    def belongs_to(self, directory: Path) -> bool:
+        """Whether `directory` is this session's checkout or one of its worktrees.
+
+        One repository can have several checkouts (git worktrees), each with its own sessions.
+        A session whose checkout no longer exists (the project moved) belongs everywhere.
+        """
+        here = directory.resolve()
+        if not self.root or here == Path(self.root) or not Path(self.root).exists():
+            return True
+        worktrees = (b.worktree for b in self.branches.values() if b.worktree)
+        return any(Path(w.path).resolve() == here for w in worktrees if not w.removed)
 
     def to_json(self) -> bytes:
         return json_bytes(asdict(self), indent=1)
@@ -98,6 +115,7 @@ class SessionState:
                 position=Position(**raw["position"]),
                 branches=branches,
                 name=raw.get("name", ""),
+                root=raw.get("root", ""),
                 pending_merge=PendingMerge(**pending) if pending else None,
                 version=raw.get("version", STATE_VERSION),
             )

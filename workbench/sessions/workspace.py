@@ -60,11 +60,16 @@ class Workspaces:
             record = state.branches.get(record.parent) if record.parent else None
         return None
 
+    def checkout(self, state: SessionState) -> Path:
+        """The session's own checkout (where it started), or the project root if it moved."""
+        root = Path(state.root) if state.root else None
+        return root if root is not None and root.is_dir() else self.location.project_root
+
     def directory(self, state: SessionState, branch: str) -> Path:
         """Where the agent's tools run for `branch`; a missing worktree is recreated."""
         owner = self.owner(state, branch)
         if owner is None or owner.worktree is None:
-            return self.location.project_root
+            return self.checkout(state)
         return self.ensure(owner.worktree)
 
     def git(self, state: SessionState, branch: str) -> GitRunner:
@@ -104,7 +109,7 @@ class Workspaces:
         path = Path(worktree.path)
         if (path / ".git").exists():
             return path
-        git = GitRunner(self.location.project_root)
+        git = GitRunner(self.location.git_dir)
         branch = worktree.project_branch
         if git.try_run("show-ref", "--verify", "--quiet", f"refs/heads/{branch}").status == 0:
             git.run("worktree", "add", "--quiet", str(path), branch)
@@ -114,7 +119,7 @@ class Workspaces:
 
     def remove(self, worktree: Worktree) -> None:
         """Remove a merged branch's worktree and its project branch (its commits are merged)."""
-        git = GitRunner(self.location.project_root)
+        git = GitRunner(self.location.git_dir)
         tip = GitRunner(Path(worktree.path)).run("rev-parse", "HEAD")
         result = git.try_run("worktree", "remove", worktree.path)
         if result.status != 0:

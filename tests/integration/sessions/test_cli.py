@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessiontools import assistant, cli, run, user
+from sessiontools import assistant, cli, git, run, user
 
 from workbench.sessions.session import Session
 
@@ -91,3 +91,33 @@ def test_cannot_run_answers_exit_2_with_a_hint(project: Path, tmp_path: Path) ->
     assert bad_entry.returncode == 2 and "no entry '0000000'" in bad_entry.stderr
     main_merge = cli(project, "merge", "main")
     assert main_merge.returncode == 2 and "main has no parent branch" in main_merge.stderr
+
+
+def test_each_checkout_of_a_repository_has_its_own_sessions(project: Path, tmp_path: Path) -> None:
+    second = tmp_path / "second-checkout"
+    git(project, "worktree", "add", "--quiet", "-b", "other", str(second))
+    with Session.create(project) as first_session:
+        run(first_session.store.append("user", user("in the first checkout")))
+        run(first_session.fork("exp"))
+        fork_dir = first_session.workspace()
+        first_id = first_session.id
+    with Session.create(second) as second_session:
+        run(second_session.store.append("user", user("in the second checkout")))
+
+    listed = json.loads(cli(project, "sessions", "--format", "json").stdout)
+    assert [s["name"] for s in listed] == ["in the first checkout"]
+    listed = json.loads(cli(second, "sessions", "--format", "json").stdout)
+    assert [s["name"] for s in listed] == ["in the second checkout"]
+
+    # From inside a fork's worktree (where the agent's tools run) it is the same session, and
+    # main still works in the checkout the session started in.
+    (fork_dir / "feature.txt").write_text("made in the fork\n")
+    assert cli(fork_dir, "commit", "-m", "add feature").returncode == 0
+    status = json.loads(cli(fork_dir, "status", "main", "--format", "json").stdout)
+    assert status["worktree"] == str(project.resolve())
+    merged = cli(fork_dir, "merge", "exp")
+    assert merged.returncode == 0, merged.stderr
+    assert (project / "feature.txt").read_text() == "made in the fork\n"
+    assert not (second / "feature.txt").exists()
+    tree = json.loads(cli(fork_dir, "tree", "--format", "json").stdout)
+    assert tree["session"] == first_id
