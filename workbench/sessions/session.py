@@ -47,12 +47,11 @@ class Session:
         location: StorageLocation,
         store: GitConversationStore,
         settings: Settings,
-        lock: SessionLock | None,
+        notices: list[str],
     ) -> None:
         self.location = location
         self.store = store
         self.settings = settings
-        self._lock = lock
         custom = settings.get("sessions.worktrees_dir")
         root = (
             (location.project_root / str(custom)).resolve() / store.session_id
@@ -60,7 +59,7 @@ class Session:
             else location.default_worktree_root(store.session_id)
         )
         self.workspaces = Workspaces(location, root)
-        self.notices: list[str] = [lock.notice] if lock and lock.notice else []
+        self.notices = notices
         """Things the user should be told about opening (a lock taken over, a merge settled)."""
 
     # --- opening ---------------------------------------------------------------------------
@@ -101,12 +100,7 @@ class Session:
         lock = None
         if not readonly:
             lock = SessionLock.acquire(location.lock_dir / f"{info.id}.lock", info.id)
-        try:
-            session = cls._assemble(location, None, settings, lock, info.id)
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
+        session = cls._assemble(location, None, settings, lock, info.id)
         try:
             if not readonly:
                 notice = finish_interrupted_merge(session.store)
@@ -129,21 +123,26 @@ class Session:
         lock: SessionLock | None,
         session_id: str | None = None,
     ) -> Session:
-        runner = location.runner()
-        repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
-        if found is None:
-            # Read again under the lock: the listing may predate another process's last write.
-            found = next(iter(repo.sessions(session_id)), None)
-        if found is None or found.state is None:
-            repo.close()
-            raise WorkbenchError(
-                f"session {session_id} disappeared while it was being opened",
-                "`workbench sessions` lists the sessions there are",
-            )
-        store = GitConversationStore(
-            repo, found.state, found.state_blob, found.heads, writable=lock is not None
-        )
-        return cls(location, store, settings or Settings.load(location.project_root), lock)
+        """Build the session around a held lock (or none); on any failure the lock is released."""
+        try:
+            settings = settings or Settings.load(location.project_root)
+            runner = location.runner()
+            repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
+            if found is None:
+                # Read again under the lock: the listing may predate another process's write.
+                found = next(iter(repo.sessions(session_id)), None)
+            if found is None or found.state is None:
+                raise WorkbenchError(
+                    f"session {session_id} disappeared while it was being opened",
+                    "`workbench sessions` lists the sessions there are",
+                )
+            store = GitConversationStore(repo, found.state, found.state_blob, found.heads, lock)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        notices = [lock.notice] if lock and lock.notice else []
+        return cls(location, store, settings, notices)
 
     # --- the runtime's view ----------------------------------------------------------------
 
@@ -259,10 +258,8 @@ class Session:
     # --- closing ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Finish queued writes, stop git helpers, release the lock."""
+        """Finish queued writes, stop git helpers, release the lock (as `store.close()`)."""
         self.store.close()
-        if self._lock is not None:
-            self._lock.release()
 
     def __enter__(self) -> Session:
         return self

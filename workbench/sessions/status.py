@@ -1,6 +1,6 @@
 """What a branch did since it forked: its conversation (entries, skills, tokens) and its files.
 
-Skill loads come from the enforcer's record on tool results (`details["skill_load"]`), tokens
+Skill loads come from the enforcer's records on messages (`details["skill_load(s)"]`), tokens
 from the assistant messages' `usage`, files from the branch's worktree against the point where it
 left its parent (the merge base of the two, so a merged-and-continued branch shows only what is
 new).
@@ -11,13 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.agent.store import Entry
+from workbench.agent.store import MESSAGE_ENTRY_TYPES, Entry
 from workbench.sessions.files import FileChange, changed_files
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
-
-REFUSED = frozenset({"block", "blocked", "refused"})
-"""Skill-load verdicts under which the skill was not loaded."""
 
 
 @dataclass
@@ -79,14 +76,20 @@ class BranchStatus:
 
 
 def skills_loaded(entries: list[Entry]) -> list[str]:
-    """Skill names loaded on these entries, in order, each once; refused loads do not count."""
+    """Skills loaded on these entries, in order, each once; blocked loads did not happen.
+
+    The enforcer records loads on the message that carried them: `details["skill_loads"]` (a
+    list) or `details["skill_load"]` (one record).
+    """
     names: dict[str, None] = {}
     for entry in entries:
-        if entry.type != "tool_result":
+        details = entry.payload.get("details") if entry.type in MESSAGE_ENTRY_TYPES else None
+        if not isinstance(details, dict):
             continue
-        load = (entry.payload.get("details") or {}).get("skill_load")
-        if isinstance(load, dict) and load.get("skill") and load.get("verdict") not in REFUSED:
-            names.setdefault(str(load["skill"]), None)
+        loads = details.get("skill_loads")
+        for load in loads if isinstance(loads, list) else [details.get("skill_load")]:
+            if isinstance(load, dict) and load.get("skill") and not load.get("blocked"):
+                names.setdefault(str(load["skill"]), None)
     return list(names)
 
 

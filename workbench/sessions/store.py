@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.entries import encode_entry, one_line
+from workbench.sessions.lock import SessionLock
 from workbench.sessions.refs import ConversationRepo, branch_ref
 from workbench.sessions.state import BranchRecord, Position, SessionState, Worktree
 from workbench.sessions.worker import SerialWorker
@@ -48,17 +49,19 @@ class GitConversationStore:
         state: SessionState,
         state_blob: str | None,
         heads: dict[str, str],
-        writable: bool,
+        lock: SessionLock | None,
     ) -> None:
+        """`lock` is the held session lock (None: read-only); `close()` releases it."""
         self.repo = repo
         self.state = state
         self.session_id = state.session_id
         self._state_blob = state_blob
         self._heads = dict(heads)
-        self._writable = writable
-        self._worker = SerialWorker(f"workbench-git-{self.session_id}")
+        self._lock = lock
+        self._writable = lock is not None
         tip = self.position_entry()
         self._path: list[Entry] = repo.read_path(tip) if tip else []
+        self._worker = SerialWorker(f"workbench-git-{self.session_id}")
 
     # --- reading -------------------------------------------------------------------------
 
@@ -232,6 +235,8 @@ class GitConversationStore:
             )
 
     def close(self) -> None:
-        """Finish queued writes, then release git processes."""
+        """Finish queued writes, release git processes, then the session lock."""
         self._worker.close()
         self.repo.close()
+        if self._lock is not None:
+            self._lock.release()

@@ -86,8 +86,8 @@ def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
     return Message(role="assistant", tool_calls=[call]).to_dict()
 
 
-def tool_result(name: str, text: str, skill_load: dict[str, Any] | None = None) -> dict[str, Any]:
-    details = {"skill_load": skill_load} if skill_load else {}
+def tool_result(name: str, text: str, **details: Any) -> dict[str, Any]:
+    """A tool result; `details` as the enforcer records loads (`skill_load=`, `skill_loads=`)."""
     message = Message(
         role="tool_result", text=text, tool_call_id=f"call-{name}", tool_name=name, details=details
     )

@@ -20,8 +20,10 @@ def test_status_counts_the_branch_conversation_skills_tokens_and_files(project: 
         run(append("assistant", tool_call("read", path="skills/write/SKILL.md")))
         load = {"skill": "write", "layer": "molecule", "verdict": "ok", "how": "read", "time": 1.0}
         run(append("tool_result", tool_result("read", "# write", skill_load=load)))
-        refused = {**load, "skill": "atom-x", "verdict": "blocked"}
+        refused = {**load, "skill": "atom-x", "verdict": "violation", "blocked": True}
         run(append("tool_result", tool_result("read", "refused", skill_load=refused)))
+        both = [{**load, "skill": "tone", "how": "bash"}, {**load, "skill": "write", "how": "bash"}]
+        run(append("tool_result", tool_result("bash", "cat ...", skill_loads=both)))
         run(append("assistant", assistant("done", 1200, 80)))
         workspace = session.workspace()
 
@@ -33,8 +35,8 @@ def test_status_counts_the_branch_conversation_skills_tokens_and_files(project: 
         status = run(session.status())
 
     assert status.branch == "exp" and status.parent_branch == "main"
-    assert status.entries_since_fork == 6  # five messages and the checkpoint
-    assert status.skills_loaded == ["write"]
+    assert status.entries_since_fork == 7  # six messages and the checkpoint
+    assert status.skills_loaded == ["write", "tone"]
     assert status.tokens == {"input": 1200, "output": 80}
     assert status.commits_ahead == 1
     assert status.dirty is True
