@@ -97,6 +97,9 @@ def bench_appends(root: Path, depth: int, rounds: int) -> dict[int, list[float]]
         timed(lambda: Session.open(project, session_id, branch="main").close()) for _ in range(5)
     ]
     print(f"open a session on its {depth + rounds}-entry branch: median {median_ms(opens)}")
+    with Session.open(project, session_id, readonly=True) as reader:
+        trees = [timed(lambda: asyncio.run(reader.tree())) for _ in range(3)]
+    print(f"tree of the whole session ({depth + 3 * rounds} entries): median {median_ms(trees)}")
     return samples
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.errors import UsageError
-from workbench.sessions.store import GitConversationStore, check_branch_name
+from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
 
 
@@ -43,9 +42,7 @@ def fork_branch(
     branch that holds the entry. The branch is recorded before its worktree is made, so an
     interrupted fork leaves a branch whose worktree is simply created on first use.
     """
-    check_branch_name(name)
-    if name in store.state.branches:
-        raise UsageError(f"branch {name!r} already exists", "pick another name")
+    store.check_new_branch(name)
     if at is None:
         fork_entry, parent = store.position_entry(), store.branch
     else:

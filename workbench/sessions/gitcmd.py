@@ -43,10 +43,6 @@ class GitRunner:
         """The same directory with extra environment variables."""
         return GitRunner(self.directory, {**self._env, **env})
 
-    def at(self, directory: Path) -> GitRunner:
-        """The same environment in another directory (a worktree)."""
-        return GitRunner(directory, self._env)
-
     def run(self, *args: str, input: bytes | None = None, strip: bool = True) -> str:
         """Run `git ARGS`; a non-zero exit becomes a WorkbenchError quoting git's message."""
         result = self.try_run(*args, input=input, strip=strip)

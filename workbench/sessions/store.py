@@ -30,16 +30,6 @@ SESSION_NAME_WIDTH = 60
 FULL_ID = re.compile(r"^[0-9a-f]{40}$")
 
 
-def check_branch_name(name: str) -> None:
-    """Refuse names that would not make a clean ref, path or project branch."""
-    if not BRANCH_NAME.match(name) or name.endswith(".lock") or ".." in name:
-        raise UsageError(
-            f"invalid branch name {name!r}",
-            "use letters, digits, '.', '_' and '-' (up to 64 characters), starting with a "
-            "letter or digit",
-        )
-
-
 class GitConversationStore:
     """One open session's conversation tree (implements `ConversationStore`)."""
 
@@ -185,9 +175,7 @@ class GitConversationStore:
         whose head is its fork entry, which is exactly what a branch with no entries is.
         """
         self._check_writable()
-        check_branch_name(name)
-        if name in self._names():
-            raise UsageError(f"branch {name!r} already exists", "pick another name")
+        self.check_new_branch(name)
         record = BranchRecord(name, parent, fork_entry, time.time(), worktree)
         self.state.branches[name] = record
         self.state.position = Position(name)
@@ -219,13 +207,21 @@ class GitConversationStore:
         self._check_writable()
         self._state_blob = self.repo.write_state(self.state, self._state_blob)
 
-    def _names(self) -> set[str]:
-        return set(self.state.branches)
+    def check_new_branch(self, name: str) -> None:
+        """Refuse a taken name, or one that would not make a clean ref, path or project branch."""
+        if not BRANCH_NAME.match(name) or name.endswith(".lock") or ".." in name:
+            raise UsageError(
+                f"invalid branch name {name!r}",
+                "use letters, digits, '.', '_' and '-' (up to 64 characters), starting with a "
+                "letter or digit",
+            )
+        if name in self.state.branches:
+            raise UsageError(f"branch {name!r} already exists", "pick another name")
 
     def _free_name(self, branch: str) -> str:
         """`<branch>-N` with the smallest N not taken (a trailing `-N` of `branch` is dropped)."""
         base = re.sub(r"-\d+$", "", branch)
-        taken = self._names()
+        taken = set(self.state.branches)
         return next(f"{base}-{n}" for n in range(1, len(taken) + 2) if f"{base}-{n}" not in taken)
 
     def _check_writable(self) -> None:

@@ -110,6 +110,7 @@ class Workspaces:
         if (path / ".git").exists():
             return path
         git = GitRunner(self.location.git_dir)
+        git.run("worktree", "prune")  # forget registrations whose directory is gone
         branch = worktree.project_branch
         if git.try_run("show-ref", "--verify", "--quiet", f"refs/heads/{branch}").status == 0:
             git.run("worktree", "add", "--quiet", str(path), branch)

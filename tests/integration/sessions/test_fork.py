@@ -89,7 +89,6 @@ def test_a_missing_worktree_is_recreated_on_its_branch(project: Path) -> None:
         run(session.commit("add new.txt"))
         session_id = session.id
     shutil.rmtree(workspace)
-    git(project, "worktree", "prune")
     with Session.open(project, session_id) as reopened:
         again = reopened.workspace()
     assert again == workspace
