@@ -91,11 +91,10 @@ def bench_appends(root: Path, depth: int, rounds: int) -> dict[int, list[float]]
     for _ in range(rounds):
         for mark, name in marks.items():
             samples[mark].append(timed(lambda n=name: store.append_to_branch(n, "user", payload)))
+    store.move_to_branch("main")
     session_id = session.id
     session.close()
-    opens = [
-        timed(lambda: Session.open(project, session_id, branch="main").close()) for _ in range(5)
-    ]
+    opens = [timed(lambda: Session.open(project, session_id).close()) for _ in range(5)]
     print(f"open a session on its {depth + rounds}-entry branch: median {median_ms(opens)}")
     with Session.open(project, session_id, readonly=True) as reader:
         trees = [timed(lambda: asyncio.run(reader.tree())) for _ in range(3)]
