@@ -17,12 +17,12 @@ from workbench.skills.model import Reference
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
 _SKILL_PATH = re.compile(r"\.{1,2}/[^\s`]*SKILL\.md")
 _NOT_RELATIVE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[/#~${<]|.*(\{\{|\$\{|<|>)")
 
 _ONE_QUESTION = re.compile(r"one\s+question\s+at\s+a\s+time|一次只问一个问题", re.IGNORECASE)
-_LETTERED_OPTIONS = re.compile(r"\bA\)[^\n]*\bB\)")
+_LETTERED_OPTIONS = re.compile(r"\bA\)\s.{0,400}?\bB\)\s", re.DOTALL)
 _RECOMMENDED = re.compile(r"recommended|推荐", re.IGNORECASE)
 _FREE_FORM = re.compile(r"free[- ]?form|your own|自定义", re.IGNORECASE)
 

@@ -102,6 +102,14 @@ def load_project_skills(
     return load_skills(project_roots(root, extra=extra), use_cache=use_cache)
 
 
+def load_paths(paths: Sequence[Path], *, use_cache: bool = True) -> SkillSet:
+    """The skills under `paths` (each searched fully), or the project's when none is given: what
+    `workbench lint [PATH ...]` and `workbench graph [PATH ...]` look at."""
+    if not paths:
+        return load_project_skills(use_cache=use_cache)
+    return load_skills([SkillRoot(path, "explicit") for path in paths], use_cache=use_cache)
+
+
 def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillSet:
     """Discover and parse the skills under `roots`; the first skill of a name wins."""
     walked: list[str] = []
@@ -113,7 +121,7 @@ def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillS
             walked.append(str(path))
             files.extend(_skill_files(str(path), root.searched_fully, findings))
         elif root.origin == "explicit":
-            raise UsageError(f"{root.path}: no such file or directory", "give a skills folder")
+            raise UsageError(f"{root.path}: no such file or directory")
         elif root.origin == "settings":
             findings.append(_missing_setting(path))
     cache = ParseCache.for_roots(walked) if use_cache else ParseCache(None)

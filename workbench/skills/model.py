@@ -67,10 +67,10 @@ class Skill:
     def folder(self) -> Path:
         return self.path.parent
 
-    def line_of(self, key: str) -> int:
-        """The line of a frontmatter key (top-level, else under `metadata`), or 1 when absent."""
+    def line_of(self, key: str, default: int = 1) -> int:
+        """The line of a frontmatter key (top-level, else under `metadata`), or `default`."""
         lines = self.field_lines
-        return lines.get(key) or lines.get(f"metadata.{key}") or 1
+        return lines.get(key) or lines.get(f"metadata.{key}") or default
 
     def line_of_delegate(self, target: str) -> int:
         """The line where `target` is named in delegates-to (the key's line for the string form)."""

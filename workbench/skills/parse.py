@@ -32,6 +32,7 @@ _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
 _MISSING = object()
 _FRONTMATTER_HINT = "start SKILL.md with a line `---`, the fields (name, description), then `---`"
+_YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
 # Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
 _YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
 
@@ -166,7 +167,7 @@ def _load_yaml(yaml_text: str, reader: _Reader, skill: Skill) -> dict[Any, Any] 
         line, message = _yaml_error(exc, len(lines) - 1)
         text = lines[line - 2] if 0 <= line - 2 < len(lines) else ""
         tabbed = "\t" in text[: len(text) - len(text.lstrip())]
-        hint = "indent with spaces, not tabs" if tabbed else None
+        hint = "indent with spaces, not tabs" if tabbed else _YAML_HINT
         reader.report("yaml-invalid", line, f"invalid YAML: {message}", hint)
         return None
     finally:
