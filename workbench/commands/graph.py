@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from workbench.skills.discover import load_paths
-from workbench.skills.render import FORMATS
+from workbench.skills.render import FORMATS, count_of
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +30,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"workbench: no skills found in {searched}", file=sys.stderr)
     elif skills.diagnostics:
         print(
-            f"workbench: {len(skills.diagnostics)} problems found while reading the skills; "
+            f"workbench: {count_of(len(skills.diagnostics), 'problem')} found while reading the "
+            "skills; "
             "run `workbench lint` for details",
             file=sys.stderr,
         )

@@ -8,10 +8,9 @@ another version or unwritable is treated as empty, and the skills are parsed aga
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
-import tempfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,8 +42,9 @@ class ParseCache:
     @classmethod
     def for_roots(cls, roots: Sequence[str]) -> ParseCache:
         """The cache of one set of skill roots (absolute paths, in order)."""
-        digest = hashlib.sha1("\0".join(roots).encode("utf-8", "surrogateescape")).hexdigest()
-        return cls(cache_dir() / f"skills-{digest[:20]}.pickle")
+        # Entries are keyed by absolute path, so two root sets sharing a file is harmless.
+        digest = zlib.crc32("\0".join(roots).encode("utf-8", "surrogateescape"))
+        return cls(cache_dir() / f"skills-{digest:08x}.pickle")
 
     def _read(self) -> dict[str, _Entry]:
         assert self.file is not None
@@ -77,14 +77,13 @@ class ParseCache:
             return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=".skills-", dir=self.file.parent)
-            temp = Path(name)
+            temp = self.file.with_name(f".{self.file.name}.{os.getpid()}")
             try:
-                with os.fdopen(fd, "wb") as file:
+                with temp.open("wb") as file:
                     pickle.dump(((FORMAT, __version__), self._new), file, pickle.HIGHEST_PROTOCOL)
                 temp.replace(self.file)
             except BaseException:
-                temp.unlink()
+                temp.unlink(missing_ok=True)
                 raise
         # A read-only or full cache folder, or a frontmatter too deeply nested to pickle, only
         # costs speed on the next run.
