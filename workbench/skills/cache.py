@@ -8,6 +8,7 @@ another version or unwritable is treated as empty, and the skills are parsed aga
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import zlib
@@ -48,6 +49,8 @@ class ParseCache:
 
     def _read(self) -> dict[str, _Entry]:
         assert self.file is not None
+        collecting = gc.isenabled()
+        gc.disable()  # unpickling creates many objects that all stay alive: no cycles to find
         try:
             with open(self.file, "rb") as file:
                 header, entries = pickle.load(file)
@@ -55,6 +58,9 @@ class ParseCache:
         # with nearly any exception type. Every such failure means "no cache".
         except Exception:
             return {}
+        finally:
+            if collecting:
+                gc.enable()
         if header != (FORMAT, __version__) or not isinstance(entries, dict):
             return {}
         return entries

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from workbench.errors import UsageError
-from workbench.skills.body import states_one_question_rule, states_options_rule
 from workbench.skills.discover import SkillSet
 from workbench.skills.graph import SkillGraph
-from workbench.skills.model import LAYER_BELOW, Diagnostic, Skill
+from workbench.skills.model import LAYER_BELOW, LAYERS, Diagnostic, Layer, Skill
 from workbench.skills.rules import RULES, finding
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -56,13 +55,14 @@ class LintContext:
 
 SkillCheck = Callable[[Skill, LintContext], Iterator[Diagnostic]]
 GraphCheck = Callable[[LintContext], Iterator[Diagnostic]]
-SKILL_CHECKS: dict[str, SkillCheck] = {}
+SKILL_CHECKS: dict[str, tuple[SkillCheck, tuple[Layer, ...]]] = {}
+"""Rule id -> (check, the layers it looks at; empty for every skill of the rule's scope)."""
 GRAPH_CHECKS: dict[str, GraphCheck] = {}
 
 
-def _skill_rule(rule: str) -> Callable[[SkillCheck], SkillCheck]:
+def _skill_rule(rule: str, *layers: Layer) -> Callable[[SkillCheck], SkillCheck]:
     def register(check: SkillCheck) -> SkillCheck:
-        SKILL_CHECKS[rule] = check
+        SKILL_CHECKS[rule] = (check, layers)
         return check
 
     return register
@@ -91,12 +91,22 @@ def lint(
     found = [d for d in skills.diagnostics if d.rule in wanted]
     graph = skills.graph
     context = LintContext(graph, frozenset(str(s.path) for s in graph.skills.values()))
-    checks = [(RULES[r].scope, c) for r, c in SKILL_CHECKS.items() if r in wanted]
-    for skill in [*graph.skills.values(), *skills.shadowed]:
-        in_graph = skill.layer is not None and graph.get(skill.name) is skill
-        for scope, check in checks:
-            if scope == "any" or in_graph:
-                found.extend(check(skill, context))
+    public = [c for r, (c, _) in SKILL_CHECKS.items() if r in wanted and RULES[r].scope == "any"]
+    per_layer = {
+        layer: [
+            check
+            for rule, (check, layers) in SKILL_CHECKS.items()
+            if rule in wanted and RULES[rule].scope == "layered" and layer in (layers or LAYERS)
+        ]
+        for layer in LAYERS
+    }
+    for skill in graph.skills.values():
+        checks = public + per_layer[skill.layer] if skill.layer else public
+        for check in checks:
+            found.extend(check(skill, context))
+    for skill in skills.shadowed:  # not in the graph: the public rules only
+        for check in public:
+            found.extend(check(skill, context))
     for rule, graph_check in GRAPH_CHECKS.items():
         if rule in wanted:
             found.extend(graph_check(context))
@@ -156,7 +166,9 @@ def _name_too_long(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
 
 @_skill_rule("name-mismatch")
 def _name_mismatch(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    name, folder = _declared_name(skill), skill.path.parent.name
+    # Plain string functions: a Path per skill costs more than the rest of this check.
+    folder = os.path.basename(os.path.dirname(skill.path))  # noqa: PTH119, PTH120
+    name = _declared_name(skill)
     if name is not None and name != folder:
         yield _report(
             "name-mismatch",
@@ -209,7 +221,9 @@ def _unknown_field(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
 
 @_skill_rule("reference-broken")
 def _reference_broken(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    folder = str(skill.path.parent)
+    if not skill.references:
+        return
+    folder = os.path.dirname(skill.path)  # noqa: PTH120 - strings, as below
     for reference in skill.references:
         # `..` must be folded before the lookup, which pathlib does not do.
         target = os.path.normpath(os.path.join(folder, reference.target))  # noqa: PTH118
@@ -226,9 +240,9 @@ def _reference_broken(skill: Skill, context: LintContext) -> Iterator[Diagnostic
 # Graph rules: layered skills only.
 
 
-@_skill_rule("atom-delegates")
+@_skill_rule("atom-delegates", "atom")
 def _atom_delegates(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer == "atom" and skill.delegates_to:
+    if skill.delegates_to:
         yield _report(
             "atom-delegates",
             skill,
@@ -238,10 +252,10 @@ def _atom_delegates(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
         )
 
 
-@_skill_rule("delegates-missing")
+@_skill_rule("delegates-missing", "molecule", "compound")
 def _delegates_missing(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer in LAYER_BELOW and not skill.delegates_to:
-        below = LAYER_BELOW[skill.layer]
+    if not skill.delegates_to:
+        below = LAYER_BELOW[skill.layer or ""]
         yield _report(
             "delegates-missing",
             skill,
@@ -251,7 +265,7 @@ def _delegates_missing(skill: Skill, context: LintContext) -> Iterator[Diagnosti
         )
 
 
-@_skill_rule("delegate-unknown")
+@_skill_rule("delegate-unknown", "molecule", "compound")
 def _delegate_unknown(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
     for target in skill.delegates_to:
         if target not in context.graph:
@@ -264,11 +278,9 @@ def _delegate_unknown(skill: Skill, context: LintContext) -> Iterator[Diagnostic
             )
 
 
-@_skill_rule("delegate-layer")
+@_skill_rule("delegate-layer", "molecule", "compound")
 def _delegate_layer(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    expected = LAYER_BELOW.get(skill.layer or "")
-    if expected is None:
-        return  # atoms are covered by atom-delegates
+    expected = LAYER_BELOW[skill.layer or ""]
     for target in skill.delegates_to:
         other = context.graph.get(target)
         if other is not None and other.layer != expected:
@@ -282,9 +294,9 @@ def _delegate_layer(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
             )
 
 
-@_skill_rule("atom-not-standalone")
+@_skill_rule("atom-not-standalone", "atom")
 def _atom_not_standalone(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer == "atom" and not skill.standalone:
+    if not skill.standalone:
         yield _report(
             "atom-not-standalone",
             skill,
@@ -294,7 +306,7 @@ def _atom_not_standalone(skill: Skill, context: LintContext) -> Iterator[Diagnos
         )
 
 
-@_skill_rule("fanout-high")
+@_skill_rule("fanout-high", "molecule", "compound")
 def _fanout_high(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
     if len(skill.delegates_to) > MAX_FANOUT:
         yield _report(
@@ -307,13 +319,9 @@ def _fanout_high(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
         )
 
 
-@_skill_rule("unreachable")
+@_skill_rule("unreachable", "molecule", "atom")
 def _unreachable(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if (
-        skill.layer in ("molecule", "atom")
-        and not skill.standalone
-        and not context.graph.delegators(skill.name)
-    ):
+    if not skill.standalone and not context.graph.delegators(skill.name):
         yield _report(
             "unreachable",
             skill,
@@ -323,14 +331,13 @@ def _unreachable(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
         )
 
 
-@_skill_rule("interaction-rules-missing")
+@_skill_rule("interaction-rules-missing", "molecule", "compound")
 def _interaction_rules_missing(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer not in ("molecule", "compound"):
-        return
+    one_question, options = skill.interaction_rules
     missing = []
-    if not states_one_question_rule(skill.body):
+    if not one_question:
         missing.append("ask one question at a time")
-    if not states_options_rule(skill.body):
+    if not options:
         missing.append("offer lettered options `A) ... B) ...`, one recommended, plus free-form")
     if missing:
         yield _report(
@@ -360,6 +367,8 @@ GRAPH_CHECKS["delegation-cycle"] = _delegation_cycle
 def _cycles(graph: SkillGraph) -> list[list[str]]:
     """One cycle per strongly connected component of the delegation graph (Tarjan, iterative),
     each starting at its smallest name."""
+    if not _has_edge_not_pointing_down(graph):
+        return []  # every edge goes one layer down or more: no path can come back
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -402,6 +411,19 @@ def _cycles(graph: SkillGraph) -> list[list[str]]:
                 if len(component) > 1 or node in graph.children(node):
                     cycles.append(_cycle_in(graph, set(component)))
     return sorted(cycles)
+
+
+def _has_edge_not_pointing_down(graph: SkillGraph) -> bool:
+    rank = {"compound": 0, "molecule": 1, "atom": 2}
+    skills = graph.skills
+    for skill in skills.values():
+        if skill.layer is None:
+            continue
+        for target in graph.children(skill.name):
+            other = skills.get(target)
+            if other is not None and other.layer and rank[other.layer] <= rank[skill.layer]:
+                return True
+    return False
 
 
 def _cycle_in(graph: SkillGraph, component: set[str]) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from workbench.skills.body import find_references
+from workbench.skills.body import find_references, interaction_rules
 from workbench.skills.model import LAYERS, Diagnostic, Layer, Skill
 from workbench.skills.rules import finding
 
@@ -66,6 +66,18 @@ def parse_skill(path: str | os.PathLike[str]) -> tuple[Skill | None, list[Diagno
     return skill, reader.diagnostics(skill.name)
 
 
+def read_body(path: Path) -> str:
+    """The Markdown body of SKILL.md as `parse_skill` gives it; empty if it cannot be read."""
+    try:
+        data = _read_regular_file(path)
+    except OSError:
+        return ""
+    reader = _Reader(path)
+    text = _decode(data, reader)
+    parts = _split(text, reader)
+    return text if parts is None else parts[1]
+
+
 def _read_regular_file(path: Path) -> bytes:
     """The file's bytes; a FIFO or device raises instead of blocking or reading forever."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -106,6 +118,8 @@ def _parse_bytes(data: bytes, path: Path, reader: _Reader) -> Skill:
     skill.frontmatter = fields
     _read_public_fields(skill, fields, reader)
     _read_our_fields(skill, fields, reader)
+    if skill.layer in ("molecule", "compound"):
+        skill.interaction_rules = interaction_rules(body)
     return skill
 
 

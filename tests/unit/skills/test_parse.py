@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,14 @@ def test_references_outside_code(write_skill) -> None:
         ("../atom-b/SKILL.md", 6),
         ("./notes one.md", 11),
     ]
+
+
+def test_a_pickled_skill_reads_its_body_again_on_first_use(write_skill) -> None:
+    path = write_skill("molecule-review", TOP_LEVEL.replace("\n", "\r\n"))
+    skill, _ = parse_skill(path)
+    copy = pickle.loads(pickle.dumps(skill))
+    assert "body" not in copy.__dict__
+    assert copy.body == skill.body == "\n# Review\n\nBody text.\n"
+    assert copy == skill
+    path.unlink()
+    assert pickle.loads(pickle.dumps(skill)).body == ""
