@@ -112,6 +112,7 @@ def main() -> None:
         for size in args.sizes:
             root = scratch / f"graph-{size}"
             generate(root, size)
+            os.sync()  # let the writes settle, so that writeback does not run during the timing
             measure(f"{size} skills", root, args.runs, scratch)
         if CORPORA.is_dir():
             measure("corpora", CORPORA, args.runs, scratch)
