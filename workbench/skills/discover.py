@@ -121,12 +121,13 @@ def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillS
         if path.exists():
             walked.append(str(path))
             files.extend(_skill_files(str(path), root.searched_fully, findings))
+            files = list(dict(files).items())  # a file under two roots (overlapping) counts once
         elif root.origin == "explicit":
             raise UsageError(f"{root.path}: no such file or directory")
         elif root.origin == "settings":
             findings.append(_missing_setting(path))
     cache = ParseCache.for_roots(walked) if use_cache else ParseCache(None)
-    results = [_parse(path, stat, cache) for path, stat in files]
+    results = [_parse(path, file_stat, cache) for path, file_stat in files]
     cache.save()
     winners: dict[str, Skill] = {}
     shadowed: list[Skill] = []
@@ -146,14 +147,15 @@ _Found = tuple[str, os.stat_result | None]
 """A SKILL.md path, with its stat when it is a regular file."""
 
 
-def _parse(path: str, stat: os.stat_result | None, cache: ParseCache) -> ParseResult:
-    if stat is None:
+def _parse(path: str, file_stat: os.stat_result | None, cache: ParseCache) -> ParseResult:
+    if file_stat is None:
         return parse_skill(path)  # reports why the file cannot be read
-    cached = cache.get(path, stat.st_size, stat.st_mtime_ns)
+    key = (path, file_stat.st_size, file_stat.st_mtime_ns)
+    cached = cache.get(*key)
     if cached is not None:
         return cached
     result = parse_skill(path)
-    cache.put(path, stat.st_size, stat.st_mtime_ns, result)
+    cache.put(*key, result)
     return result
 
 
