@@ -69,12 +69,18 @@ def read_body(path: Path) -> str:
 
 
 def _read_regular_file(path: Path) -> bytes:
-    """The file's bytes; a FIFO or device raises instead of blocking or reading forever."""
+    """The file's bytes; a FIFO or device raises instead of blocking or reading forever.
+    Plain `os.read` calls: no buffered file object per file, which counts at 10,000 files."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as file:
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        return file.read()
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _unreadable_hint(exc: OSError) -> str:

@@ -236,7 +236,7 @@ def test_unreadable_paths_become_diagnostics(tmp_path: Path) -> None:
         (fifo, "not a regular file"),
         (loop, "symlink loop"),
         (dangling, "No such file"),
-        (folder, "Is a directory"),
+        (folder, "not a regular file"),
     ]:
         skill, found = parse_skill(path)
         assert skill is None
