@@ -14,7 +14,6 @@ import os
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from functools import cached_property
 
 from workbench.errors import UsageError
 from workbench.skills.cycles import find_cycles
@@ -49,10 +48,6 @@ class LintContext:
 
     graph: SkillGraph
     skill_files: frozenset[str]
-
-    @cached_property
-    def cycles(self) -> list[list[str]]:
-        return find_cycles(self.graph)
 
 
 Findings = tuple[Diagnostic, ...]
@@ -410,7 +405,7 @@ def _delegation_cycle(context: LintContext) -> Findings:
             "delegation cycle: " + " -> ".join([*cycle, cycle[0]]),
             "delegation must point down the layers",
         )
-        for cycle in context.cycles
+        for cycle in find_cycles(context.graph)
     )
 
 

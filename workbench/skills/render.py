@@ -56,20 +56,24 @@ def _subtree(graph: SkillGraph, root: str, reached: set[str]) -> list[str]:
     """The lines of `root` and everything below it, marking skills drawn in `reached`.
     Iterative, so that a long chain of delegations cannot exhaust the stack."""
     lines: list[str] = []
+    expanded: set[str] = set()  # a skill shared inside one subtree is drawn in full once
     stack: list[tuple[str, str, str, tuple[str, ...]]] = [(root, "", "", ())]
     while stack:
         name, prefix, branch, path = stack.pop()
         skill = graph.get(name)
+        children = graph.children(name)
         marks = ["standalone"] if skill is not None and skill.standalone else []
         if skill is None:
             marks.append("missing")
         elif name in path:
             marks.append("cycle")
+        elif name in expanded and children:
+            marks.append("see above")
         lines.append(prefix + branch + name + "".join(f" ({m})" for m in marks))
         reached.add(name)
-        if skill is None or name in path:
+        if skill is None or name in path or name in expanded:
             continue
-        children = graph.children(name)
+        expanded.add(name)
         inner = prefix + {"": "", "├── ": "│   ", "└── ": "    "}[branch]
         for i in reversed(range(len(children))):
             last = i == len(children) - 1

@@ -139,3 +139,25 @@ def test_dot() -> None:
     assert '  "we\\"ird" -> "atom-x";' in text
     assert '  "atom-x" [fillcolor="#cdeccd", style="rounded,filled"];' in text
     assert '{ rank=same; "atom-x"; }' in text
+
+
+def test_tree_draws_a_skill_shared_within_one_subtree_once() -> None:
+    """Invalid same-layer chains could otherwise grow the tree exponentially."""
+    graph = SkillGraph(
+        [
+            make("compound-a", "compound", ["molecule-b", "molecule-c"]),
+            make("molecule-b", "molecule", ["molecule-d"]),
+            make("molecule-c", "molecule", ["molecule-d"]),
+            make("molecule-d", "molecule", ["atom-e"]),
+            make("atom-e", "atom", standalone=True),
+        ]
+    )
+    assert tree(graph).splitlines()[:7] == [
+        "compound-a",
+        "├── molecule-b",
+        "│   └── molecule-d",
+        "│       └── atom-e (standalone)",
+        "└── molecule-c",
+        "    └── molecule-d (see above)",
+        "",
+    ]
