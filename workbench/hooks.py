@@ -7,7 +7,8 @@ raises is reported through `on_error` and skipped, so one broken extension canno
 Hooks, in the order a run meets them:
 - `session_start`: a branch's messages were loaded (start, resume, navigate, fork, new); derive
   state from them.
-- `input`: the user's text before it becomes a message; set `handled` to consume it.
+- `input`: the user's text before it becomes a message; rewrite `text`, add `details` for the
+  message, or set `handled` to consume it.
 - `before_agent_start`: change `system_prompt`, or add `messages` before the run starts.
 - `context`: replace `messages`, the list sent to the model on this call.
 - `tool_call`: set `block` to a reason to refuse the call (the reason becomes the error result).
@@ -47,8 +48,12 @@ class SessionStartEvent:
 
 @dataclass
 class InputEvent:
+    """`text` may be rewritten (it becomes the user message); `details` is stored on that
+    message (the enforcer records a `/skill:` load there)."""
+
     text: str
     handled: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
