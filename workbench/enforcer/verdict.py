@@ -128,13 +128,14 @@ class Checker:
                 f"Load the molecule first: {_listed(ready, self._file)}. "
                 f"It tells you when to use `{name}`."
             )
-        molecule = parents[0]
-        compounds = sorted(self.graph.parents_above(molecule))
-        if not compounds:
+        routed = [m for m in parents if self.graph.parents_above(m)]
+        if not routed:
             return reason, (
                 f"Load the molecule first: {_listed(parents, self._file)}. "
                 f"It tells you when to use `{name}`."
             )
+        molecule = routed[0]
+        compounds = sorted(self.graph.parents_above(molecule))
         return reason, (
             f"Start from the compound: {_listed(compounds, self._file)}; then load the molecule "
             f"`{molecule}` ({self._file(molecule)}), which tells you when to use `{name}`."
