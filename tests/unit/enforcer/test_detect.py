@@ -70,8 +70,10 @@ def test_files_that_are_not_known_skills_are_not_loads(project, tmp_path):
         ("wc -l < .pi/skills/outline/SKILL.md", ["outline"]),
         ("while read -r line; do echo $line; done < .pi/skills/outline/SKILL.md", ["outline"]),
         ("cat .pi/skills/outline/SKILL.md | grep Steps", ["outline"]),
-        ("ls && cat .pi/skills/write-draft/SKILL.md && cat .pi/skills/outline/SKILL.md",
-         ["write-draft", "outline"]),
+        (
+            "ls && cat .pi/skills/write-draft/SKILL.md && cat .pi/skills/outline/SKILL.md",
+            ["write-draft", "outline"],
+        ),
         ("cd .pi/skills/outline && cat SKILL.md", ["outline"]),
         ("cd .pi/skills\ncat outline/SKILL.md", ["outline"]),
         ("cat '.pi/skills/outline/SKILL.md' 2>/dev/null || true", ["outline"]),

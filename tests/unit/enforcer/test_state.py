@@ -24,12 +24,19 @@ def test_derive_replays_loads_in_order():
     state = LoadingState.derive(
         [Message(role="user", text="go"), result(C), result(M, A), result(BAD)]
     )
-    assert state.loaded == {"publish-report": "compound", "gather-sources": "molecule",
-                            "fetch-url": "atom"}
+    assert state.loaded == {
+        "publish-report": "compound",
+        "gather-sources": "molecule",
+        "fetch-url": "atom",
+    }
     assert state.chain == ["publish-report", "gather-sources", "fetch-url"]
     assert state.active_compound == "publish-report"
-    assert [r.skill for r in state.history] == ["publish-report", "gather-sources", "fetch-url",
-                                                "outline"]
+    assert [r.skill for r in state.history] == [
+        "publish-report",
+        "gather-sources",
+        "fetch-url",
+        "outline",
+    ]
     assert [r.skill for r in state.violations] == ["outline"]
     assert "outline" not in state.loaded  # a refused load did not happen
 
@@ -43,8 +50,12 @@ def test_round_trip_through_message_dicts_keeps_the_state():
 def test_deactivation_and_activation_records():
     activated = LoadRecord("run-tests", "atom", "ok", "activate", standalone=True)
     state = LoadingState.derive(
-        [result(C), result(M), result(activated),
-         Message(role="tool_result", details={"skill_deactivate": {"skill": "gather-sources"}})]
+        [
+            result(C),
+            result(M),
+            result(activated),
+            Message(role="tool_result", details={"skill_deactivate": {"skill": "gather-sources"}}),
+        ]
     )
     assert "gather-sources" not in state.loaded
     assert state.activated == {"run-tests"}

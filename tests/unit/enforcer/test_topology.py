@@ -24,8 +24,12 @@ def test_small_graph_shows_the_whole_tree_rules_and_template(tmp_path):
         "  - write-draft: outline, format-citations\n"
     ) in text
     assert "### Standalone skills (may be loaded directly)\nfetch-url, run-tests" in text
-    for rule in ("1. Start from a compound", "2. Do not skip a layer", "3. Load on demand",
-                 "4. Do not load a skill twice"):
+    for rule in (
+        "1. Start from a compound",
+        "2. Do not skip a layer",
+        "3. Load on demand",
+        "4. Do not load a skill twice",
+    ):
         assert rule in text
     assert "### Loading template\n1. read <compound>/SKILL.md" in text
     assert "<name>pdf-tools</name>" in text and "<location>skills/pdf-tools/SKILL.md" in text
@@ -66,7 +70,7 @@ def test_ten_thousand_skills(tmp_path):
     assert len(text.encode()) < 8 * 1024
     assert estimate_tokens(text) <= DEFAULT_BUDGET_TOKENS
     assert "- c0 (c0/SKILL.md): Does c0. [3 molecules, 9 atoms]" in text
-    assert "more compounds: prime_query(scope=\"compound\", level=\"summary\") lists them" in text
+    assert 'more compounds: prime_query(scope="compound", level="summary") lists them' in text
     assert render(graph, where_in(tmp_path)) == text
 
 

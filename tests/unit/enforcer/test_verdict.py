@@ -32,11 +32,8 @@ def load(checker: Checker, state: LoadingState, name: str) -> str:
 
 def test_the_top_down_path_is_ok(checker):
     state = LoadingState()
-    assert [load(checker, state, n) for n in ("publish-report", "gather-sources", "extract-text")] == [
-        "ok",
-        "ok",
-        "ok",
-    ]
+    path = ("publish-report", "gather-sources", "extract-text")
+    assert [load(checker, state, n) for n in path] == ["ok", "ok", "ok"]
     assert state.chain == ["publish-report", "gather-sources", "extract-text"]
     assert state.active_compound == "publish-report"
 
