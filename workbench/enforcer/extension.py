@@ -65,7 +65,8 @@ def _tools(enforcer: Enforcer) -> list[Tool]:
             )
         except QueryError as exc:
             return ToolResult(str(exc), is_error=True)
-        return ToolResult(answer.text, details={"prime_query": {"shown": answer.shown}})
+        shown = [{"skill": name, "level": level} for name, level in answer.shown]
+        return ToolResult(answer.text, details={"prime_query": {"shown": shown}})
 
     return [
         Tool(

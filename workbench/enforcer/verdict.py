@@ -2,8 +2,9 @@
 
 A compound is always an entry point; a standalone skill may be loaded directly; a molecule needs a
 loaded compound that delegates to it; an atom needs a loaded molecule that delegates to it. Then the
-re-entrance notices: a skill already on the current delegation chain is a cycle, a skill loaded
-within the last `REPEAT_WINDOW` loads is a repeat.
+re-entrance notices: a skill above the current one on the delegation chain is a cycle (going back
+up instead of continuing), any other skill loaded within the last `REPEAT_WINDOW` loads (the
+current one included) is a repeat.
 
 The check costs the same at 10 skills and at 10,000: it asks the graph's index for the skills of the
 layer above (`parents_above`, a dict lookup) and looks those few up in the loaded set. Only a
@@ -67,7 +68,7 @@ class Checker:
         if not layer_ok:
             reason, suggestion = self._skipped(skill, state)
             return Verdict(skill, "violation", reason, suggestion)
-        if skill.name in state.chain:
+        if skill.name in state.chain[:-1]:
             chain = " → ".join(state.chain)
             return Verdict(
                 skill,
