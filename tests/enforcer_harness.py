@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skill_trees import load_tree, write_tree
+from skill_trees import load_set, write_tree
 
 from workbench.config import Settings
 from workbench.enforcer.extension import register
@@ -75,10 +75,7 @@ class Harness:
         self.api = ExtensionAPI(self.bus, self.sink)
         self.messages: list[Message] = []
         self.enforcer = register(
-            self.api,
-            lambda: load_tree(root / ".pi" / "skills"),
-            Settings.load(root),
-            roots=[root / ".pi" / "skills"],
+            self.api, lambda: load_set(root / ".pi" / "skills"), Settings.load(root)
         )
 
     async def call(self, tool_name: str, **args: Any) -> Message:

@@ -1,8 +1,9 @@
-"""Skill folders for tests: written to disk as real SKILL.md files, and loaded as a SkillGraph.
+"""Skill folders for tests: written to disk as real SKILL.md files, read back by the real parser.
 
 `write_tree` writes each skill as `<root>/<name>/SKILL.md` (frontmatter in the spec-clean form,
-our fields under `metadata`) and returns the graph of those files. The graph is built from the
-frontmatter and body that were written, the way a parser reads them back.
+our fields under `metadata`) and returns the graph the project's discovery and parser build from
+those files. Only `graph_in_memory` (10,000-skill topologies in unit tests) builds the Skill
+records directly, from the same frontmatter, without writing them.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from typing import Any
 
 import yaml
 
+from workbench.skills.discover import SkillRoot, SkillSet, load_skills
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
+from workbench.skills.parse import parse_skill
 
 BODIES = {
     "atom": (
@@ -93,7 +96,7 @@ def frontmatter(name: str, spec: Spec) -> dict[str, Any]:
 
 
 def skill_from(path: Path, data: dict[str, Any], body: str) -> Skill:
-    """The Skill a parser reads from this frontmatter and body."""
+    """The Skill the parser reads from this frontmatter and body (for `graph_in_memory`)."""
     metadata = data.get("metadata") or {}
     delegates = metadata.get("delegates-to", "")
     return Skill(
@@ -109,6 +112,7 @@ def skill_from(path: Path, data: dict[str, Any], body: str) -> Skill:
 
 
 def write_skill(root: Path, name: str, spec: Spec) -> Skill:
+    """Write one skill folder and return the skill the parser reads from it."""
     data = frontmatter(name, spec)
     body = spec.body or BODIES[spec.layer].format(
         name=name, purpose=f"Handle {name.replace('-', ' ')} step by step."
@@ -117,20 +121,23 @@ def write_skill(root: Path, name: str, spec: Spec) -> Skill:
     folder.mkdir(parents=True, exist_ok=True)
     text = "---\n" + yaml.safe_dump(data, sort_keys=False) + "---\n\n" + body + "\n"
     (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    return skill_from(folder / "SKILL.md", data, body + "\n")
+    skill, _ = parse_skill(folder / "SKILL.md")
+    assert skill is not None
+    return skill
+
+
+def load_set(root: Path) -> SkillSet:
+    """Discover and parse the skills under `root`, as the project does."""
+    return load_skills([SkillRoot(root, "explicit")], use_cache=False)
 
 
 def load_tree(root: Path) -> SkillGraph:
-    """Read every `<root>/*/SKILL.md` back into a graph."""
-    skills = []
-    for path in sorted(root.glob("*/SKILL.md")):
-        _, head, body = path.read_text(encoding="utf-8").split("---\n", 2)
-        skills.append(skill_from(path, yaml.safe_load(head), body.lstrip("\n")))
-    return SkillGraph(skills)
+    return load_set(root).graph
 
 
 def write_tree(root: Path, specs: dict[str, Spec] | None = None) -> SkillGraph:
     """Write `specs` (default: EXAMPLE) under `root` and return their graph."""
+    root.mkdir(parents=True, exist_ok=True)
     for name, spec in (EXAMPLE if specs is None else specs).items():
         write_skill(root, name, spec)
     return load_tree(root)

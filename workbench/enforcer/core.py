@@ -21,7 +21,7 @@ from workbench.enforcer.allowlist import Allowlist, close_matches
 from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
 from workbench.enforcer.guidance import guidance
 from workbench.enforcer.locations import location
-from workbench.enforcer.reload import SkillSet
+from workbench.enforcer.reload import LiveSkills
 from workbench.enforcer.state import DEACTIVATE_KEY, LOAD_KEY, LOADS_KEY, LoadingState, LoadRecord
 from workbench.enforcer.status import format_status
 from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, render
@@ -94,7 +94,7 @@ class Enforcer:
     def __init__(
         self,
         api: ExtensionAPI,
-        skills: SkillSet,
+        skills: LiveSkills,
         settings: Settings,
         session_tools: Callable[[], Iterable[str]],
         base: Path | None = None,

@@ -17,10 +17,11 @@ from typing import Any
 from workbench.config import Settings
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.query import QueryError, prime_query
-from workbench.enforcer.reload import Linter, Loader, SkillSet
+from workbench.enforcer.reload import LiveSkills, Loader
 from workbench.enforcer.state import LOAD_KEY
 from workbench.extension_api import ExtensionAPI
 from workbench.hooks import InputEvent
+from workbench.skills.discover import SkillSet
 from workbench.skills.graph import SkillGraph
 from workbench.skills.projection import LEVELS
 from workbench.tool import Tool, ToolContext, ToolResult
@@ -130,25 +131,23 @@ def register(
     skills: SkillGraph | Loader,
     settings: Settings,
     *,
-    lint: Linter | None = None,
-    roots: Iterable[Path] = (),
     session_tools: Callable[[], Iterable[str]] = lambda: BUILTIN_TOOLS,
     cwd: Path | None = None,
 ) -> Enforcer:
     """Plug the enforcer into a session and return it (for activate, deactivate and status).
 
-    `skills` is a graph, or a function that loads the skill set afresh (then a change on disk is
-    picked up before the next run; `roots` are the folders searched for skills, watched for new
-    ones). `session_tools` names the session's tools for the `allowed-tools` report; `cwd` is the
-    folder skill files are named relative to (default: the project root).
+    `skills` is a function that discovers the skill set afresh (`lambda:
+    load_project_skills(root)`: a change on disk is then picked up before the next run), or a
+    fixed graph. `session_tools` names the session's tools for the `allowed-tools` report; `cwd`
+    is the folder skill files are named relative to (default: the project root).
     """
-    load: Loader = (lambda: skills) if isinstance(skills, SkillGraph) else skills
+    if isinstance(skills, SkillGraph):
+        graph = skills
+        load: Loader = lambda: SkillSet(graph, [], len(graph), ())  # noqa: E731
+    else:
+        load = skills
     enforcer = Enforcer(
-        api,
-        SkillSet(load, lint, roots),
-        settings,
-        session_tools,
-        base=cwd or settings.project_root,
+        api, LiveSkills(load), settings, session_tools, base=cwd or settings.project_root
     )
     api.on("session_start", enforcer.on_session_start)
     api.on("before_agent_start", enforcer.on_before_agent_start)

