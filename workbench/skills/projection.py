@@ -61,7 +61,11 @@ _LABELS = {
 }
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。!?])\s")
-_MARKUP = re.compile(r"[*_`>]+|^\s*[-+]\s+|^\s*\d+[.)]\s+", re.MULTILINE)
+_EMPHASIS = re.compile(r"\*\*|__|`|^\s*#+\s+", re.MULTILINE)
+_LIST_MARK = re.compile(r"^\s*(?:[-+*]|\d+[.)])\s+", re.MULTILINE)
+MIN_LINE_TOKENS = 8
+"""A core line cut shorter than this says nothing: it is left out instead."""
+MIN_PURPOSE_TOKENS = 12
 
 
 def estimate_tokens(text: str) -> int:
@@ -130,8 +134,17 @@ def first_sentence(text: str) -> str:
 
 
 def plain(text: str) -> str:
-    """Markdown reduced to one line of words: no emphasis, bullets, numbering or code ticks."""
-    return " ".join(_MARKUP.sub(" ", text).split())
+    """Markdown reduced to one line of words: no emphasis, bullets, numbering or code ticks, and
+    no quoted blocks or code blocks (boilerplate and examples, not what the section says)."""
+    kept: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        elif not in_fence and not line.lstrip().startswith(">"):
+            kept.append(line)
+    words = _EMPHASIS.sub("", _LIST_MARK.sub(" ", "\n".join(kept)))
+    return " ".join(words.split())
 
 
 def fit(text: str, tokens: int) -> str:
@@ -173,44 +186,54 @@ def _kind(skill: Skill) -> str:
     return f"standalone {skill.layer}" if skill.standalone else skill.layer
 
 
+def _add_fitting(lines: list[str], line: str, budget: int, cap: int | None = None) -> None:
+    """Append `line`, cut to what is left of `budget` (and to `cap`), unless too little is left."""
+    room = budget - estimate_tokens("\n".join([*lines, ""]))
+    room = min(room, cap) if cap is not None else room
+    if room >= MIN_LINE_TOKENS or estimate_tokens(line) <= room:
+        lines.append(fit(line, room))
+
+
 def summary(skill: Skill) -> str:
-    """About 30 tokens: what the skill is, its tags and its purpose."""
+    """About 30 tokens: what the skill is, its tags and its purpose. The purpose is given only
+    when a useful part of it fits; otherwise the description gets the room."""
+    budget = TARGET_TOKENS["summary"]
     head = f"{skill.name} ({_kind(skill)}): {first_sentence(skill.description)}"
-    lines = [fit(head, TARGET_TOKENS["summary"] - 4)]
-    tags = skill_tags(skill)
-    if tags:
-        lines.append("tags: " + ", ".join(tags))
+    tags = [fit("tags: " + ", ".join(skill_tags(skill)), budget // 4)] if skill_tags(skill) else []
     line_of_purpose = purpose(skill)
     if line_of_purpose and line_of_purpose not in skill.description:
-        lines.append("purpose: " + line_of_purpose)
-    return fit("\n".join(lines), TARGET_TOKENS["summary"])
+        lines = [fit(head, budget * 2 // 3), *tags]
+        room = budget - estimate_tokens("\n".join([*lines, ""]))
+        if room >= MIN_PURPOSE_TOKENS:
+            return "\n".join([*lines, fit("purpose: " + line_of_purpose, room)])
+    room = budget - estimate_tokens("\n".join(["", *tags]))
+    return "\n".join([fit(head, room), *tags])
 
 
 def core(skill: Skill) -> str:
-    """About 150 tokens: the summary, what it delegates to, and its layer's key sections."""
+    """About 150 tokens: the summary, what it delegates to, and its layer's key sections, each
+    given a fair share of what is left."""
+    budget = TARGET_TOKENS["core"]
     lines = [summary(skill)]
     if skill.delegates_to:
         below = "molecules" if skill.layer == "compound" else "atoms"
-        lines.append(f"delegates to {below}: " + ", ".join(skill.delegates_to))
+        _add_fitting(lines, f"delegates to {below}: " + ", ".join(skill.delegates_to), budget)
     by_key: dict[str, Section] = {}
     for section in sections(skill.body):
         if section.key and section.text:
             by_key.setdefault(section.key, section)
-    for key in CORE_SECTIONS[skill.layer]:
-        if key in by_key:
-            lines.append(f"{_LABELS[key]}: {plain(by_key[key].text)}")
-    if len(lines) == 1 and skill.layer is None:
-        untitled = [s for s in sections(skill.body) if s.key != "purpose" and s.text]
-        if untitled:
-            lines.append(f"{untitled[0].title}: {plain(untitled[0].text)}")
-    budget = TARGET_TOKENS["core"]
-    kept: list[str] = []
-    for line in lines:
-        room = budget - estimate_tokens("\n".join([*kept, ""]))
-        if room < 12:
-            break
-        kept.append(fit(line, room))
-    return "\n".join(kept)
+    parts = [
+        f"{_LABELS[key]}: {plain(by_key[key].text)}"
+        for key in CORE_SECTIONS[skill.layer]
+        if key in by_key and plain(by_key[key].text)
+    ]
+    if not parts and skill.layer is None:
+        untitled = [s for s in sections(skill.body) if s.key != "purpose" and plain(s.text)]
+        parts = [f"{s.title}: {plain(s.text)}" for s in untitled[:2]]
+    for index, part in enumerate(parts):
+        left = budget - estimate_tokens("\n".join([*lines, ""]))
+        _add_fitting(lines, part, budget, cap=left // (len(parts) - index))
+    return "\n".join(lines)
 
 
 def full(skill: Skill) -> str:
