@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from workbench.enforcer.verdict import Where
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
-from workbench.skills.projection import LEVELS, estimate_tokens, project, skill_tags
+from workbench.skills.projection import LEVELS, project, skill_tags, token_ceiling
 
 LAYER_ORDER = {"compound": 0, "molecule": 1, "atom": 2, None: 3}
 SCOPE_HELP = (
@@ -143,7 +143,7 @@ def prime_query(
             block = f"### {skill.name} [{candidate_level}] {where(skill)}\n" + project(
                 skill, candidate_level
             )
-            cost = estimate_tokens(block) + 1
+            cost = token_ceiling(block) + 1
             if used + cost <= budget_tokens:
                 blocks.append(block)
                 shown.append((skill.name, candidate_level))

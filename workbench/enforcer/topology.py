@@ -17,7 +17,7 @@ from workbench.enforcer.allowlist import Allowlist
 from workbench.enforcer.verdict import Where
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
-from workbench.skills.projection import estimate_tokens, first_sentence, fit
+from workbench.skills.projection import first_sentence, fit, token_ceiling
 
 DEFAULT_BUDGET_TOKENS = 2000
 MAX_BYTES = 8000
@@ -54,7 +54,7 @@ LISTING_INTRO = (
 
 
 def _fits(text: str, tokens: int, max_bytes: int) -> bool:
-    return estimate_tokens(text) <= tokens and len(text.encode()) <= max_bytes
+    return token_ceiling(text) <= tokens and len(text.encode()) <= max_bytes
 
 
 def _as_many_as_fit(
@@ -204,13 +204,13 @@ def render(
         return _listing(unlayered, where, budget_tokens, MAX_BYTES)
     listing_full = _listing(unlayered, where, budget_tokens, MAX_BYTES)
     share = budget_tokens // 2, MAX_BYTES // 2
-    layered_tokens = max(share[0], budget_tokens - estimate_tokens(listing_full))
+    layered_tokens = max(share[0], budget_tokens - token_ceiling(listing_full))
     layered_bytes = max(share[1], MAX_BYTES - len(listing_full.encode()) - 2)
     layered = _layered_section(topology, layered_tokens, layered_bytes)
     listing = _listing(
         unlayered,
         where,
-        budget_tokens - estimate_tokens(layered),
+        budget_tokens - token_ceiling(layered),
         MAX_BYTES - len(layered.encode()) - 2,
     )
     return layered + "\n\n" + listing

@@ -68,14 +68,26 @@ MIN_LINE_TOKENS = 8
 MIN_PURPOSE_TOKENS = 12
 
 
-def estimate_tokens(text: str) -> int:
-    """A cheap token estimate: ASCII at 4 characters a token, anything else a token a character.
-
-    Calibrated against cl100k_base and o200k_base on the example graph and the corpora: it errs on
-    the high side for English prose and CJK, so a budget checked with it holds for real tokenizers.
-    """
+def _ascii_and_other(text: str) -> tuple[int, int]:
     ascii_chars = len(text.encode("ascii", "ignore"))
-    return math.ceil(ascii_chars / 4 + (len(text) - ascii_chars))
+    return ascii_chars, len(text) - ascii_chars
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap estimate of the typical token count: ASCII at 4 characters a token, any other
+    character a token. On the corpora's projections it is within 3% of cl100k_base on average;
+    short texts full of names and digits can count up to 1.5 times more. Sizes the levels."""
+    ascii_chars, other = _ascii_and_other(text)
+    return math.ceil(ascii_chars / 4 + other)
+
+
+def token_ceiling(text: str) -> int:
+    """A cheap upper bound for budgets: ASCII at 3.2 characters a token, any other character 1.2
+    tokens. Measured against the larger of cl100k_base and o200k_base on every projection and
+    prompt section of the corpora: at or above the real count for 4,428 of 4,437 texts (at most
+    19% below), 29% above on average."""
+    ascii_chars, other = _ascii_and_other(text)
+    return math.ceil(ascii_chars / 3.2 + other * 1.2)
 
 
 @dataclass(frozen=True)

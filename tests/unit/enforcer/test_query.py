@@ -7,7 +7,7 @@ from skill_trees import write_tree
 
 from workbench.enforcer.allowlist import Allowlist
 from workbench.enforcer.query import QueryError, prime_query
-from workbench.skills.projection import estimate_tokens
+from workbench.skills.projection import token_ceiling
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def test_tags_match_declared_tags_layer_and_name_words(graph):
 def test_the_answer_fits_the_budget_and_names_what_did_not(graph):
     answer = ask(graph, scope="all", level="core", budget_tokens=300)
     blocks = answer.text.split("\n\n")
-    assert sum(estimate_tokens(b) + 1 for b in blocks[1:-1]) <= 300
+    assert sum(token_ceiling(b) + 1 for b in blocks[1:-1]) <= 300
     assert "more matched but did not fit" in blocks[-1]
     assert answer.matched == 12
 
