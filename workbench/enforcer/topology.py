@@ -87,7 +87,7 @@ class _Topology:
         return [c for c in self.graph.children(name) if c in self.graph and self._allowed(c)]
 
     def head(self, compound: Skill) -> str:
-        about = fit(first_sentence(compound.description), 30)
+        about = fit(first_sentence(compound.description), 40)
         return f"- {compound.name} ({self.where(compound)}): {about}"
 
     def counted(self, compound: Skill) -> str:
