@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skill_trees import load_set, write_tree
+from skill_trees import Spec, load_set, write_tree
 
 from workbench.config import Settings
 from workbench.enforcer.extension import register
@@ -66,9 +66,14 @@ async def run_tool(tool_name: str, args: dict[str, Any], cwd: Path) -> ToolResul
 
 
 class Harness:
-    def __init__(self, root: Path, settings: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        settings: dict[str, Any] | None = None,
+        specs: dict[str, Spec] | None = None,
+    ) -> None:
         self.root = root
-        self.graph = write_tree(root / ".pi" / "skills")
+        self.graph = write_tree(root / ".pi" / "skills", specs)
         (root / ".pi" / "settings.json").write_text(json.dumps(settings or {}))
         self.bus = HookBus()
         self.sink = RecordingSink()

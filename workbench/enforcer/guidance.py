@@ -6,7 +6,7 @@ says it may be used on its own. Files are named so the model can read them witho
 
 from __future__ import annotations
 
-from workbench.enforcer.verdict import Where
+from workbench.enforcer.verdict import Where, delegates_below
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
 
@@ -27,7 +27,7 @@ def guidance(graph: SkillGraph, skill: Skill, via: str | None, where: Where) -> 
     """One line for the model after `skill` was loaded (`via`: the skill above that allowed it);
     empty for an unlayered skill."""
     name = skill.name
-    below = graph.children(name)
+    below = delegates_below(graph, skill)
     if skill.layer == "compound":
         if not below:
             return f"{PREFIX}Loaded compound `{name}`; it delegates to no molecule."

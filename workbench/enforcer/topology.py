@@ -14,7 +14,7 @@ from collections.abc import Callable
 from xml.sax.saxutils import escape
 
 from workbench.enforcer.allowlist import Allowlist
-from workbench.enforcer.verdict import Where
+from workbench.enforcer.verdict import Where, delegates_below
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
 from workbench.skills.projection import first_sentence, fit, token_ceiling
@@ -84,7 +84,8 @@ class _Topology:
         self._allowed = allowed
 
     def below(self, name: str) -> list[str]:
-        return [c for c in self.graph.children(name) if c in self.graph and self._allowed(c)]
+        skill = self.graph.get(name)
+        return [c for c in delegates_below(self.graph, skill) if self._allowed(c)] if skill else []
 
     def head(self, compound: Skill) -> str:
         about = fit(first_sentence(compound.description), 40)

@@ -18,13 +18,25 @@ from dataclasses import dataclass
 
 from workbench.enforcer.state import LoadingState
 from workbench.skills.graph import SkillGraph
-from workbench.skills.model import Skill
+from workbench.skills.model import LAYER_BELOW, Skill
 
 MAX_NAMED = 3
 """How many alternatives a suggestion names before it says how many more there are."""
 
 Where = Callable[[Skill], str]
 """Names a skill's file for the model (see `locations.location`)."""
+
+
+def delegates_below(graph: SkillGraph, skill: Skill) -> tuple[str, ...]:
+    """What `skill` delegates to that the rules let it load: known skills of the layer directly
+    below (a compound's molecules, a molecule's atoms), in declared order. Edges that skip or
+    climb a layer, or name no skill, are lint findings and are not offered to the model."""
+    below = LAYER_BELOW.get(skill.layer or "")
+    return tuple(
+        name
+        for name in graph.children(skill.name)
+        if (child := graph.get(name)) is not None and child.layer == below
+    )
 
 
 @dataclass(frozen=True)
