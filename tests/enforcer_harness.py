@@ -1,8 +1,9 @@
 """A session's hook bus with the enforcer registered, driven the way the agent loop drives it.
 
-`Harness.call` plays one tool call: the `tool_call` hook, then (unless refused) the real tool work
-(reading the file, or running the command in a real bash), then the `tool_result` hook; the
-finished result becomes a tool-result message on the branch, as the loop stores it. The sink
+`Harness.call` plays one tool call as the agent loop does: the `tool_call` hook; a refused call
+becomes an error result carrying the event's `details`; otherwise the real tool work (reading the
+file, or running the command in a real bash) and the `tool_result` hook. The finished result
+becomes a tool-result message on the branch, as the loop stores it. The sink
 records what the enforcer sends to the model and publishes to front ends.
 """
 
@@ -86,23 +87,23 @@ class Harness:
     async def call(self, tool_name: str, **args: Any) -> Message:
         call_id = uuid.uuid4().hex[:8]
         event = await self.bus.run("tool_call", ToolCallEvent(call_id, tool_name, args, self.root))
-        if event.block is not None:
-            result = ToolResult(event.block, is_error=True)
-        elif tool_name in self.api.tools:
-            context = ToolContext(cwd=self.root, tool_call_id=call_id)
-            result = await self.api.tools[tool_name].execute(args, context)
+        if event.block is not None:  # refused: no tool work and no tool_result hook
+            result = ToolResult(event.block, is_error=True, details=event.details)
         else:
-            result = await run_tool(tool_name, args, self.root)
-        done = await self.bus.run(
-            "tool_result", ToolResultEvent(call_id, tool_name, args, self.root, result)
-        )
+            if tool_name in self.api.tools:
+                context = ToolContext(cwd=self.root, tool_call_id=call_id)
+                result = await self.api.tools[tool_name].execute(args, context)
+            else:
+                result = await run_tool(tool_name, args, self.root)
+            event = ToolResultEvent(call_id, tool_name, args, self.root, result)
+            result = (await self.bus.run("tool_result", event)).result
         message = Message(
             role="tool_result",
-            text=done.result.text,
+            text=result.text,
             tool_call_id=call_id,
             tool_name=tool_name,
-            is_error=done.result.is_error,
-            details=done.result.details,
+            is_error=result.is_error,
+            details=result.details,
         )
         self.messages.append(message)
         return message

@@ -11,7 +11,8 @@ Hooks, in the order a run meets them:
   message, or set `handled` to consume it.
 - `before_agent_start`: change `system_prompt`, or add `messages` before the run starts.
 - `context`: replace `messages`, the list sent to the model on this call.
-- `tool_call`: set `block` to a reason to refuse the call (the reason becomes the error result).
+- `tool_call`: set `block` to a reason to refuse the call (the reason becomes the error result,
+  with the event's `details`).
 - `tool_result`: patch `result` (text, is_error, details).
 - `agent_end`: the run ended with `stop_reason`.
 """
@@ -70,11 +71,15 @@ class ContextEvent:
 
 @dataclass
 class ToolCallEvent:
+    """Set `block` to refuse the call; `details` then goes on the refused call's error result
+    (the enforcer records a refused skill load there)."""
+
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
     cwd: Path
     block: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

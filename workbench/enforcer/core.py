@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.config import Settings
 from workbench.enforcer import detect
@@ -50,6 +51,14 @@ TITLES = {
 def notice_text(record: LoadRecord) -> str:
     """What the model is told about a load that is not simply ok."""
     return f"[skill graph] {TITLES[record.verdict]}: {record.reason}\n{record.suggestion}"
+
+
+def _attach(details: dict[str, Any], records: list[LoadRecord]) -> None:
+    """Record loads on a message's details: `skill_load` (the first), `skill_loads` (all, when
+    one call loaded several)."""
+    details[LOAD_KEY] = records[0].to_dict()
+    if len(records) > 1:
+        details[LOADS_KEY] = [r.to_dict() for r in records]
 
 
 def refusal_text(record: LoadRecord) -> str:
@@ -107,7 +116,7 @@ class Enforcer:
         self.base = base
         self.state = LoadingState()
         self._session_tools = session_tools
-        self._pending: dict[str, tuple[list[LoadRecord], bool]] = {}
+        self._pending: dict[str, list[LoadRecord]] = {}
         self._rebuild()
 
     # --- the skill set -------------------------------------------------------------------------
@@ -226,37 +235,33 @@ class Enforcer:
         if records[0].blocked:
             culprit = next(r for r in records if self._refuses(r.verdict))
             event.block = refusal_text(culprit)
+            _attach(event.details, records)
             for record in records:
                 self.state.apply(record)
-            self._pending[event.tool_call_id] = (records, True)
             return
         for record in records:
             if record.verdict != "ok":
                 self.api.send_message(
                     notice_text(record), "steer", {"skill_notice": record.to_dict()}
                 )
-        self._pending[event.tool_call_id] = (records, False)
+        self._pending[event.tool_call_id] = records
 
     def on_tool_result(self, event: ToolResultEvent) -> None:
-        pending = self._pending.pop(event.tool_call_id, None)
-        if pending is None:
+        records = self._pending.pop(event.tool_call_id, None)
+        if records is None:
             return
-        records, applied = pending
-        if not applied:
-            if event.result.is_error:
-                return  # the file was not read: nothing was loaded
-            lines = []
-            for record in records:
-                self.state.apply(record)
-                skill = self.skills.graph.get(record.skill)
-                line = guidance(self.skills.graph, skill, record.via, self.where) if skill else ""
-                if line and self.mode != "off":
-                    lines.append(line)
-            if lines:
-                event.result.text = event.result.text.rstrip("\n") + "\n\n" + "\n".join(lines)
-        event.result.details[LOAD_KEY] = records[0].to_dict()
-        if len(records) > 1:
-            event.result.details[LOADS_KEY] = [r.to_dict() for r in records]
+        if event.result.is_error:
+            return  # the file was not read: nothing was loaded
+        lines = []
+        for record in records:
+            self.state.apply(record)
+            skill = self.skills.graph.get(record.skill)
+            line = guidance(self.skills.graph, skill, record.via, self.where) if skill else ""
+            if line:
+                lines.append(line)
+        if lines:
+            event.result.text = event.result.text.rstrip("\n") + "\n\n" + "\n".join(lines)
+        _attach(event.result.details, records)
 
     # --- activation ----------------------------------------------------------------------------
 

@@ -68,6 +68,9 @@ async def test_block_refuses_with_reason_and_suggestion(harness):
     for name in ("publish-report", "write-draft", "outline"):
         assert not (await h.read(name)).is_error
     assert h.verdicts()[1:] == [("publish-report", "ok"), ("write-draft", "ok"), ("outline", "ok")]
+    derived = LoadingState.derive(h.messages)
+    assert derived.history == h.enforcer.state.history and derived.loaded == h.enforcer.state.loaded
+    assert [r.skill for r in derived.violations] == ["outline"]
 
 
 async def test_block_refuses_a_whole_bash_command(harness):
