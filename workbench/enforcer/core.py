@@ -309,8 +309,9 @@ class Enforcer:
         return Outcome("\n\n".join(parts), False, record)
 
     def activate_for_user(self, name: str, deliver_as: DeliverAs = "next_turn") -> Outcome:
-        """Activation asked for by the user (not the model): the body is sent as a message."""
-        outcome = self.activate(name)
+        """Activation the user asked for (not the model): the body goes to the model as a
+        message, which also carries the record."""
+        outcome = self.activate(name, how="command")
         if not outcome.is_error and outcome.record is not None:
             self.api.send_message(outcome.text, deliver_as, {LOAD_KEY: outcome.record.to_dict()})
         return outcome
@@ -326,6 +327,13 @@ class Enforcer:
             f"Deactivated `{name}`: stop following its instructions from here on.",
             details={DEACTIVATE_KEY: {"skill": name, "time": time.time()}},
         )
+
+    def deactivate_for_user(self, name: str, deliver_as: DeliverAs = "next_turn") -> ToolResult:
+        """Deactivation the user asked for: the model is told, and the message carries it."""
+        result = self.deactivate(name)
+        if not result.is_error:
+            self.api.send_message(result.text, deliver_as, result.details)
+        return result
 
     # --- session -------------------------------------------------------------------------------
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 @dataclass
 class SkillLoadEvent:
     """One skill load and its verdict: `ok`, `violation`, `cycle`, `repeat`, `denied` or
-    `unknown`. `how` is read, bash, activate or command; `blocked` means the load was refused."""
+    `unknown`. `how` is read, bash, activate (the model's tool) or command (the user:
+    `/skill:<name>` or the runtime's activate); `blocked` means the load was refused."""
 
     skill: str
     layer: str | None

@@ -133,3 +133,19 @@ def test_bad_settings_are_reported_at_registration(tmp_path):
     graph = write_tree(tmp_path / "skills")
     with pytest.raises(WorkbenchError, match=r"enforcer\.mode is 'strict'; it must be one of"):
         register(api, graph, Settings.load(tmp_path))
+
+
+async def test_user_level_activation_and_deactivation_reach_the_model(harness):
+    h = harness()
+    outcome = h.enforcer.activate_for_user("triage-bug")
+    assert not outcome.is_error
+    [(message, how)] = h.sink.delivered
+    assert how == "next_turn" and message.text.startswith('<skill name="triage-bug"')
+    assert message.details["skill_load"]["how"] == "command"
+    result = h.enforcer.deactivate_for_user("triage-bug", deliver_as="steer")
+    assert not result.is_error
+    withdrawn, how = h.sink.delivered[-1]
+    assert how == "steer" and withdrawn.details["skill_deactivate"]["skill"] == "triage-bug"
+    assert LoadingState.derive([message, withdrawn]).loaded == {}
+    assert h.enforcer.activate_for_user("nope").is_error
+    assert len(h.sink.delivered) == 2  # nothing is sent for an unknown name
