@@ -36,7 +36,7 @@ _NAME_PARAMETERS = {
 
 
 def _name(args: dict[str, Any]) -> str:
-    value = args.get("name", args.get("skill_name", ""))
+    value = args.get("name", "")
     return value if isinstance(value, str) else ""
 
 
