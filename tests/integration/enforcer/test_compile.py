@@ -78,7 +78,7 @@ def test_unsafe_names_get_safe_folders(tmp_path):
     done = compile_cli("skills", "--out", "out", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert [p.name for p in (tmp_path / "out").iterdir() if p.is_dir()] == ["Odd-Name"]
-    assert not (tmp_path / "Odd Name").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "skills"]  # nothing outside
 
 
 def test_a_missing_path_is_a_usage_error(tmp_path):
