@@ -11,12 +11,14 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from workbench import __version__
 
 SUBCOMMANDS: dict[str, str] = {
     "lint": "check skill folders and report findings",
     "graph": "print the skill graph as a tree, JSON, Mermaid or DOT",
+    "compile": "write each skill's summary, core and full projections to disk",
     "sessions": "list the project's sessions, most recently active first",
     "tree": "show a session's conversation tree (branches, entries, labels, position)",
     "navigate": "move a session's position to an entry or a branch head",
@@ -31,8 +33,16 @@ SUBCOMMANDS: dict[str, str] = {
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """Reports bad arguments as one line on stderr with exit code 2, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
 def _main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="workbench",
         description="A keyboard-driven terminal workbench for LLM agent sessions.",
         epilog="subcommands:\n"
@@ -45,7 +55,7 @@ def _main_parser() -> argparse.ArgumentParser:
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=f"workbench {name}", description=SUBCOMMANDS[name])
+    return _Parser(prog=f"workbench {name}", description=SUBCOMMANDS[name])
 
 
 def _report(exc: Exception) -> None:

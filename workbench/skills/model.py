@@ -29,13 +29,31 @@ class Diagnostic:
     skill: str | None = None
 
 
+@dataclass(frozen=True)
+class Reference:
+    """A relative path written in a skill's body (`../atom-x/SKILL.md`), with its line."""
+
+    target: str
+    line: int
+
+
 @dataclass
 class Skill:
     """A parsed skill folder.
 
     `name` is the declared name, or the folder's name when the frontmatter has none (so that an
     imperfect skill still loads and can be listed). `layer` is None for an ordinary, unlayered
-    skill. `field_lines` maps each top-level frontmatter key to its line in SKILL.md.
+    skill. `field_lines` maps each top-level frontmatter key to its line in SKILL.md, and each key
+    under `metadata` as `metadata.<key>`. `has_frontmatter` is False when no mapping of fields
+    could be read (the parser reported why), so field rules do not pile up on that one cause.
+    `delegate_lines` gives the line of each delegation target written as a list item.
+    `references` and `interaction_rules` are what the linter needs from the body, found while
+    parsing: the relative paths it names, and whether it states the two human-interaction rules
+    (one question at a time; lettered options with a recommended one and a free-form choice;
+    checked for molecules and compounds only).
+
+    The body can be large, so a pickled Skill (the parse cache) leaves it out; it is read again
+    from SKILL.md on first use.
     """
 
     name: str
@@ -45,14 +63,42 @@ class Skill:
     delegates_to: tuple[str, ...] = ()
     standalone: bool = False
     frontmatter: dict[str, Any] = field(default_factory=dict)
-    body: str = ""
+    body: str = field(default_factory=str, repr=False)
     body_line: int = 1
     field_lines: dict[str, int] = field(default_factory=dict)
+    has_frontmatter: bool = True
+    references: tuple[Reference, ...] = ()
+    delegate_lines: dict[str, int] = field(default_factory=dict)
+    interaction_rules: tuple[bool, bool] = (False, False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("body", None)
+        state["path"] = str(self.path)  # one string unpickles faster than a Path's parts
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["path"] = Path(state["path"])
+        self.__dict__.update(state)
+
+    def __getattr__(self, name: str) -> Any:
+        """Only called for attributes not set: the body of an unpickled skill, read on demand."""
+        if name != "body":
+            raise AttributeError(name)
+        from workbench.skills.parse import read_body
+
+        self.body = read_body(self.path)
+        return self.body
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
-    def line_of(self, key: str) -> int:
-        """The line of a frontmatter key, or 1 when the key is absent."""
-        return self.field_lines.get(key, 1)
+    def line_of(self, key: str, default: int = 1) -> int:
+        """The line of a frontmatter key (top-level, else under `metadata`), or `default`."""
+        lines = self.field_lines
+        return lines.get(key) or lines.get(f"metadata.{key}") or default
+
+    def line_of_delegate(self, target: str) -> int:
+        """The line where `target` is named in delegates-to (the key's line for the string form)."""
+        return self.delegate_lines.get(target) or self.line_of("delegates-to")
