@@ -1,6 +1,6 @@
 """What a branch did since it forked: its conversation (entries, skills, tokens) and its files.
 
-Skill loads come from the enforcer's records on messages (`details["skill_load(s)"]`), tokens
+Skill loads come from the enforcer's records on the messages (`records_of`), tokens
 from the assistant messages' `usage`, files from the branch's worktree against the point where it
 left its parent (the merge base of the two, so a merged-and-continued branch shows only what is
 new).
@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.agent.store import MESSAGE_ENTRY_TYPES, Entry
+from workbench.agent.store import Entry, messages_of
+from workbench.enforcer.state import records_of
 from workbench.sessions.files import FileChange, changed_files
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
@@ -76,20 +77,12 @@ class BranchStatus:
 
 
 def skills_loaded(entries: list[Entry]) -> list[str]:
-    """Skills loaded on these entries, in order, each once; blocked loads did not happen.
-
-    The enforcer records loads on the message that carried them: `details["skill_loads"]` (a
-    list) or `details["skill_load"]` (one record).
-    """
+    """Skills loaded on these entries, in order, each once; blocked loads did not happen."""
     names: dict[str, None] = {}
-    for entry in entries:
-        details = entry.payload.get("details") if entry.type in MESSAGE_ENTRY_TYPES else None
-        if not isinstance(details, dict):
-            continue
-        loads = details.get("skill_loads")
-        for load in loads if isinstance(loads, list) else [details.get("skill_load")]:
-            if isinstance(load, dict) and load.get("skill") and not load.get("blocked"):
-                names.setdefault(str(load["skill"]), None)
+    for message in messages_of(entries):
+        for record in records_of(message):
+            if not record.blocked:
+                names.setdefault(record.skill, None)
     return list(names)
 
 
