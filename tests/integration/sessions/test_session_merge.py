@@ -9,6 +9,7 @@ from sessiontools import assistant, cli, fsck_problems, git, run, snapshot, user
 
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
+from workbench.messages import Message
 from workbench.sessions.merge import MergeConflict
 from workbench.sessions.session import Session
 
@@ -177,3 +178,20 @@ def test_a_branch_with_nothing_of_its_own_has_nothing_to_merge(tmp_path: Path) -
         with pytest.raises(UsageError, match="nothing to merge: empty has no entries"):
             run(session.merge("empty"))
         assert [e.type for e in session.store.all_entries()] == ["user"]
+
+
+def test_the_runtime_can_supply_the_merge_summary(project: Path) -> None:
+    seen: list[list[str]] = []
+
+    async def summarize(messages: list[Message]) -> str:
+        seen.append([m.text for m in messages])
+        return "Goal: print v2. Done: app prints v2; checked by hand."
+
+    with Session.create(project) as session:
+        _fork_with_commit(session, "exp", {"src/app.py": "print('v2')\n"})
+        result = run(session.merge("exp", summarize=summarize))
+    assert seen == [["change files for exp", "exp is done"]]
+    assert (
+        result.entry.payload["summary"] == "Goal: print v2. Done: app prints v2; checked by hand."
+    )
+    assert "Goal: print v2." in git(project, "log", "-1", "--format=%B")
