@@ -8,6 +8,8 @@ from typing import Literal
 from workbench.sessions.gitcmd import GitRunner
 
 Change = Literal["added", "modified", "deleted"]
+DIFF_CHANGES: dict[str, Change] = {"A": "added", "D": "deleted"}
+"""`git diff --name-status` codes that are not a modification."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def changed_files(git: GitRunner, base: str | None) -> tuple[list[FileChange], b
         out = git.run("diff", "--name-status", "-z", "--no-renames", base, strip=False)
         fields = [f for f in out.split("\0") if f]
         for code, path in zip(fields[::2], fields[1::2], strict=True):
-            changes[path] = {"A": "added", "D": "deleted"}.get(code[0], "modified")  # type: ignore[assignment]
+            changes[path] = DIFF_CHANGES.get(code[0], "modified")
     for path, code in pending.items():
         if code == "??" or not base:
             changes[path] = _change_of_status(code)
