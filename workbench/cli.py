@@ -33,7 +33,99 @@ def _main_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
+    _add_agent_options(parser)
     return parser
+
+
+def _add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """The main (non-subcommand) path: run the agent headless. See README, ## Agent."""
+    parser.add_argument("prompt", nargs="*", help="the prompt (or pipe it on stdin)")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="run the prompt, print the final answer and exit",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("text", "json", "rpc"),
+        default="text",
+        help="json: every event as a JSON line; rpc: JSON commands on stdin, events on stdout",
+    )
+    parser.add_argument("--model", help="a litellm model string, scripted:PATH, or demo")
+    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+    parser.add_argument("--api-key", help="API key for the model's provider or server")
+    parser.add_argument(
+        "--no-session", action="store_true", help="keep the conversation in memory only"
+    )
+    parser.add_argument("--tools", help="comma-separated built-in tools (default: all four)")
+    parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
+    parser.add_argument("--append-system-prompt", help="add to the system prompt (text or file)")
+    parser.add_argument(
+        "--trust", action="store_true", help="run this project's extensions for this run"
+    )
+
+
+def _text_or_file(value: str | None) -> str | None:
+    from pathlib import Path
+
+    if value and len(value) < 4096 and Path(value).expanduser().is_file():
+        return Path(value).expanduser().read_text(encoding="utf-8")
+    return value
+
+
+def _run_agent(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Open a session for the headless modes and run the chosen one."""
+    import asyncio
+    import os
+    from pathlib import Path
+
+    from workbench.agent.model_choice import model_name, uses_litellm
+    from workbench.config import Settings, find_project_root
+    from workbench.errors import UsageError
+    from workbench.modes.headless import read_prompt
+    from workbench.runtime import WorkbenchOptions
+
+    if not args.print_mode and args.mode == "text":
+        if args.prompt:
+            raise UsageError(
+                "the interactive app is not available yet", "add -p to run the prompt headless"
+            )
+        parser.print_help()
+        return EXIT_OK
+    if args.mode == "rpc" and args.prompt:
+        raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
+    prompt = None if args.mode == "rpc" else read_prompt(args.prompt)
+    if args.mode != "rpc" and prompt is None:
+        raise UsageError("no prompt given", "pass it as an argument or pipe it on stdin")
+    cwd = Path.cwd()
+    name = model_name(args.model, Settings.load(find_project_root(cwd)), os.environ)
+    if uses_litellm(name):
+        from workbench.agent.litellm_model import preload
+
+        preload()
+    options = WorkbenchOptions(
+        cwd=cwd,
+        model=name,
+        api_base=args.api_base,
+        api_key=args.api_key,
+        tools=None if args.tools is None else args.tools.split(","),
+        system_prompt=_text_or_file(args.system_prompt),
+        append_system_prompt=_text_or_file(args.append_system_prompt),
+        trust=args.trust,
+    )
+    if args.mode == "rpc":
+        from workbench.modes import rpc
+
+        return asyncio.run(rpc.run(options))
+    if args.mode == "json":
+        from workbench.modes import json_mode
+
+        return asyncio.run(json_mode.run(options, prompt or ""))
+    from workbench.modes import print_mode
+
+    return asyncio.run(print_mode.run(options, prompt or ""))
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
@@ -74,6 +166,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             return 130
     parser = _main_parser()
-    parser.parse_args(args)
-    parser.print_help()
-    return EXIT_OK
+    parsed = parser.parse_args(args)
+    from workbench.errors import UsageError, WorkbenchError
+
+    try:
+        return _run_agent(parser, parsed)
+    except UsageError as exc:
+        _report(exc)
+        return EXIT_USAGE
+    except WorkbenchError as exc:
+        _report(exc)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        return 130
