@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from workbench import __version__
 
@@ -23,8 +24,16 @@ SUBCOMMANDS: dict[str, str] = {
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """Reports bad arguments as one line on stderr with exit code 2, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
 def _main_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="workbench",
         description="A keyboard-driven terminal workbench for LLM agent sessions.",
         epilog="subcommands:\n"
@@ -129,7 +138,7 @@ def _run_agent(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=f"workbench {name}", description=SUBCOMMANDS[name])
+    return _Parser(prog=f"workbench {name}", description=SUBCOMMANDS[name])
 
 
 def _report(exc: Exception) -> None:

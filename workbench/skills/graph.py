@@ -34,9 +34,7 @@ class SkillGraph:
         self._children: dict[str, tuple[str, ...]] = {}
         self._delegators: dict[str, set[str]] = {}
         self._parents_above: dict[str, frozenset[str]] = {}
-        self._by_folder: dict[str, Skill] = {}
         for skill in self.skills.values():
-            self._by_folder[_folder_key(skill.path)] = skill
             if skill.layer is None:
                 continue
             self._children[skill.name] = skill.delegates_to
@@ -84,6 +82,12 @@ class SkillGraph:
         if path.name.lower() != "skill.md":
             return None
         return self._by_folder.get(_folder_key(path))
+
+    @cached_property
+    def _by_folder(self) -> dict[str, Skill]:
+        """Skills by resolved folder; built on first use, as resolving every path costs a
+        filesystem call per path component and `lint` never asks."""
+        return {_folder_key(skill.path): skill for skill in self.skills.values()}
 
     @cached_property
     def digraph(self) -> networkx.DiGraph:

@@ -29,13 +29,24 @@ class Diagnostic:
     skill: str | None = None
 
 
+@dataclass(frozen=True)
+class Reference:
+    """A relative path written in a skill's body (`../atom-x/SKILL.md`), with its line."""
+
+    target: str
+    line: int
+
+
 @dataclass
 class Skill:
     """A parsed skill folder.
 
     `name` is the declared name, or the folder's name when the frontmatter has none (so that an
     imperfect skill still loads and can be listed). `layer` is None for an ordinary, unlayered
-    skill. `field_lines` maps each top-level frontmatter key to its line in SKILL.md.
+    skill. `field_lines` maps each top-level frontmatter key to its line in SKILL.md, and each key
+    under `metadata` as `metadata.<key>`. `has_frontmatter` is False when no mapping of fields
+    could be read (the parser reported why), so field rules do not pile up on that one cause.
+    `delegate_lines` gives the line of each delegation target written as a list item.
     """
 
     name: str
@@ -48,11 +59,19 @@ class Skill:
     body: str = ""
     body_line: int = 1
     field_lines: dict[str, int] = field(default_factory=dict)
+    has_frontmatter: bool = True
+    references: tuple[Reference, ...] = ()
+    delegate_lines: dict[str, int] = field(default_factory=dict)
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
-    def line_of(self, key: str) -> int:
-        """The line of a frontmatter key, or 1 when the key is absent."""
-        return self.field_lines.get(key, 1)
+    def line_of(self, key: str, default: int = 1) -> int:
+        """The line of a frontmatter key (top-level, else under `metadata`), or `default`."""
+        lines = self.field_lines
+        return lines.get(key) or lines.get(f"metadata.{key}") or default
+
+    def line_of_delegate(self, target: str) -> int:
+        """The line where `target` is named in delegates-to (the key's line for the string form)."""
+        return self.delegate_lines.get(target) or self.line_of("delegates-to")

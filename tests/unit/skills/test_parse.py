@@ -1,0 +1,266 @@
+"""Parsing one SKILL.md: both field forms, line numbers, and bad input that must not crash."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from workbench.skills.parse import parse_skill
+
+TOP_LEVEL = """---
+name: molecule-review
+description: Review a change before it is merged.
+layer: molecule
+delegates-to:
+  - atom-read-diff
+  - atom-run-tests
+metadata:
+  owner: team
+---
+
+# Review
+
+Body text.
+"""
+
+SPEC_CLEAN = """---
+name: molecule-review
+description: Review a change before it is merged.
+metadata:
+  layer: molecule
+  delegates-to: "atom-read-diff atom-run-tests"
+  standalone: "false"
+---
+Body.
+"""
+
+
+def rules(diagnostics: list) -> list[tuple[str, int]]:
+    return [(d.rule, d.line) for d in diagnostics]
+
+
+def test_top_level_form(write_skill) -> None:
+    skill, found = parse_skill(write_skill("molecule-review", TOP_LEVEL))
+    assert found == []
+    assert skill.name == "molecule-review"
+    assert skill.description == "Review a change before it is merged."
+    assert skill.layer == "molecule"
+    assert skill.delegates_to == ("atom-read-diff", "atom-run-tests")
+    assert skill.standalone is False
+    assert skill.line_of("layer") == 4
+    assert skill.line_of_delegate("atom-run-tests") == 7
+    assert skill.field_lines["metadata.owner"] == 9
+    assert skill.body_line == 11
+    assert skill.body.splitlines()[0] == ""
+    assert skill.body.splitlines()[1] == "# Review"
+
+
+def test_spec_clean_metadata_form(write_skill) -> None:
+    skill, found = parse_skill(write_skill("molecule-review", SPEC_CLEAN))
+    assert found == []
+    assert skill.layer == "molecule"
+    assert skill.delegates_to == ("atom-read-diff", "atom-run-tests")
+    assert skill.standalone is False
+    assert skill.line_of("layer") == 5
+    assert skill.line_of_delegate("atom-run-tests") == 6
+    assert skill.body == "Body.\n"
+    assert skill.body_line == 9
+
+
+@pytest.mark.parametrize("value", ['"true"', "true", "'True'", "True"])
+def test_standalone_accepts_text_and_booleans(write_skill, value: str) -> None:
+    text = f"---\nname: x\ndescription: d\nmetadata:\n  layer: atom\n  standalone: {value}\n---\n"
+    skill, found = parse_skill(write_skill("x", text))
+    assert (skill.standalone, found) == (True, [])
+
+
+def test_field_in_both_forms_is_reported_and_top_level_wins(write_skill) -> None:
+    text = "---\nname: a\ndescription: d\nlayer: atom\nmetadata:\n  layer: molecule\n---\n"
+    skill, found = parse_skill(write_skill("a", text))
+    assert skill.layer == "atom"
+    assert rules(found) == [("field-invalid", 6)]
+    assert "both top-level and under metadata" in found[0].message
+
+
+def test_crlf_reads_like_lf(write_skill) -> None:
+    lf, _ = parse_skill(write_skill("lf/molecule-review", TOP_LEVEL))
+    crlf, found = parse_skill(write_skill("crlf/molecule-review", TOP_LEVEL.replace("\n", "\r\n")))
+    assert found == []
+    assert (crlf.name, crlf.delegates_to, crlf.body, crlf.field_lines, crlf.body_line) == (
+        lf.name,
+        lf.delegates_to,
+        lf.body,
+        lf.field_lines,
+        lf.body_line,
+    )
+
+
+def test_byte_order_mark_is_ignored(write_skill) -> None:
+    skill, found = parse_skill(write_skill("bom", b"\xef\xbb\xbf" + SPEC_CLEAN.encode()))
+    assert found == []
+    assert skill.layer == "molecule"
+
+
+def test_tab_indent_is_invalid_yaml_on_its_line(write_skill) -> None:
+    text = "---\nname: tabbed\ndescription: d\nmetadata:\n\tlayer: atom\n---\n"
+    skill, found = parse_skill(write_skill("tabbed", text))
+    assert rules(found) == [("yaml-invalid", 5)]
+    assert found[0].hint == "indent with spaces, not tabs"
+    assert skill is not None and skill.has_frontmatter is False and skill.name == "tabbed"
+
+
+def test_tabs_in_the_body_are_fine(write_skill) -> None:
+    _, found = parse_skill(write_skill("t", "---\nname: t\ndescription: d\n---\n\tcode\n"))
+    assert found == []
+
+
+def test_non_utf8_bytes_are_reported_on_their_line_and_the_skill_loads(write_skill) -> None:
+    data = b"---\nname: latin\ndescription: caf\xe9\n---\n"
+    skill, found = parse_skill(write_skill("latin", data))
+    assert rules(found) == [("encoding-invalid", 3)]
+    assert skill.name == "latin"
+    assert skill.description == "caf\ufffd"
+
+
+def test_several_megabyte_file_loads_with_a_warning(write_skill) -> None:
+    body = "A line of reference text that goes on.\n" * 100_000
+    skill, found = parse_skill(write_skill("big", f"---\nname: big\ndescription: d\n---\n{body}"))
+    assert [(d.rule, d.severity) for d in found] == [("file-too-large", "warning")]
+    assert skill.body == body
+
+
+@pytest.mark.parametrize(
+    ("content", "rule", "line", "words"),
+    [
+        (b"", "frontmatter-missing", 1, "empty"),
+        (b"\n  \n", "frontmatter-missing", 1, "empty"),
+        (b"# Title\n\ntext\n", "frontmatter-missing", 1, "does not start"),
+        (b"\n---\nname: x\n---\n", "frontmatter-missing", 1, "does not start"),
+        (b"---\nname: x\ndescription: d\n", "frontmatter-unclosed", 1, "never closed"),
+        (b"---", "frontmatter-unclosed", 1, "never closed"),
+        (b"---\nname: x\ndescription: [unclosed\n---\n", "yaml-invalid", 3, "flow sequence"),
+        (b"---\nname: x\n  bad: indent\n---\n", "yaml-invalid", 3, "invalid YAML"),
+        (b"---\n- a\n- b\n---\n", "frontmatter-not-mapping", 2, "list"),
+        (b"---\njust text\n---\n", "frontmatter-not-mapping", 2, "single value"),
+        (b"---\ndate: 2024-13-45\n---\n", "yaml-invalid", 2, "invalid YAML"),
+        (b"---\nx: !!python/object/apply:os.system [ls]\n---\n", "yaml-invalid", 2, "tag"),
+        (b"---\na: 1\n---\n---\n", None, 0, ""),
+    ],
+)
+def test_bad_frontmatter_becomes_a_diagnostic(write_skill, content, rule, line, words) -> None:
+    skill, found = parse_skill(write_skill("bad-skill", content))
+    assert skill is not None and skill.name == "bad-skill"
+    if rule is None:  # a second `---` after the frontmatter is body text
+        assert skill.body == "---\n"
+        return
+    assert rules(found) == [(rule, line)]
+    assert words in found[0].message
+    assert found[0].skill == "bad-skill"
+    assert skill.has_frontmatter is False
+
+
+def test_deeply_nested_yaml_does_not_crash(write_skill) -> None:
+    text = "---\nname: deep\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n"
+    skill, found = parse_skill(write_skill("deep", text))
+    assert skill is not None and skill.name == "deep"
+    assert [d.rule for d in found] in ([], ["yaml-invalid"])
+
+
+def test_empty_frontmatter_is_an_empty_mapping(write_skill) -> None:
+    skill, found = parse_skill(write_skill("empty-fm", "---\n---\nbody\n"))
+    assert (found, skill.has_frontmatter, skill.frontmatter, skill.body_line) == ([], True, {}, 3)
+
+
+def test_duplicate_key(write_skill) -> None:
+    skill, found = parse_skill(write_skill("d", "---\nname: d\nname: e\ndescription: x\n---\n"))
+    assert rules(found) == [("key-duplicate", 3)]
+    assert skill.name == "e"
+
+
+@pytest.mark.parametrize(
+    ("fields", "rule", "line", "words"),
+    [
+        ("layer: service", "layer-invalid", 4, "'service'"),
+        ("layer: Atom", "layer-invalid", 4, "'Atom'"),
+        ("layer: 3", "layer-invalid", 4, "3"),
+        ("metadata:\n  layer: ''", "layer-invalid", 5, "''"),
+        ("delegates-to: 3", "field-invalid", 4, "not int"),
+        ("delegates-to: [a, 5]", "field-invalid", 4, "5"),
+        ("metadata:\n  standalone: maybe", "field-invalid", 5, "'maybe'"),
+        ("metadata: just-text", "field-invalid", 4, "mapping"),
+        ("description: [a, b]", "field-invalid", 3, "description"),
+    ],
+)
+def test_our_fields_with_bad_values(write_skill, fields, rule, line, words) -> None:
+    text = f"---\nname: s\ndescription: d\n{fields}\n---\n"
+    if fields.startswith("description"):
+        text = f"---\nname: s\n{fields}\n---\n"
+    _, found = parse_skill(write_skill("s", text))
+    assert rules(found) == [(rule, line)]
+    assert words in found[0].message
+
+
+def test_layer_in_capitals_hints_at_lowercase(write_skill) -> None:
+    _, found = parse_skill(write_skill("s", "---\nname: s\ndescription: d\nlayer: Atom\n---\n"))
+    assert found[0].hint == "use lowercase"
+
+
+def test_a_name_that_is_not_text_keeps_the_folder_name(write_skill) -> None:
+    skill, found = parse_skill(write_skill("folder-name", "---\nname: [a]\ndescription: d\n---\n"))
+    assert skill.name == "folder-name"
+    assert rules(found) == [("field-invalid", 2)]
+
+
+def test_delegates_to_string_may_use_commas(write_skill) -> None:
+    text = '---\nname: m\ndescription: d\nmetadata:\n  delegates-to: "a, b  c"\n---\n'
+    skill, _ = parse_skill(write_skill("m", text))
+    assert skill.delegates_to == ("a", "b", "c")
+
+
+def test_unreadable_paths_become_diagnostics(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo" / "SKILL.md"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop" / "SKILL.md"
+    loop.parent.mkdir()
+    loop.symlink_to(loop)
+    dangling = tmp_path / "dangling" / "SKILL.md"
+    dangling.parent.mkdir()
+    dangling.symlink_to(tmp_path / "nowhere.md")
+    folder = tmp_path / "folder" / "SKILL.md"
+    folder.mkdir(parents=True)
+    for path, words in [
+        (fifo, "not a regular file"),
+        (loop, "symlink loop"),
+        (dangling, "No such file"),
+        (folder, "Is a directory"),
+    ]:
+        skill, found = parse_skill(path)
+        assert skill is None
+        assert rules(found) == [("file-unreadable", 1)], path
+        assert words in found[0].message
+        assert found[0].skill == path.parent.name
+
+
+def test_references_outside_code(write_skill) -> None:
+    body = "\n".join(
+        [
+            "See [the atom](../atom-a/SKILL.md) and [docs](references/guide.md#part).",
+            "Load `../atom-b/SKILL.md` next; `scripts/run.sh` is not a reference.",
+            "[web](https://example.com) [anchor](#top) [abs](/etc/passwd) [tpl]({{dir}}/x.md)",
+            "```markdown",
+            "[example](../not-checked/SKILL.md)",
+            "```",
+            "[def]: ./notes%20one.md",
+            "`[code link](../in-code.md)`",
+        ]
+    )
+    skill, _ = parse_skill(write_skill("refs", f"---\nname: refs\ndescription: d\n---\n{body}\n"))
+    assert [(r.target, r.line) for r in skill.references] == [
+        ("../atom-a/SKILL.md", 5),
+        ("references/guide.md", 5),
+        ("../atom-b/SKILL.md", 6),
+        ("./notes one.md", 11),
+    ]

@@ -1,0 +1,37 @@
+"""`workbench graph [PATH ...]`: print the skill graph as a tree, JSON, Mermaid or DOT."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workbench.skills.discover import load_paths
+from workbench.skills.render import FORMATS
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="a skills folder, a skill folder or a SKILL.md (default: the project's skills)",
+    )
+    parser.add_argument("--format", choices=tuple(FORMATS), default="tree")
+    parser.add_argument("--no-cache", action="store_true", help="parse every file again")
+
+
+def run(args: argparse.Namespace) -> int:
+    skills = load_paths(args.paths, use_cache=not args.no_cache)
+    sys.stdout.write(FORMATS[args.format](skills.graph))
+    if not skills.files:
+        searched = ", ".join(str(root.path) for root in skills.roots)
+        print(f"workbench: no skills found in {searched}", file=sys.stderr)
+    elif skills.diagnostics:
+        print(
+            f"workbench: {len(skills.diagnostics)} problems found while reading the skills; "
+            "run `workbench lint` for details",
+            file=sys.stderr,
+        )
+    return 0

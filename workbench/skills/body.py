@@ -1,0 +1,81 @@
+"""What a skill's Markdown body says that the linter checks.
+
+Two facts: the relative paths it points at (Markdown links, link definitions, and inline-code
+paths to another skill such as `../atom-x/SKILL.md`), and whether it states the two
+human-interaction rules. Text inside fenced code blocks and inline code is an example, not a
+reference, so only inline-code paths that name a `SKILL.md` count. Targets with a URL scheme, an
+absolute path, an anchor or a template placeholder are not relative references.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from workbench.skills.model import Reference
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
+_SKILL_PATH = re.compile(r"\.{1,2}/[^\s`]*SKILL\.md")
+_NOT_RELATIVE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[/#~${<]|.*(\{\{|\$\{|<|>)")
+
+_ONE_QUESTION = re.compile(r"one\s+question\s+at\s+a\s+time|一次只问一个问题", re.IGNORECASE)
+_LETTERED_OPTIONS = re.compile(r"\bA\)\s.{0,400}?\bB\)\s", re.DOTALL)
+_RECOMMENDED = re.compile(r"recommended|推荐", re.IGNORECASE)
+_FREE_FORM = re.compile(r"free[- ]?form|your own|自定义", re.IGNORECASE)
+
+
+def _relative_target(raw: str) -> str | None:
+    """The file part of a link target, or None when it is not a relative path."""
+    target = raw[1:-1].strip() if raw.startswith("<") else raw
+    if not target or _NOT_RELATIVE.match(target):
+        return None
+    target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    return target or None
+
+
+def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
+    """Relative paths in `body`, whose first line is line `first_line` of the file."""
+    if "](" not in body and "]:" not in body and "SKILL.md" not in body:
+        return ()
+    found: list[Reference] = []
+    fence: str | None = None
+    for number, line in enumerate(body.split("\n"), first_line):
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opening:
+            fence = opening.group(1)
+            continue
+        if "`" in line:
+            for code in _INLINE_CODE.finditer(line):
+                found.extend(Reference(m.group(), number) for m in _SKILL_PATH.finditer(code[2]))
+            line = _INLINE_CODE.sub("", line)
+        raws = [m.group(1) for m in _LINK.finditer(line)] if "](" in line else []
+        definition = _LINK_DEFINITION.match(line) if "]:" in line else None
+        if definition:
+            raws.append(definition.group(1))
+        for raw in raws:
+            target = _relative_target(raw)
+            if target is not None:
+                found.append(Reference(target, number))
+    return tuple(found)
+
+
+def states_one_question_rule(body: str) -> bool:
+    """Whether the body tells the agent to ask one question at a time."""
+    return _ONE_QUESTION.search(body) is not None
+
+
+def states_options_rule(body: str) -> bool:
+    """Whether the body shows lettered options (`A) ... B) ...`) with a recommended one and a
+    free-form choice."""
+    return (
+        _LETTERED_OPTIONS.search(body) is not None
+        and _RECOMMENDED.search(body) is not None
+        and _FREE_FORM.search(body) is not None
+    )

@@ -1,0 +1,249 @@
+"""Find skill folders, parse them and build the project's skill graph.
+
+The rest of the application calls `load_project_skills()` (or `load_skills()` with roots of its
+own) and gets a `SkillSet`: the graph, every finding made while reading, and what was searched.
+
+Discovery order, first match of a name wins: explicit paths, `skills.paths` from settings,
+`<project>/.pi/skills`, `<project>/.agents/skills`, `~/.pi/agent/skills`, `~/.agents/skills`.
+A folder holding `SKILL.md` is one skill; its subfolders are not searched. Explicit and settings
+paths are searched fully, hidden folders included (corpora keep skills in `.curated/`); the four
+default roots skip hidden folders and `node_modules`. `.git` is never searched. Folder links are
+followed once; a link back to one of its own ancestors is reported as a loop.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from workbench.config import Settings, agent_dir, find_project_root
+from workbench.errors import UsageError
+from workbench.skills.cache import ParseCache, ParseResult
+from workbench.skills.graph import SkillGraph
+from workbench.skills.model import Diagnostic, Skill
+from workbench.skills.parse import parse_skill
+from workbench.skills.rules import finding
+
+SKILL_FILE = "SKILL.md"
+Origin = Literal["explicit", "settings", "project", "user"]
+
+
+@dataclass(frozen=True)
+class SkillRoot:
+    """A place to look for skills, and why it is searched."""
+
+    path: Path
+    origin: Origin
+
+    @property
+    def searched_fully(self) -> bool:
+        """Paths a person named are searched fully; default roots skip hidden folders."""
+        return self.origin in ("explicit", "settings")
+
+
+@dataclass
+class SkillSet:
+    """The skills of a set of roots: the graph of the winners, and every finding on the way.
+
+    `diagnostics` holds what reading and discovery found (parse errors, shadowed names, loops);
+    lint rules add their own on top. `files` counts every SKILL.md found, shadowed and
+    unreadable ones included.
+    """
+
+    graph: SkillGraph
+    diagnostics: list[Diagnostic]
+    files: int
+    roots: tuple[SkillRoot, ...]
+    shadowed: list[Skill] = field(default_factory=list)
+
+    @cached_property
+    def _by_skill(self) -> dict[str, list[Diagnostic]]:
+        index: dict[str, list[Diagnostic]] = {}
+        for diagnostic in self.diagnostics:
+            index.setdefault(diagnostic.skill or "", []).append(diagnostic)
+        return index
+
+    def diagnostics_for(self, name: str) -> list[Diagnostic]:
+        """The findings made while reading the skill called `name` (and its shadowed twins)."""
+        return self._by_skill.get(name, [])
+
+
+def project_roots(
+    project_root: Path, settings: Settings | None = None, extra: Iterable[Path] = ()
+) -> list[SkillRoot]:
+    """The roots searched for a project, in discovery order."""
+    settings = settings or Settings.load(project_root)
+    home = Path.home()
+    return [
+        *(SkillRoot(Path(p), "explicit") for p in extra),
+        *(SkillRoot(p, "settings") for p in settings.skill_paths()),
+        SkillRoot(project_root / ".pi" / "skills", "project"),
+        SkillRoot(project_root / ".agents" / "skills", "project"),
+        SkillRoot(agent_dir() / "skills", "user"),
+        SkillRoot(home / ".agents" / "skills", "user"),
+    ]
+
+
+def load_project_skills(
+    project_root: Path | None = None, extra: Iterable[Path] = (), *, use_cache: bool = True
+) -> SkillSet:
+    """The project's skills: the one call the runtime, enforcer, TUI and sub-agents use.
+
+    `project_root` defaults to the project around the current directory; `extra` are explicit
+    paths searched before the configured ones. Raises WorkbenchError for unreadable settings and
+    UsageError for an explicit path that does not exist.
+    """
+    root = project_root or find_project_root(Path.cwd())
+    return load_skills(project_roots(root, extra=extra), use_cache=use_cache)
+
+
+def load_paths(paths: Sequence[Path], *, use_cache: bool = True) -> SkillSet:
+    """The skills under `paths` (each searched fully), or the project's when none is given: what
+    `workbench lint [PATH ...]` and `workbench graph [PATH ...]` look at."""
+    if not paths:
+        return load_project_skills(use_cache=use_cache)
+    return load_skills([SkillRoot(path, "explicit") for path in paths], use_cache=use_cache)
+
+
+def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillSet:
+    """Discover and parse the skills under `roots`; the first skill of a name wins."""
+    walked: list[str] = []
+    findings: list[Diagnostic] = []
+    files: list[str] = []
+    for root in roots:
+        path = root.path.absolute()
+        if path.exists():
+            walked.append(str(path))
+            files.extend(_skill_files(str(path), root.searched_fully, findings))
+        elif root.origin == "explicit":
+            raise UsageError(f"{root.path}: no such file or directory")
+        elif root.origin == "settings":
+            findings.append(_missing_setting(path))
+    cache = ParseCache.for_roots(walked) if use_cache else ParseCache(None)
+    results = [_parse(path, cache) for path in files]
+    cache.save()
+    winners: dict[str, Skill] = {}
+    shadowed: list[Skill] = []
+    diagnostics: list[Diagnostic] = list(findings)
+    for skill, found in results:
+        diagnostics.extend(found)
+        if skill is None:
+            continue
+        first = winners.setdefault(skill.name, skill)
+        if first is not skill:
+            shadowed.append(skill)
+            diagnostics.append(_shadowed(skill, first))
+    return SkillSet(SkillGraph(winners.values()), diagnostics, len(files), tuple(roots), shadowed)
+
+
+def _parse(path: str, cache: ParseCache) -> ParseResult:
+    try:
+        stat = os.stat(path)  # noqa: PTH116 - a hot loop over plain strings
+    except OSError:
+        return parse_skill(path)  # reports why the file cannot be read
+    cached = cache.get(path, stat.st_size, stat.st_mtime_ns)
+    if cached is not None:
+        return cached
+    result = parse_skill(path)
+    cache.put(path, stat.st_size, stat.st_mtime_ns, result)
+    return result
+
+
+def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[str]:
+    """Every SKILL.md under `root` (a SKILL.md, a skill folder or a folder of skills), depth
+    first in name order."""
+    if not Path(root).is_dir():
+        return [root]
+    found: list[str] = []
+    real_root = os.path.realpath(root)
+    seen = {real_root}
+    stack = [(root, real_root)]
+    while stack:
+        folder, real = stack.pop()
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError:
+            continue  # an unreadable folder holds no skills we could load
+        skill_file = next((e for e in entries if e.name == SKILL_FILE), None)
+        if skill_file is not None and not _is_dir(skill_file):
+            found.append(skill_file.path)
+            continue
+        children = []
+        for entry in entries:
+            name = entry.name
+            if name == ".git" or (not fully and (name[0] == "." or name == "node_modules")):
+                continue
+            child = _child_folder(entry, real, findings)
+            if child is not None and child[1] not in seen:
+                seen.add(child[1])
+                children.append(child)
+        stack.extend(reversed(children))
+    return found
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _child_folder(
+    entry: os.DirEntry[str], parent_real: str, findings: list[Diagnostic]
+) -> tuple[str, str] | None:
+    """(path, real path) of a subfolder to search, or None for files, loops and broken links."""
+    if not entry.is_symlink():
+        return (entry.path, parent_real + os.sep + entry.name) if _is_dir(entry) else None
+    try:
+        entry.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            findings.append(_loop(entry.path, "the link resolves to itself"))
+        return None
+    if not entry.is_dir():
+        return None
+    target = os.path.realpath(entry.path)
+    if parent_real == target or parent_real.startswith(target + os.sep):
+        findings.append(_loop(entry.path, f"the link points back at {target}, which holds it"))
+        return None
+    return entry.path, target
+
+
+def _loop(path: str, why: str) -> Diagnostic:
+    return finding("symlink-loop", Path(path), 1, f"folder link skipped: {why}")
+
+
+def _missing_setting(path: Path) -> Diagnostic:
+    return finding(
+        "skill-path-missing",
+        path,
+        1,
+        "a skills path from settings does not exist",
+        "fix `skills.paths` in .pi/settings.json (or ~/.pi/agent/settings.json)",
+    )
+
+
+def _shadowed(skill: Skill, winner: Skill) -> Diagnostic:
+    return finding(
+        "name-duplicate",
+        skill.path,
+        skill.line_of("name"),
+        f"`{skill.name}` is also the name of {shown(winner.path)}, which is found first and wins",
+        "rename one of the two skills",
+        skill.name,
+    )
+
+
+def shown(path: Path | str) -> str:
+    """`path` relative to the current directory when it lies below it, else absolute."""
+    text = str(path)
+    cwd = str(Path.cwd())
+    if text.startswith(cwd + os.sep):
+        return text[len(cwd) + 1 :]
+    return text

@@ -1,0 +1,341 @@
+"""Parse one SKILL.md into a `Skill` and the problems found while reading it.
+
+Never raises on bad input: an unreadable file, bytes that are not UTF-8, a missing or unclosed
+frontmatter, invalid YAML or a frontmatter that is not a mapping each become a `Diagnostic` with
+the file and line (YAML error lines are mapped to lines of SKILL.md). CRLF line ends and a
+byte-order mark are read as if they were not there. Our fields are read both top-level and in the
+spec-clean form under `metadata` (`layer: molecule`, `delegates-to: "a b"`, `standalone: "true"`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from workbench.skills.body import find_references
+from workbench.skills.model import LAYERS, Diagnostic, Layer, Skill
+from workbench.skills.rules import finding
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+LARGE_FILE_BYTES = 1 << 20
+_CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_LIST_SEPARATORS = re.compile(r"[\s,]+")
+_MISSING = object()
+_FRONTMATTER_HINT = "start SKILL.md with a line `---`, the fields (name, description), then `---`"
+_YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
+# Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
+_YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
+
+
+class _Reader:
+    """Collects the findings of one file while it is read; they get the skill's name at the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.findings: list[tuple[str, int, str, str | None]] = []
+
+    def report(self, rule: str, line: int, message: str, hint: str | None = None) -> None:
+        self.findings.append((rule, line, message, hint))
+
+    def diagnostics(self, skill: str | None) -> list[Diagnostic]:
+        return [finding(r, self.path, line, m, h, skill) for r, line, m, h in self.findings]
+
+
+def parse_skill(path: str | os.PathLike[str]) -> tuple[Skill | None, list[Diagnostic]]:
+    """Read SKILL.md at `path`. The Skill is None only when the file cannot be read at all."""
+    path = Path(path)
+    reader = _Reader(path)
+    try:
+        data = _read_regular_file(path)
+    except OSError as exc:
+        reason = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        hint = _unreadable_hint(exc)
+        reader.report("file-unreadable", 1, f"cannot read SKILL.md: {reason}", hint)
+        return None, reader.diagnostics(path.parent.name)
+    skill = _parse_bytes(data, path, reader)
+    return skill, reader.diagnostics(skill.name)
+
+
+def _read_regular_file(path: Path) -> bytes:
+    """The file's bytes; a FIFO or device raises instead of blocking or reading forever."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return file.read()
+
+
+def _unreadable_hint(exc: OSError) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "make the file readable (chmod a+r)"
+    if exc.errno == errno.ELOOP:
+        return "point the link at a real file"
+    return "check that SKILL.md is a regular file"
+
+
+def _parse_bytes(data: bytes, path: Path, reader: _Reader) -> Skill:
+    if len(data) > LARGE_FILE_BYTES:
+        reader.report(
+            "file-too-large",
+            1,
+            f"SKILL.md is {len(data) / LARGE_FILE_BYTES:.1f} MiB; an agent reads it whole",
+            "move reference material into files next to SKILL.md and link them",
+        )
+    text = _decode(data, reader)
+    folder_name = path.parent.name
+    frontmatter = _split(text, reader)
+    if frontmatter is None:
+        return Skill(name=folder_name, path=path, body=text, has_frontmatter=False)
+    yaml_text, body, body_line = frontmatter
+    skill = Skill(name=folder_name, path=path, body=body, body_line=body_line)
+    skill.references = find_references(body, body_line)
+    fields = _load_yaml(yaml_text, reader, skill)
+    if fields is None:
+        skill.has_frontmatter = False
+        return skill
+    skill.frontmatter = fields
+    _read_public_fields(skill, fields, reader)
+    _read_our_fields(skill, fields, reader)
+    return skill
+
+
+def _decode(data: bytes, reader: _Reader) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        reader.report(
+            "encoding-invalid",
+            line,
+            f"byte {data[exc.start : exc.start + 1]!r} is not UTF-8; it reads as U+FFFD",
+            "save the file as UTF-8",
+        )
+        text = data.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _split(text: str, reader: _Reader) -> tuple[str, str, int] | None:
+    """(frontmatter text, body, body's first line), or None when there is no frontmatter."""
+    if not text.strip():
+        reader.report("frontmatter-missing", 1, "SKILL.md is empty", _FRONTMATTER_HINT)
+        return None
+    first_end = text.find("\n")
+    first = text if first_end < 0 else text[:first_end]
+    if first.rstrip() != "---":
+        reader.report(
+            "frontmatter-missing", 1, "SKILL.md does not start with a `---` line", _FRONTMATTER_HINT
+        )
+        return None
+    closing = _CLOSING.search(text, first_end + 1) if first_end >= 0 else None
+    if closing is None:
+        reader.report(
+            "frontmatter-unclosed",
+            1,
+            "the frontmatter opened on line 1 is never closed",
+            "add a line `---` after the last field",
+        )
+        return None
+    yaml_text = text[first_end + 1 : closing.start()]
+    body = text[closing.end() + 1 :]
+    return yaml_text, body, yaml_text.count("\n") + 3
+
+
+def _load_yaml(yaml_text: str, reader: _Reader, skill: Skill) -> dict[Any, Any] | None:
+    """The frontmatter as a dict (recording key lines on `skill`), or None after a diagnostic."""
+    if not yaml_text.strip():
+        return {}
+    loader = _Loader(yaml_text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except _YAML_FAILURES as exc:
+        lines = yaml_text.split("\n")
+        line, message = _yaml_error(exc, len(lines) - 1)
+        text = lines[line - 2] if 0 <= line - 2 < len(lines) else ""
+        tabbed = "\t" in text[: len(text) - len(text.lstrip())]
+        hint = "indent with spaces, not tabs" if tabbed else _YAML_HINT
+        reader.report("yaml-invalid", line, f"invalid YAML: {message}", hint)
+        return None
+    finally:
+        loader.dispose()
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        reader.report(
+            "frontmatter-not-mapping",
+            2,
+            f"the frontmatter is a {_kind(data)}, not a mapping of fields",
+            "write one `key: value` per line",
+        )
+        return None
+    _record_lines(node, skill, reader)
+    return data
+
+
+def _yaml_error(exc: Exception, yaml_lines: int) -> tuple[int, str]:
+    """The file line and text of a YAML error. An error found only at the end of the frontmatter
+    (an unclosed bracket) is placed where the unfinished construct began."""
+    problem = getattr(exc, "problem", None)
+    if problem is None:
+        return 2, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    mark = getattr(exc, "problem_mark", None)
+    context = getattr(exc, "context", None)
+    context_mark = getattr(exc, "context_mark", None)
+    if context_mark is not None and (mark is None or mark.line >= yaml_lines):
+        mark = context_mark
+    line = mark.line + 2 if mark is not None else 2
+    return line, f"{context}: {problem}" if context else problem
+
+
+def _kind(value: object) -> str:
+    return "list" if isinstance(value, list) else f"single value ({type(value).__name__})"
+
+
+def _record_lines(node: yaml.MappingNode, skill: Skill, reader: _Reader) -> None:
+    """Fill `field_lines` and `delegate_lines` from the YAML node tree; report repeated keys."""
+    for key, value in node.value:
+        if not isinstance(key, yaml.ScalarNode):
+            continue
+        line = key.start_mark.line + 2
+        if key.value in skill.field_lines:
+            reader.report("key-duplicate", line, f"`{key.value}` is set twice; the last one wins")
+        skill.field_lines[key.value] = line
+        if key.value == "metadata" and isinstance(value, yaml.MappingNode):
+            for sub_key, sub_value in value.value:
+                if isinstance(sub_key, yaml.ScalarNode):
+                    skill.field_lines[f"metadata.{sub_key.value}"] = sub_key.start_mark.line + 2
+                    if sub_key.value == "delegates-to":
+                        _record_delegate_lines(sub_value, skill)
+        elif key.value == "delegates-to":
+            _record_delegate_lines(value, skill)
+
+
+def _record_delegate_lines(node: yaml.Node, skill: Skill) -> None:
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            if isinstance(item, yaml.ScalarNode):
+                skill.delegate_lines.setdefault(item.value, item.start_mark.line + 2)
+
+
+def _read_public_fields(skill: Skill, fields: dict[Any, Any], reader: _Reader) -> None:
+    name = fields.get("name")
+    if isinstance(name, str) and name.strip():
+        skill.name = name
+    elif name is not None and not isinstance(name, str):
+        reader.report("field-invalid", skill.line_of("name"), "`name` must be text")
+    description = fields.get("description")
+    if isinstance(description, str):
+        skill.description = description.strip()
+    elif description is not None:
+        reader.report("field-invalid", skill.line_of("description"), "`description` must be text")
+
+
+def _read_our_fields(skill: Skill, fields: dict[Any, Any], reader: _Reader) -> None:
+    metadata = fields.get("metadata", {})
+    if not isinstance(metadata, dict):
+        if metadata is not None:
+            reader.report(
+                "field-invalid",
+                skill.line_of("metadata"),
+                "`metadata` must be a mapping",
+                "write `metadata:` then indented `key: value` lines",
+            )
+        metadata = {}
+    layer = _our_field(skill, fields, metadata, "layer", reader)
+    if layer is not _MISSING:
+        skill.layer = _layer(layer, skill, reader)
+    targets = _our_field(skill, fields, metadata, "delegates-to", reader)
+    if targets is not _MISSING:
+        skill.delegates_to = _names(targets, skill, reader)
+    standalone = _our_field(skill, fields, metadata, "standalone", reader)
+    if standalone is not _MISSING:
+        skill.standalone = _flag(standalone, skill, reader)
+
+
+def _our_field(
+    skill: Skill, fields: dict[Any, Any], metadata: dict[Any, Any], key: str, reader: _Reader
+) -> Any:
+    """The value of one of our fields, top-level first; setting it in both places is reported."""
+    top = fields.get(key, _MISSING)
+    nested = metadata.get(key, _MISSING)
+    if top is _MISSING:
+        return nested
+    if nested is not _MISSING:
+        reader.report(
+            "field-invalid",
+            skill.field_lines.get(f"metadata.{key}", 1),
+            f"`{key}` is set both top-level and under metadata; the top-level value is used",
+            "keep one of the two forms",
+        )
+    return top
+
+
+def _layer(value: Any, skill: Skill, reader: _Reader) -> Layer | None:
+    layer = value.strip() if isinstance(value, str) else value
+    if layer in LAYERS:
+        return layer
+    hint = "use lowercase" if isinstance(layer, str) and layer.lower() in LAYERS else None
+    reader.report(
+        "layer-invalid",
+        skill.line_of("layer"),
+        f"layer is {value!r}; it must be atom, molecule or compound",
+        hint or "remove `layer` for an ordinary skill",
+    )
+    return None
+
+
+def _names(value: Any, skill: Skill, reader: _Reader) -> tuple[str, ...]:
+    """delegates-to as names: a list of names, or one string of names separated by spaces."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(dict.fromkeys(n for n in _LIST_SEPARATORS.split(value) if n))
+    if not isinstance(value, list):
+        reader.report(
+            "field-invalid",
+            skill.line_of("delegates-to"),
+            f"`delegates-to` must be a list of skill names, not {type(value).__name__}",
+            'write `delegates-to: [a, b]` or, under metadata, `delegates-to: "a b"`',
+        )
+        return ()
+    names: list[str] = []
+    for item in value:
+        if isinstance(item, str) and item.strip():
+            names.append(item.strip())
+        else:
+            reader.report(
+                "field-invalid",
+                skill.line_of("delegates-to"),
+                f"`delegates-to` holds {item!r}, which is not a skill name",
+            )
+    return tuple(dict.fromkeys(names))
+
+
+def _flag(value: Any, skill: Skill, reader: _Reader) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if value is None:
+        return False
+    reader.report(
+        "field-invalid",
+        skill.line_of("standalone"),
+        f"standalone is {value!r}; it must be true or false",
+        'write `standalone: "true"`',
+    )
+    return False

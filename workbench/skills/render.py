@@ -1,0 +1,163 @@
+"""Draw a skill graph as a text tree, JSON, Mermaid or Graphviz DOT.
+
+Every format shows every skill and every declared delegation, including delegations to names no
+skill has (drawn as missing), so a drawing never hides what `lint` would complain about.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+
+from workbench.skills.graph import SkillGraph
+from workbench.skills.model import LAYERS, Skill
+
+_ORDER = {layer: rank for rank, layer in enumerate(LAYERS)}
+
+
+def _sorted(graph: SkillGraph) -> list[Skill]:
+    """Compounds, molecules, atoms, then unlayered skills; by name within each."""
+    return sorted(graph.skills.values(), key=lambda s: (_ORDER.get(s.layer or "", 3), s.name))
+
+
+def _edges(graph: SkillGraph) -> Iterator[tuple[str, str]]:
+    for skill in _sorted(graph):
+        for target in graph.children(skill.name):
+            yield skill.name, target
+
+
+def _missing(graph: SkillGraph) -> list[str]:
+    return sorted({target for _, target in _edges(graph) if target not in graph})
+
+
+def tree(graph: SkillGraph) -> str:
+    """Compounds with their molecules and atoms; skills no compound reaches; unlayered ones."""
+    lines: list[str] = []
+    reached: set[str] = set()
+
+    def draw(name: str, prefix: str, last: bool, path: tuple[str, ...]) -> None:
+        skill = graph.get(name)
+        marks = ["standalone"] if skill is not None and skill.standalone else []
+        if skill is None:
+            marks.append("missing")
+        elif name in path:
+            marks.append("cycle")
+        branch = "" if not path else ("└── " if last else "├── ")
+        lines.append(prefix + branch + name + "".join(f" ({m})" for m in marks))
+        reached.add(name)
+        if skill is None or name in path:
+            return
+        children = graph.children(name)
+        inner = prefix + ("" if not path else ("    " if last else "│   "))
+        for i, child in enumerate(children):
+            draw(child, inner, i == len(children) - 1, (*path, name))
+
+    compounds = graph.layered("compound")
+    for compound in compounds:
+        draw(compound.name, "", True, ())
+    unreached = [s for layer in ("molecule", "atom") for s in graph.layered(layer)]
+    unreached = [s for s in unreached if s.name not in reached]
+    if unreached:
+        lines.append("")
+        lines.append("not reached from a compound:")
+        # Skills nothing delegates to first, so that each subtree is drawn from its top.
+        unreached.sort(key=lambda s: bool(graph.delegators(s.name)))
+        for skill in unreached:
+            if skill.name not in reached:
+                draw(skill.name, "", True, ())
+    unlayered = graph.unlayered()
+    if unlayered:
+        lines.append("")
+        lines.append("unlayered:")
+        lines.extend(f"  {skill.name}" for skill in unlayered)
+    lines.append("")
+    lines.append(_summary(graph))
+    return "\n".join(lines) + "\n"
+
+
+def _summary(graph: SkillGraph) -> str:
+    counts = [count_of(len(graph.layered(layer)), layer) for layer in LAYERS]
+    return ", ".join([*counts, f"{len(graph.unlayered())} unlayered"])
+
+
+def count_of(number: int, noun: str) -> str:
+    """`1 atom`, `2 atoms`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def as_json(graph: SkillGraph) -> str:
+    """`{"skills": [{name, layer, standalone, delegates_to, path, description}], "edges": [...]}`"""
+    skills = [
+        {
+            "name": s.name,
+            "layer": s.layer,
+            "standalone": s.standalone,
+            "delegates_to": list(graph.children(s.name)),
+            "path": str(s.path),
+            "description": s.description,
+        }
+        for s in _sorted(graph)
+    ]
+    edges = [list(edge) for edge in _edges(graph)]
+    return json.dumps({"skills": skills, "edges": edges}, indent=2, ensure_ascii=False) + "\n"
+
+
+_COLOURS = {"compound": "#f6d6a8", "molecule": "#bfdcf5", "atom": "#cdeccd", "": "#eeeeee"}
+
+
+def mermaid(graph: SkillGraph) -> str:
+    """A Mermaid flowchart: one class per layer, standalone atoms as rounded stadiums."""
+    ids: dict[str, str] = {}
+    lines = ["flowchart TD"]
+    for skill in _sorted(graph):
+        ids[skill.name] = node = f"n{len(ids)}"
+        label = _mermaid_label(skill.name)
+        shape = f'(["{label}"])' if skill.standalone else f'["{label}"]'
+        lines.append(f"  {node}{shape}:::{skill.layer or 'unlayered'}")
+    for name in _missing(graph):
+        ids[name] = node = f"n{len(ids)}"
+        lines.append(f'  {node}["{_mermaid_label(name)} (missing)"]:::missing')
+    lines.extend(f"  {ids[a]} --> {ids[b]}" for a, b in _edges(graph))
+    for layer, colour in _COLOURS.items():
+        lines.append(f"  classDef {layer or 'unlayered'} fill:{colour},stroke:#555")
+    lines.append("  classDef missing fill:#fff,stroke:#c00,stroke-dasharray:4 3")
+    return "\n".join(lines) + "\n"
+
+
+def _mermaid_label(name: str) -> str:
+    return name.replace("&", "#amp;").replace('"', "#quot;")
+
+
+def dot(graph: SkillGraph) -> str:
+    """A Graphviz digraph, one rank per layer, colours by layer, missing targets dashed red."""
+    lines = [
+        "digraph skills {",
+        "  rankdir=TB;",
+        '  node [shape=box, style="filled", fontname="Helvetica"];',
+    ]
+    for skill in _sorted(graph):
+        style = ', style="rounded,filled"' if skill.standalone else ""
+        colour = _COLOURS[skill.layer or ""]
+        lines.append(f'  {_quote(skill.name)} [fillcolor="{colour}"{style}];')
+    for name in _missing(graph):
+        label = _quote(f"{name} (missing)")
+        lines.append(f'  {_quote(name)} [style="dashed", color="#cc0000", label={label}];')
+    for layer in LAYERS:
+        names = " ".join(f"{_quote(s.name)};" for s in graph.layered(layer))
+        if names:
+            lines.append(f"  {{ rank=same; {names} }}")
+    lines.extend(f"  {_quote(a)} -> {_quote(b)};" for a, b in _edges(graph))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+FORMATS: dict[str, Callable[[SkillGraph], str]] = {
+    "tree": tree,
+    "json": as_json,
+    "mermaid": mermaid,
+    "dot": dot,
+}
