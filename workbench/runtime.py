@@ -18,7 +18,8 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.close()
 
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
-`follow_up` while idle start a run, like `prompt`. Commands (`/compact`, extension commands) are
+`follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
+notices (extensions skipped or broken). Commands (`/compact`, extension commands) are
 in `commands`; a command's text output arrives as a `notice` event.
 """
 
@@ -49,6 +50,7 @@ from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
+from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
 
 log = logging.getLogger(__name__)
@@ -139,8 +141,10 @@ class Workbench:
         }
         self.extensions = ExtensionReport()
         self.skills = options.skills if options.skills is not None else SkillGraph([])
+        """The project's skill graph (discovered at open unless the options bring one)."""
         self.system_prompt = ""
         self._listeners: list[Listener] = []
+        self.startup_notices: list[Notice] = []
         self._next_turn: list[Message] = []
         self.agent: Agent
 
@@ -153,6 +157,8 @@ class Workbench:
         return workbench
 
     async def _start(self) -> None:
+        if self.options.skills is None:
+            self.skills = load_project_skills(self.project_root).graph
         trusted = self.options.trust or TrustStore().is_trusted(self.project_root)
         self.extensions = await load_extensions(self.api, self.project_root, trusted)
         model = await self._open_model(self.options.model)
@@ -180,10 +186,16 @@ class Workbench:
             await self.bus.run(
                 "session_start", SessionStartEvent(list(self.agent.messages), self.cwd)
             )
-        for path, reason in self.extensions.skipped:
-            self._emit(Notice(f"extension {path} skipped: {reason}", "warning"))
-        for path, error in self.extensions.failed:
-            self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
+        self.startup_notices = [
+            *(
+                Notice(f"extension {p} skipped: {why}", "warning")
+                for p, why in self.extensions.skipped
+            ),
+            *(
+                Notice(f"extension {p} failed to load: {e}", "warning")
+                for p, e in self.extensions.failed
+            ),
+        ]
 
     async def _open_model(self, requested: str | None) -> ModelClient:
         name = model_name(requested, self.settings, os.environ)
@@ -200,7 +212,10 @@ class Workbench:
     # -- events -----------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every event from now on; returns the function that unsubscribes."""
+        """Receive every event from now on, starting with the start-up notices (extensions
+        skipped or broken); returns the function that unsubscribes."""
+        for notice in self.startup_notices:
+            listener(notice)
         self._listeners.append(listener)
         return lambda: self.unsubscribe(listener)
 

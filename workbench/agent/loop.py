@@ -233,7 +233,11 @@ class Agent:
         except ModelError as exc:
             if exc.kind != "context_overflow" or not self.config.compaction.enabled:
                 raise
-        await self.compact("overflow")
+            overflow = exc
+        try:
+            await self.compact("overflow")
+        except WorkbenchError:
+            raise overflow from None  # nothing older to summarise: the overflow is the news
         return await self._with_retries(self._stream_reply)
 
     async def _with_retries(self, call: Callable[[], Awaitable[T]]) -> T:
