@@ -6,7 +6,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from conftest import run_workbench, write_script
+from support.workbench_process import run_workbench, write_script
 
 from workbench.agent.extensions import TrustStore
 from workbench.config import agent_dir

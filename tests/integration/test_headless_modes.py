@@ -8,9 +8,9 @@ import signal
 import subprocess
 import time
 
-from conftest import REPO, run_workbench, workbench_command, write_script
 from support.openai_server import Reply
 from support.processes import wait_group_gone
+from support.workbench_process import REPO, run_workbench, workbench_command, write_script
 
 
 def test_print_mode_prints_only_the_final_answer(project):

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import write_settings
 from support.openai_server import CONTEXT_OVERFLOW, OpenAIServer, Reply, Status
+from support.workbench_process import write_settings
 
 from workbench.agent.events import Event
 from workbench.agent.store import MemoryStore

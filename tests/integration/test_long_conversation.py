@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from conftest import write_settings
 from support.openai_server import Reply
+from support.workbench_process import write_settings
 
 from workbench.agent.compaction import SUMMARY_SYSTEM_PROMPT
 from workbench.agent.openai_format import COMPACTION_PREFIX

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import write_script, write_settings
 from support.openai_server import Reply
 from support.processes import wait_group_gone
+from support.workbench_process import write_script, write_settings
 
 SKIPPED = "Skipped due to queued user message."
 
