@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from workbench import __version__
@@ -22,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+LITELLM_WARM_UP = "workbench.agent.litellm_model:warm_up"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,10 +86,27 @@ def _text_or_file(value: str | None) -> str | None:
     return value
 
 
-def _run_agent(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
+    """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
+    (see workbench.agent.forkserver); when none can be reached, start importing it in the
+    background while this process sets up, and return None to carry on here."""
+    from workbench.agent import forkserver
+
+    if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
+        code = forkserver.run_warm("workbench.cli:main", argv, LITELLM_WARM_UP)
+        if code is not None:
+            return code
+    from workbench.agent.litellm_model import preload
+
+    preload()
+    return None
+
+
+def _run_agent(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]
+) -> int:
     """Open a session for the headless modes and run the chosen one."""
     import asyncio
-    import os
     from pathlib import Path
 
     from workbench.agent.model_choice import model_name, uses_litellm
@@ -105,15 +124,13 @@ def _run_agent(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
         return EXIT_OK
     if args.mode == "rpc" and args.prompt:
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
+    cwd = Path.cwd()
+    name = model_name(args.model, Settings.load(find_project_root(cwd)), os.environ)
+    if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
+        return code
     prompt = None if args.mode == "rpc" else read_prompt(args.prompt)
     if args.mode != "rpc" and prompt is None:
         raise UsageError("no prompt given", "pass it as an argument or pipe it on stdin")
-    cwd = Path.cwd()
-    name = model_name(args.model, Settings.load(find_project_root(cwd)), os.environ)
-    if uses_litellm(name):
-        from workbench.agent.litellm_model import preload
-
-        preload()
     options = WorkbenchOptions(
         cwd=cwd,
         model=name,
@@ -153,6 +170,33 @@ def _report(exc: Exception) -> None:
         print(f"workbench: {exc}", file=sys.stderr)
 
 
+def _guarded(run: Callable[[], int]) -> int:
+    """Run a command, turning expected failures into one line on stderr and an exit code."""
+    from workbench.errors import UsageError, WorkbenchError
+
+    try:
+        return int(run())
+    except UsageError as exc:
+        _report(exc)
+        return EXIT_USAGE
+    except WorkbenchError as exc:
+        _report(exc)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _exit_without_teardown(code: int) -> NoReturn:
+    """End the process now: tearing down litellm's ~3,000 modules takes about a second, and
+    everything of ours is already closed and flushed."""
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run workbench with `argv` (default: the process arguments); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -162,29 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = _subcommand_parser(first)
         module.configure(parser)
         parsed = parser.parse_args(args[1:])
-        from workbench.errors import UsageError, WorkbenchError
-
-        try:
-            return int(module.run(parsed))
-        except UsageError as exc:
-            _report(exc)
-            return EXIT_USAGE
-        except WorkbenchError as exc:
-            _report(exc)
-            return EXIT_FAILURE
-        except KeyboardInterrupt:
-            return 130
+        return _guarded(lambda: module.run(parsed))
     parser = _main_parser()
     parsed = parser.parse_args(args)
-    from workbench.errors import UsageError, WorkbenchError
-
-    try:
-        return _run_agent(parser, parsed)
-    except UsageError as exc:
-        _report(exc)
-        return EXIT_USAGE
-    except WorkbenchError as exc:
-        _report(exc)
-        return EXIT_FAILURE
-    except KeyboardInterrupt:
-        return 130
+    code = _guarded(lambda: _run_agent(parser, parsed, args))
+    if argv is None and "litellm" in sys.modules:
+        _exit_without_teardown(code)
+    return code

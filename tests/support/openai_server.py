@@ -110,6 +110,15 @@ def chunks(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
         yield {**base, "choices": [], "usage": usage}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients hanging up (aborts, keep-alive connections closed) are expected here."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class OpenAIServer:
     """A threaded server on 127.0.0.1 at a random port; a context manager."""
 
@@ -119,8 +128,7 @@ class OpenAIServer:
         self.request_times: list[float] = []
         self.disconnects = 0
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property

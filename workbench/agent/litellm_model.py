@@ -12,6 +12,7 @@ actually carried; a stream that ends without one is passed on as cut off.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import threading
@@ -220,3 +221,43 @@ class LitellmModel:
             reason = None  # litellm made up a "stop" for a stream the provider never finished
         if reason is not None:
             yield Finish(reason, usage)
+
+
+WARM_UP_REPLY = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+    b'data: {"id":"w","object":"chat.completion.chunk","created":0,"model":"w","choices":'
+    b'[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+
+async def _warm_up_call() -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(WARM_UP_REPLY)
+        await writer.drain()
+        writer.close()
+
+    stub = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = stub.sockets[0].getsockname()[1]
+    model = LitellmModel(
+        ModelInfo("openai/warm-up"), api_base=f"http://127.0.0.1:{port}/v1", api_key="warm-up"
+    )
+    request = ModelRequest("warm up", [], tools=[])
+    from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
+
+    try:
+        async for _ in model.stream(request):
+            pass
+    finally:
+        await close_litellm_async_clients()
+        stub.close()
+        await stub.wait_closed()
+
+
+def warm_up() -> None:
+    """For a warm interpreter (`workbench.agent.forkserver`): import litellm and stream one reply
+    from a loopback stub, so that the imports litellm defers to its first call are done too."""
+    litellm = _litellm()
+    asyncio.run(_warm_up_call())
+    litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop
