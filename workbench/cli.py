@@ -19,6 +19,7 @@ from workbench import __version__
 SUBCOMMANDS: dict[str, str] = {
     "lint": "check skill folders and report findings",
     "graph": "print the skill graph as a tree, JSON, Mermaid or DOT",
+    "compile": "write each skill's summary, core and full projections to disk",
 }
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 

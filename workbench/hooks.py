@@ -7,10 +7,12 @@ raises is reported through `on_error` and skipped, so one broken extension canno
 Hooks, in the order a run meets them:
 - `session_start`: a branch's messages were loaded (start, resume, navigate, fork, new); derive
   state from them.
-- `input`: the user's text before it becomes a message; set `handled` to consume it.
+- `input`: the user's text before it becomes a message; rewrite `text`, add `details` for the
+  message, or set `handled` to consume it.
 - `before_agent_start`: change `system_prompt`, or add `messages` before the run starts.
 - `context`: replace `messages`, the list sent to the model on this call.
-- `tool_call`: set `block` to a reason to refuse the call (the reason becomes the error result).
+- `tool_call`: set `block` to a reason to refuse the call (the reason becomes the error result,
+  with the event's `details`).
 - `tool_result`: patch `result` (text, is_error, details).
 - `agent_end`: the run ended with `stop_reason`.
 """
@@ -47,8 +49,12 @@ class SessionStartEvent:
 
 @dataclass
 class InputEvent:
+    """`text` may be rewritten (it becomes the user message); `details` is stored on that
+    message (the enforcer records a `/skill:` load there)."""
+
     text: str
     handled: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -65,11 +71,15 @@ class ContextEvent:
 
 @dataclass
 class ToolCallEvent:
+    """Set `block` to refuse the call; `details` then goes on the refused call's error result
+    (the enforcer records a refused skill load there)."""
+
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
     cwd: Path
     block: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -21,10 +21,10 @@ _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
 _SKILL_PATH = re.compile(r"\.{1,2}/[^\s`]*SKILL\.md")
 _NOT_RELATIVE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[/#~${<]|.*(\{\{|\$\{|<|>)")
 
-_ONE_QUESTION = re.compile(r"one\s+question\s+at\s+a\s+time|一次只问一个问题", re.IGNORECASE)
-_LETTERED_OPTIONS = re.compile(r"\bA\)\s.{0,400}?\bB\)\s", re.DOTALL)
-_RECOMMENDED = re.compile(r"recommended|推荐", re.IGNORECASE)
-_FREE_FORM = re.compile(r"free[- ]?form|your own|自定义", re.IGNORECASE)
+_ONE_QUESTION = re.compile(r"one\s+question\s+at\s+a\s+time")  # matched on lowercased text
+_LETTERED_OPTIONS = re.compile(r"A\)\s.{0,400}?B\)\s", re.DOTALL)
+_RECOMMENDED = ("recommended", "推荐")
+_FREE_FORM = ("free-form", "free form", "freeform", "your own", "自定义")
 
 
 def _relative_target(raw: str) -> str | None:
@@ -43,13 +43,16 @@ def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
     found: list[Reference] = []
     fence: str | None = None
     for number, line in enumerate(body.split("\n"), first_line):
-        opening = _FENCE.match(line)
+        # Most lines are prose: cheap substring tests keep the regexes off them.
+        opening = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = None
             continue
         if opening:
             fence = opening.group(1)
+            continue
+        if "[" not in line and "SKILL.md" not in line:
             continue
         if "`" in line:
             for code in _INLINE_CODE.finditer(line):
@@ -66,16 +69,15 @@ def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
     return tuple(found)
 
 
-def states_one_question_rule(body: str) -> bool:
-    """Whether the body tells the agent to ask one question at a time."""
-    return _ONE_QUESTION.search(body) is not None
-
-
-def states_options_rule(body: str) -> bool:
-    """Whether the body shows lettered options (`A) ... B) ...`) with a recommended one and a
-    free-form choice."""
-    return (
+def interaction_rules(body: str) -> tuple[bool, bool]:
+    """Whether the body states the two human-interaction rules: (1) ask one question at a time;
+    (2) offer lettered options (`A) ... B) ...`), one marked recommended, plus a free-form
+    choice. English or Chinese (一次只问一个问题, 推荐, 自定义) wording counts."""
+    lowered = body.lower()
+    one_question = "一次只问一个问题" in body or _ONE_QUESTION.search(lowered) is not None
+    options = (
         _LETTERED_OPTIONS.search(body) is not None
-        and _RECOMMENDED.search(body) is not None
-        and _FREE_FORM.search(body) is not None
+        and any(word in lowered for word in _RECOMMENDED)
+        and any(word in lowered for word in _FREE_FORM)
     )
+    return one_question, options

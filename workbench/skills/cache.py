@@ -8,10 +8,10 @@ another version or unwritable is treated as empty, and the skills are parsed aga
 
 from __future__ import annotations
 
-import hashlib
+import gc
 import os
 import pickle
-import tempfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,11 +43,14 @@ class ParseCache:
     @classmethod
     def for_roots(cls, roots: Sequence[str]) -> ParseCache:
         """The cache of one set of skill roots (absolute paths, in order)."""
-        digest = hashlib.sha1("\0".join(roots).encode("utf-8", "surrogateescape")).hexdigest()
-        return cls(cache_dir() / f"skills-{digest[:20]}.pickle")
+        # Entries are keyed by absolute path, so two root sets sharing a file is harmless.
+        digest = zlib.crc32("\0".join(roots).encode("utf-8", "surrogateescape"))
+        return cls(cache_dir() / f"skills-{digest:08x}.pickle")
 
     def _read(self) -> dict[str, _Entry]:
         assert self.file is not None
+        collecting = gc.isenabled()
+        gc.disable()  # unpickling creates many objects that all stay alive: no cycles to find
         try:
             with open(self.file, "rb") as file:
                 header, entries = pickle.load(file)
@@ -55,6 +58,9 @@ class ParseCache:
         # with nearly any exception type. Every such failure means "no cache".
         except Exception:
             return {}
+        finally:
+            if collecting:
+                gc.enable()
         if header != (FORMAT, __version__) or not isinstance(entries, dict):
             return {}
         return entries
@@ -77,14 +83,13 @@ class ParseCache:
             return
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=".skills-", dir=self.file.parent)
-            temp = Path(name)
+            temp = self.file.with_name(f".{self.file.name}.{os.getpid()}")
             try:
-                with os.fdopen(fd, "wb") as file:
+                with temp.open("wb") as file:
                     pickle.dump(((FORMAT, __version__), self._new), file, pickle.HIGHEST_PROTOCOL)
                 temp.replace(self.file)
             except BaseException:
-                temp.unlink()
+                temp.unlink(missing_ok=True)
                 raise
         # A read-only or full cache folder, or a frontmatter too deeply nested to pickle, only
         # costs speed on the next run.

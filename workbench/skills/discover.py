@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -114,18 +115,19 @@ def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillS
     """Discover and parse the skills under `roots`; the first skill of a name wins."""
     walked: list[str] = []
     findings: list[Diagnostic] = []
-    files: list[str] = []
+    files: list[_Found] = []
     for root in roots:
         path = root.path.absolute()
         if path.exists():
             walked.append(str(path))
             files.extend(_skill_files(str(path), root.searched_fully, findings))
+            files = list(dict(files).items())  # a file under two roots (overlapping) counts once
         elif root.origin == "explicit":
             raise UsageError(f"{root.path}: no such file or directory")
         elif root.origin == "settings":
             findings.append(_missing_setting(path))
     cache = ParseCache.for_roots(walked) if use_cache else ParseCache(None)
-    results = [_parse(path, cache) for path in files]
+    results = [_parse(path, file_stat, cache) for path, file_stat in files]
     cache.save()
     winners: dict[str, Skill] = {}
     shadowed: list[Skill] = []
@@ -141,38 +143,58 @@ def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillS
     return SkillSet(SkillGraph(winners.values()), diagnostics, len(files), tuple(roots), shadowed)
 
 
-def _parse(path: str, cache: ParseCache) -> ParseResult:
-    try:
-        stat = os.stat(path)  # noqa: PTH116 - a hot loop over plain strings
-    except OSError:
+_Found = tuple[str, os.stat_result | None]
+"""A SKILL.md path, with its stat when it is a regular file."""
+
+
+def _parse(path: str, file_stat: os.stat_result | None, cache: ParseCache) -> ParseResult:
+    if file_stat is None:
         return parse_skill(path)  # reports why the file cannot be read
-    cached = cache.get(path, stat.st_size, stat.st_mtime_ns)
+    key = (path, file_stat.st_size, file_stat.st_mtime_ns)
+    cached = cache.get(*key)
     if cached is not None:
         return cached
     result = parse_skill(path)
-    cache.put(path, stat.st_size, stat.st_mtime_ns, result)
+    cache.put(*key, result)
     return result
 
 
-def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[str]:
+def _probe(path: str) -> tuple[bool, os.stat_result | None]:
+    """Whether a skill file is at `path`, and its stat when it is a regular file. A FIFO or a
+    link loop counts as a skill file without a stat, so that the parser reports it."""
+    try:
+        result = os.stat(path)  # noqa: PTH116 - once per folder: plain strings are faster
+    except OSError as exc:
+        return exc.errno == errno.ELOOP, None
+    if stat.S_ISREG(result.st_mode):
+        return True, result
+    return not stat.S_ISDIR(result.st_mode), None
+
+
+def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[_Found]:
     """Every SKILL.md under `root` (a SKILL.md, a skill folder or a folder of skills), depth
-    first in name order."""
+    first in name order. A folder is first asked for its SKILL.md directly, which also gives
+    the stat the cache needs; only folders without one are listed."""
     if not Path(root).is_dir():
-        return [root]
-    found: list[str] = []
+        return [(root, _probe(root)[1])]
+    found: list[_Found] = []
     real_root = os.path.realpath(root)
     seen = {real_root}
     stack = [(root, real_root)]
     while stack:
         folder, real = stack.pop()
+        skill_file = folder + os.sep + SKILL_FILE
+        is_skill, file_stat = _probe(skill_file)
+        if is_skill:
+            found.append((skill_file, file_stat))
+            continue
         try:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda e: e.name)
         except OSError:
             continue  # an unreadable folder holds no skills we could load
-        skill_file = next((e for e in entries if e.name == SKILL_FILE), None)
-        if skill_file is not None and not _is_dir(skill_file):
-            found.append(skill_file.path)
+        if any(e.name == SKILL_FILE and e.is_symlink() for e in entries):
+            found.append((skill_file, None))  # a dangling link: the parser says so
             continue
         children = []
         for entry in entries:

@@ -4,22 +4,22 @@ A check looks at one skill (`SKILL_CHECKS`) or at the whole graph (`GRAPH_CHECKS
 scope `any` run on every skill, shadowed ones included; rules of scope `layered` run only on
 skills that declare a layer, as ordinary skills are outside the graph rules. Findings made while
 reading (parse and discovery rules) are already in the skill set and pass the same filter.
-Nothing here imports networkx: cycles are found with a small DFS over the graph's index.
+Each check returns a tuple of findings (usually empty): cheaper than a generator per call,
+which matters at 10,000 skills.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from functools import cached_property
 
 from workbench.errors import UsageError
-from workbench.skills.body import states_one_question_rule, states_options_rule
+from workbench.skills.cycles import find_cycles
 from workbench.skills.discover import SkillSet
 from workbench.skills.graph import SkillGraph
-from workbench.skills.model import LAYER_BELOW, Diagnostic, Skill
+from workbench.skills.model import LAYER_BELOW, LAYERS, Diagnostic, Layer, Skill
 from workbench.skills.rules import RULES, finding
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -49,20 +49,18 @@ class LintContext:
     graph: SkillGraph
     skill_files: frozenset[str]
 
-    @cached_property
-    def cycles(self) -> list[list[str]]:
-        return _cycles(self.graph)
 
-
-SkillCheck = Callable[[Skill, LintContext], Iterator[Diagnostic]]
-GraphCheck = Callable[[LintContext], Iterator[Diagnostic]]
-SKILL_CHECKS: dict[str, SkillCheck] = {}
+Findings = tuple[Diagnostic, ...]
+SkillCheck = Callable[[Skill, LintContext], Findings]
+GraphCheck = Callable[[LintContext], Findings]
+SKILL_CHECKS: dict[str, tuple[SkillCheck, tuple[Layer, ...]]] = {}
+"""Rule id -> (check, the layers it looks at; empty for every skill of the rule's scope)."""
 GRAPH_CHECKS: dict[str, GraphCheck] = {}
 
 
-def _skill_rule(rule: str) -> Callable[[SkillCheck], SkillCheck]:
+def _skill_rule(rule: str, *layers: Layer) -> Callable[[SkillCheck], SkillCheck]:
     def register(check: SkillCheck) -> SkillCheck:
-        SKILL_CHECKS[rule] = check
+        SKILL_CHECKS[rule] = (check, layers)
         return check
 
     return register
@@ -91,12 +89,22 @@ def lint(
     found = [d for d in skills.diagnostics if d.rule in wanted]
     graph = skills.graph
     context = LintContext(graph, frozenset(str(s.path) for s in graph.skills.values()))
-    checks = [(RULES[r].scope, c) for r, c in SKILL_CHECKS.items() if r in wanted]
-    for skill in [*graph.skills.values(), *skills.shadowed]:
-        in_graph = skill.layer is not None and graph.get(skill.name) is skill
-        for scope, check in checks:
-            if scope == "any" or in_graph:
-                found.extend(check(skill, context))
+    public = [c for r, (c, _) in SKILL_CHECKS.items() if r in wanted and RULES[r].scope == "any"]
+    per_layer = {
+        layer: [
+            check
+            for rule, (check, layers) in SKILL_CHECKS.items()
+            if rule in wanted and RULES[rule].scope == "layered" and layer in (layers or LAYERS)
+        ]
+        for layer in LAYERS
+    }
+    for skill in graph.skills.values():
+        checks = public + per_layer[skill.layer] if skill.layer else public
+        for check in checks:
+            found += check(skill, context)
+    for skill in skills.shadowed:  # not in the graph: the public rules only
+        for check in public:
+            found += check(skill, context)
     for rule, graph_check in GRAPH_CHECKS.items():
         if rule in wanted:
             found.extend(graph_check(context))
@@ -108,16 +116,19 @@ def lint(
 
 
 @_skill_rule("name-missing")
-def _name_missing(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
+def _name_missing(skill: Skill, context: LintContext) -> Findings:
     name = skill.frontmatter.get("name")
     if skill.has_frontmatter and (name is None or (isinstance(name, str) and not name.strip())):
-        yield _report(
-            "name-missing",
-            skill,
-            skill.line_of("name"),
-            f"no name; the folder name `{skill.name}` is used",
-            f"add `name: {skill.name}`",
+        return (
+            _report(
+                "name-missing",
+                skill,
+                skill.line_of("name"),
+                f"no name; the folder name `{skill.name}` is used",
+                f"add `name: {skill.name}`",
+            ),
         )
+    return ()
 
 
 def _declared_name(skill: Skill) -> str | None:
@@ -126,16 +137,19 @@ def _declared_name(skill: Skill) -> str | None:
 
 
 @_skill_rule("name-format")
-def _name_format(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
+def _name_format(skill: Skill, context: LintContext) -> Findings:
     name = _declared_name(skill)
     if name is not None and not NAME_PATTERN.fullmatch(name):
-        yield _report(
-            "name-format",
-            skill,
-            skill.line_of("name"),
-            f"name `{name}` must be lowercase letters, digits and single hyphens",
-            f"for example `{_suggest_name(name)}`",
+        return (
+            _report(
+                "name-format",
+                skill,
+                skill.line_of("name"),
+                f"name `{name}` must be lowercase letters, digits and single hyphens",
+                f"for example `{_suggest_name(name)}`",
+            ),
         )
+    return ()
 
 
 def _suggest_name(name: str) -> str:
@@ -143,280 +157,256 @@ def _suggest_name(name: str) -> str:
 
 
 @_skill_rule("name-too-long")
-def _name_too_long(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
+def _name_too_long(skill: Skill, context: LintContext) -> Findings:
     name = _declared_name(skill)
     if name is not None and len(name) > MAX_NAME:
-        yield _report(
-            "name-too-long",
-            skill,
-            skill.line_of("name"),
-            f"name has {len(name)} characters; at most {MAX_NAME} are allowed",
+        return (
+            _report(
+                "name-too-long",
+                skill,
+                skill.line_of("name"),
+                f"name has {len(name)} characters; at most {MAX_NAME} are allowed",
+            ),
         )
+    return ()
 
 
 @_skill_rule("name-mismatch")
-def _name_mismatch(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    name, folder = _declared_name(skill), skill.path.parent.name
+def _name_mismatch(skill: Skill, context: LintContext) -> Findings:
+    # Plain string functions: a Path per skill costs more than the rest of this check.
+    folder = os.path.basename(os.path.dirname(skill.path))  # noqa: PTH119, PTH120
+    name = _declared_name(skill)
     if name is not None and name != folder:
-        yield _report(
-            "name-mismatch",
-            skill,
-            skill.line_of("name"),
-            f"name `{name}` differs from its folder `{folder}`",
-            "rename the folder or the skill so that they match",
+        return (
+            _report(
+                "name-mismatch",
+                skill,
+                skill.line_of("name"),
+                f"name `{name}` differs from its folder `{folder}`",
+                "rename the folder or the skill so that they match",
+            ),
         )
+    return ()
 
 
 @_skill_rule("description-missing")
-def _description_missing(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
+def _description_missing(skill: Skill, context: LintContext) -> Findings:
     description = skill.frontmatter.get("description")
     if not skill.has_frontmatter or not isinstance(description, (str, type(None))):
-        return  # no fields were read, or the parser reported a description that is not text
+        return ()  # no fields were read, or the parser reported a description that is not text
     if not skill.description:
-        yield _report(
-            "description-missing",
-            skill,
-            skill.line_of("description"),
-            "no description; agents choose skills by their description",
-            "add `description:` saying what the skill does and when to use it",
+        return (
+            _report(
+                "description-missing",
+                skill,
+                skill.line_of("description"),
+                "no description; agents choose skills by their description",
+                "add `description:` saying what the skill does and when to use it",
+            ),
         )
+    return ()
 
 
 @_skill_rule("description-too-long")
-def _description_too_long(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
+def _description_too_long(skill: Skill, context: LintContext) -> Findings:
     if len(skill.description) > MAX_DESCRIPTION:
-        yield _report(
-            "description-too-long",
-            skill,
-            skill.line_of("description"),
-            f"description has {len(skill.description)} characters; at most {MAX_DESCRIPTION}",
-            "move detail into the body",
+        return (
+            _report(
+                "description-too-long",
+                skill,
+                skill.line_of("description"),
+                f"description has {len(skill.description)} characters; at most {MAX_DESCRIPTION}",
+                "move detail into the body",
+            ),
         )
+    return ()
 
 
 @_skill_rule("unknown-field")
-def _unknown_field(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    for key in skill.frontmatter:
-        if key not in KNOWN_FIELDS:
-            yield _report(
-                "unknown-field",
-                skill,
-                skill.line_of(str(key)),
-                f"unknown field `{key}`",
-                "move it under `metadata:`",
-            )
+def _unknown_field(skill: Skill, context: LintContext) -> Findings:
+    return tuple(
+        _report(
+            "unknown-field",
+            skill,
+            skill.line_of(str(key)),
+            f"unknown field `{key}`",
+            "move it under `metadata:`",
+        )
+        for key in skill.frontmatter
+        if key not in KNOWN_FIELDS
+    )
 
 
 @_skill_rule("reference-broken")
-def _reference_broken(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    folder = str(skill.path.parent)
+def _reference_broken(skill: Skill, context: LintContext) -> Findings:
+    if not skill.references:
+        return ()
+    folder = os.path.dirname(skill.path)  # noqa: PTH120 - strings, as below
+    broken = []
     for reference in skill.references:
         # `..` must be folded before the lookup, which pathlib does not do.
         target = os.path.normpath(os.path.join(folder, reference.target))  # noqa: PTH118
         if target not in context.skill_files and not os.path.exists(target):  # noqa: PTH110
-            yield _report(
-                "reference-broken",
-                skill,
-                reference.line,
-                f"`{reference.target}` does not exist",
-                "paths in the body are relative to the skill's folder",
+            broken.append(
+                _report(
+                    "reference-broken",
+                    skill,
+                    reference.line,
+                    f"`{reference.target}` does not exist",
+                    "paths in the body are relative to the skill's folder",
+                )
             )
+    return tuple(broken)
 
 
 # Graph rules: layered skills only.
 
 
-@_skill_rule("atom-delegates")
-def _atom_delegates(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer == "atom" and skill.delegates_to:
-        yield _report(
-            "atom-delegates",
-            skill,
-            skill.line_of("delegates-to"),
-            "an atom does one thing and delegates to nothing",
-            "make it a molecule, or remove `delegates-to`",
-        )
-
-
-@_skill_rule("delegates-missing")
-def _delegates_missing(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer in LAYER_BELOW and not skill.delegates_to:
-        below = LAYER_BELOW[skill.layer]
-        yield _report(
-            "delegates-missing",
-            skill,
-            skill.line_of("delegates-to", default=skill.line_of("layer")),
-            f"a {skill.layer} must name the {below}s it uses in `delegates-to`",
-            f'add `delegates-to: "{below}-a {below}-b"` under metadata',
-        )
-
-
-@_skill_rule("delegate-unknown")
-def _delegate_unknown(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    for target in skill.delegates_to:
-        if target not in context.graph:
-            yield _report(
-                "delegate-unknown",
+@_skill_rule("atom-delegates", "atom")
+def _atom_delegates(skill: Skill, context: LintContext) -> Findings:
+    if skill.delegates_to:
+        return (
+            _report(
+                "atom-delegates",
                 skill,
-                skill.line_of_delegate(target),
-                f"delegates to `{target}`, which no skill is called",
-                "fix the name or add the skill",
-            )
+                skill.line_of("delegates-to"),
+                "an atom does one thing and delegates to nothing",
+                "make it a molecule, or remove `delegates-to`",
+            ),
+        )
+    return ()
 
 
-@_skill_rule("delegate-layer")
-def _delegate_layer(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    expected = LAYER_BELOW.get(skill.layer or "")
-    if expected is None:
-        return  # atoms are covered by atom-delegates
+@_skill_rule("delegates-missing", "molecule", "compound")
+def _delegates_missing(skill: Skill, context: LintContext) -> Findings:
+    if not skill.delegates_to:
+        below = LAYER_BELOW[skill.layer or ""]
+        return (
+            _report(
+                "delegates-missing",
+                skill,
+                skill.line_of("delegates-to", default=skill.line_of("layer")),
+                f"a {skill.layer} must name the {below}s it uses in `delegates-to`",
+                f'add `delegates-to: "{below}-a {below}-b"` under metadata',
+            ),
+        )
+    return ()
+
+
+@_skill_rule("delegate-unknown", "molecule", "compound")
+def _delegate_unknown(skill: Skill, context: LintContext) -> Findings:
+    return tuple(
+        _report(
+            "delegate-unknown",
+            skill,
+            skill.line_of_delegate(target),
+            f"delegates to `{target}`, which no skill is called",
+            "fix the name or add the skill",
+        )
+        for target in skill.delegates_to
+        if target not in context.graph
+    )
+
+
+@_skill_rule("delegate-layer", "molecule", "compound")
+def _delegate_layer(skill: Skill, context: LintContext) -> Findings:
+    expected = LAYER_BELOW[skill.layer or ""]
+    wrong = []
     for target in skill.delegates_to:
         other = context.graph.get(target)
         if other is not None and other.layer != expected:
             what = f"a {other.layer}" if other.layer else "an ordinary skill without a layer"
-            yield _report(
-                "delegate-layer",
-                skill,
-                skill.line_of_delegate(target),
-                f"delegates to `{target}`, {what}; a {skill.layer} delegates to {expected}s",
-                "compound -> molecule -> atom, one layer at a time",
+            wrong.append(
+                _report(
+                    "delegate-layer",
+                    skill,
+                    skill.line_of_delegate(target),
+                    f"delegates to `{target}`, {what}; a {skill.layer} delegates to {expected}s",
+                    "compound -> molecule -> atom, one layer at a time",
+                )
             )
+    return tuple(wrong)
 
 
-@_skill_rule("atom-not-standalone")
-def _atom_not_standalone(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer == "atom" and not skill.standalone:
-        yield _report(
-            "atom-not-standalone",
-            skill,
-            skill.line_of("layer"),
-            "atom is not standalone, so a sub-agent cannot load it directly",
-            'add `standalone: "true"` under metadata',
+@_skill_rule("atom-not-standalone", "atom")
+def _atom_not_standalone(skill: Skill, context: LintContext) -> Findings:
+    if not skill.standalone:
+        return (
+            _report(
+                "atom-not-standalone",
+                skill,
+                skill.line_of("layer"),
+                "atom is not standalone, so a sub-agent cannot load it directly",
+                'add `standalone: "true"` under metadata',
+            ),
         )
+    return ()
 
 
-@_skill_rule("fanout-high")
-def _fanout_high(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
+@_skill_rule("fanout-high", "molecule", "compound")
+def _fanout_high(skill: Skill, context: LintContext) -> Findings:
     if len(skill.delegates_to) > MAX_FANOUT:
-        yield _report(
-            "fanout-high",
-            skill,
-            skill.line_of("delegates-to"),
-            f"delegates to {len(skill.delegates_to)} skills; more than {MAX_FANOUT} is hard to "
-            "orchestrate",
-            "split it into smaller skills",
+        return (
+            _report(
+                "fanout-high",
+                skill,
+                skill.line_of("delegates-to"),
+                f"delegates to {len(skill.delegates_to)} skills; more than {MAX_FANOUT} is hard to "
+                "orchestrate",
+                "split it into smaller skills",
+            ),
         )
+    return ()
 
 
-@_skill_rule("unreachable")
-def _unreachable(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if (
-        skill.layer in ("molecule", "atom")
-        and not skill.standalone
-        and not context.graph.delegators(skill.name)
-    ):
-        yield _report(
-            "unreachable",
-            skill,
-            skill.line_of("layer"),
-            f"no skill delegates to this {skill.layer}, and it is not standalone",
-            "add it to a delegates-to list, or remove it",
+@_skill_rule("unreachable", "molecule", "atom")
+def _unreachable(skill: Skill, context: LintContext) -> Findings:
+    if not skill.standalone and not context.graph.delegators(skill.name):
+        return (
+            _report(
+                "unreachable",
+                skill,
+                skill.line_of("layer"),
+                f"no skill delegates to this {skill.layer}, and it is not standalone",
+                "add it to a delegates-to list, or remove it",
+            ),
         )
+    return ()
 
 
-@_skill_rule("interaction-rules-missing")
-def _interaction_rules_missing(skill: Skill, context: LintContext) -> Iterator[Diagnostic]:
-    if skill.layer not in ("molecule", "compound"):
-        return
+@_skill_rule("interaction-rules-missing", "molecule", "compound")
+def _interaction_rules_missing(skill: Skill, context: LintContext) -> Findings:
+    one_question, options = skill.interaction_rules
     missing = []
-    if not states_one_question_rule(skill.body):
+    if not one_question:
         missing.append("ask one question at a time")
-    if not states_options_rule(skill.body):
+    if not options:
         missing.append("offer lettered options `A) ... B) ...`, one recommended, plus free-form")
     if missing:
-        yield _report(
-            "interaction-rules-missing",
-            skill,
-            skill.body_line,
-            f"the body does not state the interaction rule(s): {'; '.join(missing)}",
-            "see the README's skill format for the two rules",
+        return (
+            _report(
+                "interaction-rules-missing",
+                skill,
+                skill.body_line,
+                f"the body does not state the interaction rule(s): {'; '.join(missing)}",
+                "see the README's skill format for the two rules",
+            ),
         )
+    return ()
 
 
-def _delegation_cycle(context: LintContext) -> Iterator[Diagnostic]:
-    for cycle in context.cycles:
-        skill = context.graph.skills[cycle[0]]
-        yield _report(
+def _delegation_cycle(context: LintContext) -> Findings:
+    skills = context.graph.skills
+    return tuple(
+        _report(
             "delegation-cycle",
-            skill,
-            skill.line_of_delegate(cycle[1 % len(cycle)]),
+            skills[cycle[0]],
+            skills[cycle[0]].line_of_delegate(cycle[1 % len(cycle)]),
             "delegation cycle: " + " -> ".join([*cycle, cycle[0]]),
             "delegation must point down the layers",
         )
+        for cycle in find_cycles(context.graph)
+    )
 
 
 GRAPH_CHECKS["delegation-cycle"] = _delegation_cycle
-
-
-def _cycles(graph: SkillGraph) -> list[list[str]]:
-    """One cycle per strongly connected component of the delegation graph (Tarjan, iterative),
-    each starting at its smallest name."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    cycles: list[list[str]] = []
-
-    def successors(name: str) -> list[str]:
-        return [t for t in graph.children(name) if t in graph and graph.skills[t].layer]
-
-    for start in sorted(graph.skills):
-        if start in index or graph.skills[start].layer is None:
-            continue
-        work = [(start, iter(successors(start)))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(successors(child))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1 or node in graph.children(node):
-                    cycles.append(_cycle_in(graph, set(component)))
-    return sorted(cycles)
-
-
-def _cycle_in(graph: SkillGraph, component: set[str]) -> list[str]:
-    """A simple cycle through the smallest name of a strongly connected component."""
-    first = min(component)
-    parents: dict[str, str] = {}
-    queue = [first]
-    for name in queue:  # breadth first, so the cycle found is a shortest one
-        for child in graph.children(name):
-            if child == first:
-                path = [name]
-                while path[-1] != first:
-                    path.append(parents[path[-1]])
-                return path[::-1]
-            if child in component and child not in parents:
-                parents[child] = name
-                queue.append(child)
-    return [first]

@@ -47,6 +47,13 @@ class Skill:
     under `metadata` as `metadata.<key>`. `has_frontmatter` is False when no mapping of fields
     could be read (the parser reported why), so field rules do not pile up on that one cause.
     `delegate_lines` gives the line of each delegation target written as a list item.
+    `references` and `interaction_rules` are what the linter needs from the body, found while
+    parsing: the relative paths it names, and whether it states the two human-interaction rules
+    (one question at a time; lettered options with a recommended one and a free-form choice;
+    checked for molecules and compounds only).
+
+    The body can be large, so a pickled Skill (the parse cache) leaves it out; it is read again
+    from SKILL.md on first use.
     """
 
     name: str
@@ -56,12 +63,32 @@ class Skill:
     delegates_to: tuple[str, ...] = ()
     standalone: bool = False
     frontmatter: dict[str, Any] = field(default_factory=dict)
-    body: str = ""
+    body: str = field(default_factory=str, repr=False)
     body_line: int = 1
     field_lines: dict[str, int] = field(default_factory=dict)
     has_frontmatter: bool = True
     references: tuple[Reference, ...] = ()
     delegate_lines: dict[str, int] = field(default_factory=dict)
+    interaction_rules: tuple[bool, bool] = (False, False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("body", None)
+        state["path"] = str(self.path)  # one string unpickles faster than a Path's parts
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["path"] = Path(state["path"])
+        self.__dict__.update(state)
+
+    def __getattr__(self, name: str) -> Any:
+        """Only called for attributes not set: the body of an unpickled skill, read on demand."""
+        if name != "body":
+            raise AttributeError(name)
+        from workbench.skills.parse import read_body
+
+        self.body = read_body(self.path)
+        return self.body
 
     @property
     def folder(self) -> Path:

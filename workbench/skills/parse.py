@@ -16,25 +16,15 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from workbench.skills.body import find_references
+from workbench.skills.body import find_references, interaction_rules
 from workbench.skills.model import LAYERS, Diagnostic, Layer, Skill
 from workbench.skills.rules import finding
-
-try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
 
 LARGE_FILE_BYTES = 1 << 20
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
 _MISSING = object()
 _FRONTMATTER_HINT = "start SKILL.md with a line `---`, the fields (name, description), then `---`"
-_YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
-# Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
-_YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
 
 
 class _Reader:
@@ -66,13 +56,31 @@ def parse_skill(path: str | os.PathLike[str]) -> tuple[Skill | None, list[Diagno
     return skill, reader.diagnostics(skill.name)
 
 
+def read_body(path: Path) -> str:
+    """The Markdown body of SKILL.md as `parse_skill` gives it; empty if it cannot be read."""
+    try:
+        data = _read_regular_file(path)
+    except OSError:
+        return ""
+    reader = _Reader(path)
+    text = _decode(data, reader)
+    parts = _split(text, reader)
+    return text if parts is None else parts[1]
+
+
 def _read_regular_file(path: Path) -> bytes:
-    """The file's bytes; a FIFO or device raises instead of blocking or reading forever."""
+    """The file's bytes; a FIFO or device raises instead of blocking or reading forever.
+    Plain `os.read` calls: no buffered file object per file, which counts at 10,000 files."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as file:
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        return file.read()
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _unreadable_hint(exc: OSError) -> str:
@@ -99,13 +107,20 @@ def _parse_bytes(data: bytes, path: Path, reader: _Reader) -> Skill:
     yaml_text, body, body_line = frontmatter
     skill = Skill(name=folder_name, path=path, body=body, body_line=body_line)
     skill.references = find_references(body, body_line)
-    fields = _load_yaml(yaml_text, reader, skill)
-    if fields is None:
+    from workbench.skills.frontmatter import read_frontmatter  # PyYAML loads on first parse only
+
+    read = read_frontmatter(yaml_text)
+    for problem in read.problems:
+        reader.report(*problem)
+    skill.field_lines, skill.delegate_lines = read.field_lines, read.delegate_lines
+    if read.fields is None:
         skill.has_frontmatter = False
         return skill
-    skill.frontmatter = fields
+    fields = skill.frontmatter = read.fields
     _read_public_fields(skill, fields, reader)
     _read_our_fields(skill, fields, reader)
+    if skill.layer in ("molecule", "compound"):
+        skill.interaction_rules = interaction_rules(body)
     return skill
 
 
@@ -152,83 +167,6 @@ def _split(text: str, reader: _Reader) -> tuple[str, str, int] | None:
     yaml_text = text[first_end + 1 : closing.start()]
     body = text[closing.end() + 1 :]
     return yaml_text, body, yaml_text.count("\n") + 3
-
-
-def _load_yaml(yaml_text: str, reader: _Reader, skill: Skill) -> dict[Any, Any] | None:
-    """The frontmatter as a dict (recording key lines on `skill`), or None after a diagnostic."""
-    if not yaml_text.strip():
-        return {}
-    loader = _Loader(yaml_text)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except _YAML_FAILURES as exc:
-        lines = yaml_text.split("\n")
-        line, message = _yaml_error(exc, len(lines) - 1)
-        text = lines[line - 2] if 0 <= line - 2 < len(lines) else ""
-        tabbed = "\t" in text[: len(text) - len(text.lstrip())]
-        hint = "indent with spaces, not tabs" if tabbed else _YAML_HINT
-        reader.report("yaml-invalid", line, f"invalid YAML: {message}", hint)
-        return None
-    finally:
-        loader.dispose()
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        reader.report(
-            "frontmatter-not-mapping",
-            2,
-            f"the frontmatter is a {_kind(data)}, not a mapping of fields",
-            "write one `key: value` per line",
-        )
-        return None
-    _record_lines(node, skill, reader)
-    return data
-
-
-def _yaml_error(exc: Exception, yaml_lines: int) -> tuple[int, str]:
-    """The file line and text of a YAML error. An error found only at the end of the frontmatter
-    (an unclosed bracket) is placed where the unfinished construct began."""
-    problem = getattr(exc, "problem", None)
-    if problem is None:
-        return 2, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    mark = getattr(exc, "problem_mark", None)
-    context = getattr(exc, "context", None)
-    context_mark = getattr(exc, "context_mark", None)
-    if context_mark is not None and (mark is None or mark.line >= yaml_lines):
-        mark = context_mark
-    line = mark.line + 2 if mark is not None else 2
-    return line, f"{context}: {problem}" if context else problem
-
-
-def _kind(value: object) -> str:
-    return "list" if isinstance(value, list) else f"single value ({type(value).__name__})"
-
-
-def _record_lines(node: yaml.MappingNode, skill: Skill, reader: _Reader) -> None:
-    """Fill `field_lines` and `delegate_lines` from the YAML node tree; report repeated keys."""
-    for key, value in node.value:
-        if not isinstance(key, yaml.ScalarNode):
-            continue
-        line = key.start_mark.line + 2
-        if key.value in skill.field_lines:
-            reader.report("key-duplicate", line, f"`{key.value}` is set twice; the last one wins")
-        skill.field_lines[key.value] = line
-        if key.value == "metadata" and isinstance(value, yaml.MappingNode):
-            for sub_key, sub_value in value.value:
-                if isinstance(sub_key, yaml.ScalarNode):
-                    skill.field_lines[f"metadata.{sub_key.value}"] = sub_key.start_mark.line + 2
-                    if sub_key.value == "delegates-to":
-                        _record_delegate_lines(sub_value, skill)
-        elif key.value == "delegates-to":
-            _record_delegate_lines(value, skill)
-
-
-def _record_delegate_lines(node: yaml.Node, skill: Skill) -> None:
-    if isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            if isinstance(item, yaml.ScalarNode):
-                skill.delegate_lines.setdefault(item.value, item.start_mark.line + 2)
 
 
 def _read_public_fields(skill: Skill, fields: dict[Any, Any], reader: _Reader) -> None:

@@ -32,47 +32,53 @@ def _missing(graph: SkillGraph) -> list[str]:
 
 def tree(graph: SkillGraph) -> str:
     """Compounds with their molecules and atoms; skills no compound reaches; unlayered ones."""
-    lines: list[str] = []
     reached: set[str] = set()
+    compounds: list[str] = []
+    for compound in graph.layered("compound"):
+        compounds.extend(_subtree(graph, compound.name, reached))
+    unreached = [s for layer in ("molecule", "atom") for s in graph.layered(layer)]
+    # Skills nothing delegates to come first, so that each subtree is drawn from its top.
+    unreached.sort(key=lambda s: bool(graph.delegators(s.name)))
+    others: list[str] = []
+    for skill in unreached:
+        if skill.name not in reached:
+            others.extend(_subtree(graph, skill.name, reached))
+    sections = [
+        compounds,
+        ["not reached from a compound:", *others] if others else [],
+        ["unlayered:", *(f"  {s.name}" for s in graph.unlayered())] if graph.unlayered() else [],
+        [_summary(graph)],
+    ]
+    return "\n\n".join("\n".join(lines) for lines in sections if lines) + "\n"
 
-    def draw(name: str, prefix: str, last: bool, path: tuple[str, ...]) -> None:
+
+def _subtree(graph: SkillGraph, root: str, reached: set[str]) -> list[str]:
+    """The lines of `root` and everything below it, marking skills drawn in `reached`.
+    Iterative, so that a long chain of delegations cannot exhaust the stack."""
+    lines: list[str] = []
+    expanded: set[str] = set()  # a skill shared inside one subtree is drawn in full once
+    stack: list[tuple[str, str, str, tuple[str, ...]]] = [(root, "", "", ())]
+    while stack:
+        name, prefix, branch, path = stack.pop()
         skill = graph.get(name)
+        children = graph.children(name)
         marks = ["standalone"] if skill is not None and skill.standalone else []
         if skill is None:
             marks.append("missing")
         elif name in path:
             marks.append("cycle")
-        branch = "" if not path else ("└── " if last else "├── ")
+        elif name in expanded and children:
+            marks.append("see above")
         lines.append(prefix + branch + name + "".join(f" ({m})" for m in marks))
         reached.add(name)
-        if skill is None or name in path:
-            return
-        children = graph.children(name)
-        inner = prefix + ("" if not path else ("    " if last else "│   "))
-        for i, child in enumerate(children):
-            draw(child, inner, i == len(children) - 1, (*path, name))
-
-    compounds = graph.layered("compound")
-    for compound in compounds:
-        draw(compound.name, "", True, ())
-    unreached = [s for layer in ("molecule", "atom") for s in graph.layered(layer)]
-    unreached = [s for s in unreached if s.name not in reached]
-    if unreached:
-        lines.append("")
-        lines.append("not reached from a compound:")
-        # Skills nothing delegates to first, so that each subtree is drawn from its top.
-        unreached.sort(key=lambda s: bool(graph.delegators(s.name)))
-        for skill in unreached:
-            if skill.name not in reached:
-                draw(skill.name, "", True, ())
-    unlayered = graph.unlayered()
-    if unlayered:
-        lines.append("")
-        lines.append("unlayered:")
-        lines.extend(f"  {skill.name}" for skill in unlayered)
-    lines.append("")
-    lines.append(_summary(graph))
-    return "\n".join(lines) + "\n"
+        if skill is None or name in path or name in expanded:
+            continue
+        expanded.add(name)
+        inner = prefix + {"": "", "├── ": "│   ", "└── ": "    "}[branch]
+        for i in reversed(range(len(children))):
+            last = i == len(children) - 1
+            stack.append((children[i], inner, "└── " if last else "├── ", (*path, name)))
+    return lines
 
 
 def _summary(graph: SkillGraph) -> str:

@@ -242,3 +242,10 @@ class TestParseCache:
         write_skill("one", skill_text("one"))
         load_skills(explicit(tmp_path / "skills"), use_cache=False)
         assert not cache_home.exists()
+
+
+def test_overlapping_roots_find_each_file_once(tmp_path: Path, write_skill) -> None:
+    write_skill("group/one", skill_text("one"))
+    skills = tmp_path / "skills"
+    found = load_skills(explicit(skills, skills / "group", skills / "group" / "one" / "SKILL.md"))
+    assert (found.files, found.diagnostics, list(found.graph.skills)) == (1, [], ["one"])

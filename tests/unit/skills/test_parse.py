@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -235,7 +236,7 @@ def test_unreadable_paths_become_diagnostics(tmp_path: Path) -> None:
         (fifo, "not a regular file"),
         (loop, "symlink loop"),
         (dangling, "No such file"),
-        (folder, "Is a directory"),
+        (folder, "not a regular file"),
     ]:
         skill, found = parse_skill(path)
         assert skill is None
@@ -264,3 +265,14 @@ def test_references_outside_code(write_skill) -> None:
         ("../atom-b/SKILL.md", 6),
         ("./notes one.md", 11),
     ]
+
+
+def test_a_pickled_skill_reads_its_body_again_on_first_use(write_skill) -> None:
+    path = write_skill("molecule-review", TOP_LEVEL.replace("\n", "\r\n"))
+    skill, _ = parse_skill(path)
+    copy = pickle.loads(pickle.dumps(skill))
+    assert "body" not in copy.__dict__
+    assert copy.body == skill.body == "\n# Review\n\nBody text.\n"
+    assert copy == skill
+    path.unlink()
+    assert pickle.loads(pickle.dumps(skill)).body == ""

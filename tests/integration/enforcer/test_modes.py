@@ -1,0 +1,173 @@
+"""Skill loads through the hook bus in each mode: what the model is told, what front ends see."""
+
+from __future__ import annotations
+
+from workbench.enforcer.state import LoadingState
+
+
+async def test_warn_lets_the_read_go_and_steers_the_model(harness):
+    h = harness()
+    message = await h.read("write-draft")
+    assert not message.is_error
+    assert "## Orchestration" in message.text  # the file was read
+    [notice] = h.notices()
+    assert notice.startswith("[skill graph] Skill loading violation: The molecule `write-draft`")
+    first = "Load the compound first: `publish-report` (.pi/skills/publish-report/SKILL.md)"
+    assert first in notice
+    assert h.verdicts() == [("write-draft", "violation")]
+    record = message.details["skill_load"]
+    assert (record["skill"], record["layer"], record["verdict"], record["how"]) == (
+        "write-draft",
+        "molecule",
+        "violation",
+        "read",
+    )
+    assert record["blocked"] is False and record["time"] > 0
+    assert message.text.endswith(
+        "[skill graph] Loaded molecule `write-draft`. Follow its steps; it may load these atoms "
+        "when a step calls for them: `outline` (.pi/skills/outline/SKILL.md); "
+        "`format-citations` (.pi/skills/format-citations/SKILL.md)."
+    )
+    assert "write-draft" in h.enforcer.state.loaded
+
+
+async def test_the_top_down_path_is_silent_but_guided(harness):
+    h = harness()
+    compound = await h.read("publish-report")
+    assert "Load each molecule only when you reach its step: `gather-sources`" in compound.text
+    await h.read("gather-sources")
+    atom = await h.call("bash", command="cat .pi/skills/extract-text/SKILL.md | head -50")
+    assert h.notices() == []
+    assert h.verdicts() == [
+        ("publish-report", "ok"),
+        ("gather-sources", "ok"),
+        ("extract-text", "ok"),
+    ]
+    assert atom.text.rstrip().endswith(
+        "[skill graph] Loaded atom `extract-text` for `gather-sources`; when it is done, go back "
+        "to `gather-sources`."
+    )
+    assert atom.details["skill_load"]["how"] == "bash"
+    assert atom.details["skill_load"]["via"] == "gather-sources"
+    assert h.enforcer.state.chain == ["publish-report", "gather-sources", "extract-text"]
+
+
+async def test_block_refuses_with_reason_and_suggestion(harness):
+    h = harness(enforcer={"mode": "block"})
+    refused = await h.read("outline")
+    assert refused.is_error
+    assert refused.text.startswith("Refused by the skill graph enforcer. The atom `outline`")
+    assert "Start from the compound: `publish-report`" in refused.text
+    assert "## Steps" not in refused.text  # nothing was read
+    assert refused.details["skill_load"]["blocked"] is True
+    assert "outline" not in h.enforcer.state.loaded
+    assert h.notices() == []
+    [event] = h.sink.events
+    assert (event.type, event.verdict, event.blocked) == ("skill_load", "violation", True)
+    assert event.suggestion.startswith("Start from the compound")
+    for name in ("publish-report", "write-draft", "outline"):
+        assert not (await h.read(name)).is_error
+    assert h.verdicts()[1:] == [("publish-report", "ok"), ("write-draft", "ok"), ("outline", "ok")]
+    derived = LoadingState.derive(h.messages)
+    assert derived.history == h.enforcer.state.history and derived.loaded == h.enforcer.state.loaded
+    assert [r.skill for r in derived.violations] == ["outline"]
+
+
+async def test_block_refuses_a_whole_bash_command(harness):
+    h = harness(enforcer={"mode": "block"})
+    message = await h.call(
+        "bash", command="cat .pi/skills/publish-report/SKILL.md .pi/skills/outline/SKILL.md"
+    )
+    assert message.is_error and "The atom `outline`" in message.text
+    assert [r["skill"] for r in message.details["skill_loads"]] == ["publish-report", "outline"]
+    assert h.enforcer.state.loaded == {}
+
+
+async def test_block_still_only_warns_about_repeats(harness):
+    h = harness(enforcer={"mode": "block"})
+    await h.read("fetch-url")
+    again = await h.read("fetch-url")
+    assert not again.is_error
+    assert h.notices() == [
+        "[skill graph] Repeated skill load: `fetch-url` was already loaded 1 load ago.\n"
+        "Its text is still in your context above: use it instead of loading it again."
+    ]
+
+
+async def test_off_is_silent(harness):
+    h = harness(enforcer={"mode": "off"})
+    message = await h.read("outline")
+    assert not message.is_error and "[skill graph]" not in message.text
+    assert message.details == {}
+    assert h.notices() == [] and h.sink.events == []
+
+
+async def test_a_denied_skill_is_refused_in_every_mode(harness):
+    for mode in ("warn", "block", "off"):
+        h = harness(enforcer={"mode": mode}, skills={"deny": ["fetch-*"]})
+        message = await h.read("fetch-url")
+        assert message.is_error, mode
+        assert "`fetch-url` is not allowed in this project: the project's settings deny it" in (
+            message.text
+        )
+        assert h.verdicts() == [("fetch-url", "denied")]
+
+
+async def test_a_cycle_through_the_hooks(harness):
+    h = harness()
+    for name in ("triage-bug", "reproduce-bug", "run-tests"):
+        await h.read(name)
+    await h.read("reproduce-bug")
+    [notice] = h.notices()
+    assert notice.startswith("[skill graph] Skill loading cycle: `reproduce-bug` is already on")
+    assert h.verdicts()[-1] == ("reproduce-bug", "cycle")
+
+
+async def test_a_failed_read_loads_nothing(harness):
+    h = harness()
+    (h.root / ".pi/skills/outline/SKILL.md").unlink()
+    message = await h.read("outline")
+    assert message.is_error and "skill_load" not in message.details
+    assert "outline" not in h.enforcer.state.loaded
+
+
+async def test_a_paged_read_of_a_loaded_skill_is_not_a_new_load(harness):
+    h = harness()
+    await h.read("fetch-url")
+    await h.call("read", path=".pi/skills/fetch-url/SKILL.md", offset=20)
+    assert h.notices() == [] and len(h.enforcer.state.history) == 1
+
+
+async def test_reading_other_files_is_untouched(harness):
+    h = harness()
+    (h.root / "notes.md").write_text("hello")
+    message = await h.call("read", path="notes.md")
+    assert message.text == "hello" and message.details == {}
+    assert h.sink.events == []
+
+
+async def test_state_derived_from_the_messages_equals_the_live_state(harness):
+    h = harness()
+    snapshots = []
+    for name in (
+        "write-draft",
+        "triage-bug",
+        "reproduce-bug",
+        "run-tests",
+        "extract-text",
+        "run-tests",
+        "pdf-tools",
+    ):
+        await h.read(name)
+        snapshots.append(h.enforcer.state.copy())
+    await h.call("bash", command="cat .pi/skills/gather-sources/SKILL.md")
+    snapshots.append(h.enforcer.state.copy())
+    for count, expected in enumerate(snapshots, start=1):
+        derived = LoadingState.derive(h.messages[:count])
+        assert derived.loaded == expected.loaded
+        assert derived.chain == expected.chain
+        assert derived.history == expected.history
+        assert list(derived.recent) == list(expected.recent)
+    await h.start(h.messages[:3], reason="fork")  # moving back in the tree restores that state
+    assert h.enforcer.state.history == snapshots[2].history
+    assert h.enforcer.state.chain == ["triage-bug", "reproduce-bug"]

@@ -1,0 +1,350 @@
+"""The enforcer: one session's skill graph, loading state and mode, and what each load leads to.
+
+A load (a read or bash call on a skill's file, an activation, a `/skill:` command) is assessed:
+the allowlist first, then the top-down check. Each verdict is published as a `skill_load` event
+and recorded on the message that carried the load. What the model is told depends on the mode:
+`warn` lets the load go ahead and sends the notice as a steering message, `block` refuses a
+violation with the reason and the suggestion, `off` checks nothing (the allowlist still holds).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.config import Settings
+from workbench.enforcer import detect
+from workbench.enforcer.activation import missing_tools_note, skill_message
+from workbench.enforcer.allowlist import Allowlist, close_matches
+from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
+from workbench.enforcer.guidance import guidance
+from workbench.enforcer.locations import location
+from workbench.enforcer.reload import LiveSkills
+from workbench.enforcer.state import DEACTIVATE_KEY, LOAD_KEY, LOADS_KEY, LoadingState, LoadRecord
+from workbench.enforcer.status import format_status
+from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, render
+from workbench.enforcer.verdict import Checker, Verdict
+from workbench.errors import WorkbenchError
+from workbench.extension_api import DeliverAs, ExtensionAPI
+from workbench.hooks import (
+    BeforeAgentStartEvent,
+    SessionStartEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from workbench.skills.model import Skill
+from workbench.tool import ToolResult
+
+MODES = ("warn", "block", "off")
+TITLES = {
+    "violation": "Skill loading violation",
+    "cycle": "Skill loading cycle",
+    "repeat": "Repeated skill load",
+    "denied": "Skill not allowed",
+    "unknown": "Unknown skill",
+}
+
+
+def notice_text(record: LoadRecord) -> str:
+    """What the model is told about a load that is not simply ok."""
+    return f"[skill graph] {TITLES[record.verdict]}: {record.reason}\n{record.suggestion}"
+
+
+def _attach(details: dict[str, Any], records: list[LoadRecord]) -> None:
+    """Record loads on a message's details: `skill_load` (the first), `skill_loads` (all, when
+    one call loaded several)."""
+    details[LOAD_KEY] = records[0].to_dict()
+    if len(records) > 1:
+        details[LOADS_KEY] = [r.to_dict() for r in records]
+
+
+def refusal_text(record: LoadRecord) -> str:
+    """The error result of a refused load."""
+    return f"Refused by the skill graph enforcer. {record.reason}\n{record.suggestion}"
+
+
+def mode_of(settings: Settings) -> str:
+    mode = settings.get("enforcer.mode", "warn")
+    if mode not in MODES:
+        raise WorkbenchError(
+            f"settings: enforcer.mode is {mode!r}; it must be one of {', '.join(MODES)}",
+            'set "enforcer": {"mode": "warn"} in .pi/settings.json (warn is the default)',
+        )
+    return mode
+
+
+def budget_of(settings: Settings) -> int:
+    budget = settings.get("enforcer.prompt_budget_tokens", DEFAULT_BUDGET_TOKENS)
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 200:
+        raise WorkbenchError(
+            f"settings: enforcer.prompt_budget_tokens is {budget!r}; it must be a whole number "
+            "of at least 200",
+            f"remove it to use the default ({DEFAULT_BUDGET_TOKENS})",
+        )
+    return budget
+
+
+@dataclass
+class Outcome:
+    """The result of an activation: the text for the model, and the record (None when the name
+    was unknown)."""
+
+    text: str
+    is_error: bool
+    record: LoadRecord | None
+
+
+class Enforcer:
+    """The skill graph enforcer of one session."""
+
+    def __init__(
+        self,
+        api: ExtensionAPI,
+        skills: LiveSkills,
+        settings: Settings,
+        session_tools: Callable[[], Iterable[str]],
+        base: Path | None = None,
+    ) -> None:
+        self.api = api
+        self.skills = skills
+        self.mode = mode_of(settings)
+        self.budget = budget_of(settings)
+        self.allowlist = Allowlist.from_settings(settings)
+        self.base = base
+        self.state = LoadingState()
+        self._session_tools = session_tools
+        self._pending: dict[str, list[LoadRecord]] = {}
+        self._rebuild()
+
+    # --- the skill set -------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        self.checker = Checker(self.skills.graph, self.where)
+        self.prompt_section = render(self.skills.graph, self.where, self.allowlist, self.budget)
+
+    def where(self, skill: Skill) -> str:
+        return location(skill, self.base)
+
+    def refresh(self) -> bool:
+        """Reload the skill set if its files changed; True when it did."""
+        if not self.skills.changed():
+            return False
+        self._rebuild()
+        self.api.emit(SkillsReloadedEvent(len(self.skills.graph), len(self.skills.diagnostics)))
+        return True
+
+    # --- assessing loads -----------------------------------------------------------------------
+
+    def _record(self, verdict: Verdict, how: str, blocked: bool = False) -> LoadRecord:
+        skill = verdict.skill
+        return LoadRecord(
+            skill=skill.name,
+            layer=skill.layer,
+            verdict=verdict.kind,
+            how=how,
+            time=time.time(),
+            standalone=skill.standalone,
+            reason=verdict.reason,
+            suggestion=verdict.suggestion,
+            via=verdict.via,
+            blocked=blocked,
+        )
+
+    def _denied(self, skill: Skill, refusal: str) -> Verdict:
+        allowed = [n for n in self.skills.graph.skills if self.allowlist.allows(n)]
+        similar = close_matches(skill.name, allowed)
+        hint = f" Allowed skills with similar names: {', '.join(similar)}." if similar else ""
+        return Verdict(
+            skill,
+            "denied",
+            f"`{skill.name}` is not allowed in this project: {refusal}.",
+            f"Do not use `{skill.name}`; choose an allowed skill from the skill graph.{hint}",
+        )
+
+    def verdict(self, skill: Skill, state: LoadingState | None = None) -> Verdict:
+        """The allowlist, then (unless the mode is off) the top-down check."""
+        refusal = self.allowlist.refusal(skill.name)
+        if refusal is not None:
+            return self._denied(skill, refusal)
+        if self.mode == "off":
+            return Verdict(skill, "ok")
+        return self.checker.check(skill, state or self.state)
+
+    def _refuses(self, verdict_kind: str) -> bool:
+        return verdict_kind == "denied" or (self.mode == "block" and verdict_kind == "violation")
+
+    def _publish(self, record: LoadRecord) -> None:
+        if self.mode == "off" and record.verdict != "denied":
+            return
+        self.api.emit(
+            SkillLoadEvent(
+                skill=record.skill,
+                layer=record.layer,
+                standalone=record.standalone,
+                verdict=record.verdict,
+                reason=record.reason,
+                suggestion=record.suggestion,
+                how=record.how,
+                blocked=record.blocked,
+            )
+        )
+
+    def assess(self, skills: list[Skill], how: str) -> list[LoadRecord]:
+        """Records for loading `skills` together (each one sees the ones before it as loaded);
+        when one is refused, the whole call is refused."""
+        state = self.state if len(skills) == 1 else self.state.copy()
+        verdicts = []
+        for skill in skills:
+            verdict = self.verdict(skill, state)
+            verdicts.append(verdict)
+            if len(skills) > 1:
+                state.apply(self._record(verdict, how))
+        refused = any(self._refuses(v.kind) for v in verdicts)
+        return [self._record(v, how, blocked=refused) for v in verdicts]
+
+    # --- read and bash -------------------------------------------------------------------------
+
+    def _is_continuation(self, event: ToolCallEvent, skills: list[Skill]) -> bool:
+        """A paged read (`offset` past the first line) of a skill that is already loaded."""
+        offset = event.args.get("offset")
+        return (
+            event.tool_name == "read"
+            and isinstance(offset, int)
+            and offset > 1
+            and skills[0].name in self.state.loaded
+        )
+
+    def on_tool_call(self, event: ToolCallEvent) -> None:
+        if event.tool_name not in ("read", "bash"):
+            return
+        if self.mode == "off" and self.allowlist.permits_everything:
+            return
+        skills = detect.loads(self.skills.graph, event.tool_name, event.args, event.cwd)
+        if not skills or self._is_continuation(event, skills):
+            return
+        records = self.assess(skills, event.tool_name)
+        if self.mode == "off":
+            records = [r for r in records if r.verdict == "denied"]
+            if not records:
+                return
+        for record in records:
+            self._publish(record)
+        if records[0].blocked:
+            culprit = next(r for r in records if self._refuses(r.verdict))
+            event.block = refusal_text(culprit)
+            _attach(event.details, records)
+            for record in records:
+                self.state.apply(record)
+            return
+        for record in records:
+            if record.verdict != "ok":
+                self.api.send_message(
+                    notice_text(record), "steer", {"skill_notice": record.to_dict()}
+                )
+        self._pending[event.tool_call_id] = records
+
+    def on_tool_result(self, event: ToolResultEvent) -> None:
+        records = self._pending.pop(event.tool_call_id, None)
+        if records is None:
+            return
+        if event.result.is_error:
+            return  # the file was not read: nothing was loaded
+        lines = []
+        for record in records:
+            self.state.apply(record)
+            skill = self.skills.graph.get(record.skill)
+            line = guidance(self.skills.graph, skill, record.via, self.where) if skill else ""
+            if line:
+                lines.append(line)
+        if lines:
+            event.result.text = event.result.text.rstrip("\n") + "\n\n" + "\n".join(lines)
+        _attach(event.result.details, records)
+
+    # --- activation ----------------------------------------------------------------------------
+
+    def _unknown(self, name: str, how: str) -> Outcome:
+        allowed = [n for n in self.skills.graph.skills if self.allowlist.allows(n)]
+        similar = close_matches(name, allowed)
+        reason = f"There is no skill named `{name}`."
+        suggestion = (
+            f"Did you mean: {', '.join(similar)}?"
+            if similar
+            else "The skill graph in your instructions lists the skills you may use."
+        )
+        self.api.emit(
+            SkillLoadEvent(
+                skill=name,
+                layer=None,
+                standalone=False,
+                verdict="unknown",
+                reason=reason,
+                suggestion=suggestion,
+                how=how,
+                blocked=True,
+            )
+        )
+        return Outcome(f"{reason} {suggestion}", True, None)
+
+    def activate(self, name: str, how: str = "activate") -> Outcome:
+        """Activate a skill by name: the same check as a read, then its body as message text."""
+        skill = self.skills.graph.get(name.strip())
+        if skill is None:
+            return self._unknown(name.strip(), how)
+        [record] = self.assess([skill], how)
+        self.state.apply(record)
+        self._publish(record)
+        if record.blocked:
+            return Outcome(refusal_text(record), True, record)
+        parts = [notice_text(record)] if record.verdict != "ok" else []
+        parts.append(skill_message(skill, self.where(skill)))
+        line = guidance(self.skills.graph, skill, record.via, self.where)
+        if line and self.mode != "off":
+            parts.append(line)
+        note = missing_tools_note(skill, [*self._session_tools(), *self.api.tools])
+        if note:
+            parts.append(note)
+        return Outcome("\n\n".join(parts), False, record)
+
+    def activate_for_user(self, name: str, deliver_as: DeliverAs = "next_turn") -> Outcome:
+        """Activation the user asked for (not the model): the body goes to the model as a
+        message, which also carries the record."""
+        outcome = self.activate(name, how="command")
+        if not outcome.is_error and outcome.record is not None:
+            self.api.send_message(outcome.text, deliver_as, {LOAD_KEY: outcome.record.to_dict()})
+        return outcome
+
+    def deactivate(self, name: str) -> ToolResult:
+        """Withdraw a loaded skill; its text stays in the log (the prompt cache is kept)."""
+        name = name.strip()
+        if name not in self.state.loaded:
+            loaded = ", ".join(sorted(self.state.loaded)) or "none"
+            return ToolResult(f"`{name}` is not active. Active skills: {loaded}.", is_error=True)
+        self.state.deactivate(name)
+        return ToolResult(
+            f"Deactivated `{name}`: stop following its instructions from here on.",
+            details={DEACTIVATE_KEY: {"skill": name, "time": time.time()}},
+        )
+
+    def deactivate_for_user(self, name: str, deliver_as: DeliverAs = "next_turn") -> ToolResult:
+        """Deactivation the user asked for: the model is told, and the message carries it."""
+        result = self.deactivate(name)
+        if not result.is_error:
+            self.api.send_message(result.text, deliver_as, result.details)
+        return result
+
+    # --- session -------------------------------------------------------------------------------
+
+    def on_session_start(self, event: SessionStartEvent) -> None:
+        self.state = LoadingState.derive(event.messages)
+        self._pending.clear()
+
+    def on_before_agent_start(self, event: BeforeAgentStartEvent) -> None:
+        self.refresh()
+        if self.prompt_section and self.prompt_section not in event.system_prompt:
+            event.system_prompt = event.system_prompt.rstrip("\n") + "\n\n" + self.prompt_section
+
+    def status(self) -> str:
+        return format_status(self.state, self.mode)

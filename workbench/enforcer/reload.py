@@ -1,0 +1,65 @@
+"""The session's skill set, loaded again when its files change on disk.
+
+Before each run the enforcer asks `changed()`: a stat of every known SKILL.md, of the folders that
+hold skill folders (a new or removed skill folder changes its parent's modification time) and of
+the searched roots. Only when something changed is the set discovered again (the parse cache makes
+that cheap) and linted; the topology in the system prompt follows, so the prompt changes only then.
+A new skill in a folder that held none before is seen when that folder is a searched root or the
+parent of another skill.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from workbench.skills.discover import SkillSet
+from workbench.skills.graph import SkillGraph
+from workbench.skills.lint import lint
+from workbench.skills.model import Diagnostic
+
+Loader = Callable[[], SkillSet]
+"""Discovers the skill set afresh, e.g. `lambda: load_project_skills(project_root)`."""
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+
+def _stat(path: str) -> tuple[str, int, int]:
+    try:
+        info = os.stat(path)  # noqa: PTH116 - a hot loop over plain strings, once per run
+    except OSError:
+        return (path, -1, -1)
+    return (path, info.st_mtime_ns, info.st_size)
+
+
+class LiveSkills:
+    """The current skill set with its lint findings, and the means to notice a change."""
+
+    def __init__(self, load: Loader) -> None:
+        self._load = load
+        self.graph = SkillGraph(())
+        self.diagnostics: list[Diagnostic] = []
+        self._watched: list[str] = []
+        self._fingerprint: Fingerprint = ()
+        self.reload()
+
+    def fingerprint(self) -> Fingerprint:
+        """The modification time and size of every watched file and folder."""
+        return tuple(_stat(path) for path in self._watched)
+
+    def reload(self) -> None:
+        """Discover and lint the skill set now."""
+        skill_set = self._load()
+        self.graph = skill_set.graph
+        self.diagnostics = lint(skill_set)
+        skills = self.graph.skills.values()
+        watched = {str(s.path) for s in skills} | {str(s.folder.parent) for s in skills}
+        watched |= {str(root.path.absolute()) for root in skill_set.roots}
+        self._watched = sorted(watched)
+        self._fingerprint = self.fingerprint()
+
+    def changed(self) -> bool:
+        """Reload when a watched file or folder changed; True when it did."""
+        if self.fingerprint() == self._fingerprint:
+            return False
+        self.reload()
+        return True

@@ -1,0 +1,217 @@
+"""The skills section of the system prompt: the graph's topology, its rules, the unlayered listing.
+
+It is rendered once per skill set and appended to the system prompt unchanged on every turn, so the
+prompt cache keeps hitting; it changes only when the skill set reloads. It stays within a token
+budget (`enforcer.prompt_budget_tokens`, default 2,000) and under `MAX_BYTES` whatever the number
+of skills: a big graph is shown with less detail (molecules with atom counts, then compounds with
+counts, then as many compounds as fit), and the model is told how to ask for the rest
+(`prime_query`). Unlayered skills keep the usual `<available_skills>` listing, bounded the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from xml.sax.saxutils import escape
+
+from workbench.enforcer.allowlist import Allowlist
+from workbench.enforcer.verdict import Where, delegates_below
+from workbench.skills.graph import SkillGraph
+from workbench.skills.model import Skill
+from workbench.skills.projection import first_sentence, fit, token_ceiling
+
+DEFAULT_BUDGET_TOKENS = 2000
+MAX_BYTES = 8000
+"""A ceiling on the whole section, whatever the budget (pi's flat list costs ~272 B a skill)."""
+
+INTRO = (
+    "## Skill graph\n\n"
+    "This project's skills are layered. A compound is a whole workflow and the entry point; it "
+    "delegates to molecules (scoped tasks); a molecule delegates to atoms (single operations). "
+    "Load a skill by reading its SKILL.md with the read tool, or call skill_activate(name)."
+)
+RULES = (
+    "### Rules\n"
+    "1. Start from a compound: read its SKILL.md first, then load only the molecules it "
+    "delegates to.\n"
+    "2. Do not skip a layer: a compound loads molecules, a molecule loads atoms, an atom loads "
+    "no skill.\n"
+    "3. Load on demand: read a skill only when you reach the step that needs it.\n"
+    "4. Do not load a skill twice: what you loaded is still in your context above."
+)
+TEMPLATE = (
+    "### Loading template\n"
+    "1. read <compound>/SKILL.md - the entry point: the whole workflow\n"
+    "2. read <molecule>/SKILL.md - the molecule for the step you are on\n"
+    "3. read <atom>/SKILL.md - when the molecule tells you to\n"
+    "4. do what the atom says, then go back to the molecule's next step\n"
+    "After each skill read, a line at the end of the result names what you may load next, and "
+    "where."
+)
+LISTING_INTRO = (
+    "The following skills provide specialized instructions for specific tasks. Use the read tool "
+    "to load a skill's file when the task matches its description."
+)
+
+
+def _fits(text: str, tokens: int, max_bytes: int) -> bool:
+    return token_ceiling(text) <= tokens and len(text.encode()) <= max_bytes
+
+
+def _as_many_as_fit(
+    items: list[str], build: Callable[[list[str], int], str], tokens: int, max_bytes: int
+) -> str:
+    """`build(first items, how many are left)` with as many items as fit, in order."""
+    shown: list[str] = []
+    for item in items:
+        candidate = [*shown, item]
+        if not _fits(build(candidate, len(items) - len(candidate)), tokens, max_bytes):
+            break
+        shown = candidate
+    return build(shown, len(items) - len(shown))
+
+
+class _Topology:
+    """The allowed layered skills of a graph, arranged compound -> molecules -> atoms."""
+
+    def __init__(self, graph: SkillGraph, allowed: Callable[[str], bool], where: Where) -> None:
+        self.graph = graph
+        self.where = where
+        self.compounds = [s for s in graph.layered("compound") if allowed(s.name)]
+        self.standalone = sorted(
+            (s for s in graph.skills.values() if s.layer and s.standalone and allowed(s.name)),
+            key=lambda s: s.name,
+        )
+        self._allowed = allowed
+
+    def below(self, name: str) -> list[str]:
+        skill = self.graph.get(name)
+        return [c for c in delegates_below(self.graph, skill) if self._allowed(c)] if skill else []
+
+    def head(self, compound: Skill) -> str:
+        about = fit(first_sentence(compound.description), 40)
+        return f"- {compound.name} ({self.where(compound)}): {about}"
+
+    def counted(self, compound: Skill) -> str:
+        molecules = self.below(compound.name)
+        atoms = {a for m in molecules for a in self.below(m)}
+        return f"{self.head(compound)} [{len(molecules)} molecules, {len(atoms)} atoms]"
+
+    def tree(self, detail: str) -> list[str]:
+        """Compound lines at `detail`: `full` (atoms named), `molecules` (counted), `counts`."""
+        lines: list[str] = []
+        for compound in self.compounds:
+            if detail == "counts":
+                lines.append(self.counted(compound))
+                continue
+            lines.append(self.head(compound))
+            for molecule in self.below(compound.name):
+                atoms = self.below(molecule)
+                if detail == "full":
+                    lines.append(f"  - {molecule}: {', '.join(atoms) if atoms else '(no atoms)'}")
+                else:
+                    lines.append(f"  - {molecule} [{len(atoms)} atoms]")
+        return lines
+
+    def standalone_part(self, named: bool) -> str:
+        if not self.standalone:
+            return ""
+        if named:
+            names = ", ".join(s.name for s in self.standalone)
+            return f"### Standalone skills (may be loaded directly)\n{names}"
+        return (
+            f"### Standalone skills\n{len(self.standalone)} skills may be loaded directly; "
+            'prime_query(scope="standalone", level="summary") lists them.'
+        )
+
+
+def _layered_section(topology: _Topology, tokens: int, max_bytes: int) -> str:
+    """The most detailed rendering of the layered graph that fits."""
+    more = (
+        'For one compound\'s molecules and atoms, call prime_query(scope="compound:NAME", '
+        'level="summary").'
+    )
+
+    def assemble(lines: list[str], standalone: str, tail: str = "") -> str:
+        parts = [INTRO, "### Compounds (entry points)\n" + "\n".join(lines) + tail]
+        parts += [standalone] if standalone else []
+        return "\n\n".join([*parts, RULES, TEMPLATE])
+
+    tiers = [("full", True, ""), ("molecules", True, "\n" + more)]
+    tiers += [("molecules", False, "\n" + more), ("counts", False, "\n" + more)]
+    for detail, named, tail in tiers:
+        text = assemble(topology.tree(detail), topology.standalone_part(named), tail)
+        if _fits(text, tokens, max_bytes):
+            return text
+    standalone = topology.standalone_part(False)
+
+    def truncated(lines: list[str], left: int) -> str:
+        tail = (
+            f"\n... and {left} more compounds: "
+            'prime_query(scope="compound", level="summary") lists them all. ' + more
+        )
+        return assemble(lines, standalone, tail)
+
+    return _as_many_as_fit(topology.tree("counts"), truncated, tokens, max_bytes)
+
+
+def _listing(skills: list[Skill], where: Where, tokens: int, max_bytes: int) -> str:
+    """pi's `<available_skills>` listing of unlayered skills, as detailed as fits."""
+
+    def entry(skill: Skill, description: str) -> str:
+        return (
+            f"  <skill>\n    <name>{escape(skill.name)}</name>\n"
+            f"    <description>{escape(description)}</description>\n"
+            f"    <location>{escape(where(skill))}</location>\n  </skill>"
+        )
+
+    def assemble(entries: list[str], tail: str = "") -> str:
+        body = "\n".join(entries)
+        return f"{LISTING_INTRO}\n\n<available_skills>\n{body}\n</available_skills>{tail}"
+
+    text = assemble([entry(s, s.description) for s in skills])
+    if _fits(text, tokens, max_bytes):
+        return text
+    short = [entry(s, fit(first_sentence(s.description), 40)) for s in skills]
+    text = assemble(short)
+    if _fits(text, tokens, max_bytes):
+        return text
+
+    def truncated(entries: list[str], left: int) -> str:
+        return assemble(
+            entries,
+            f"\n{left} more skills are not listed here: find them with "
+            'prime_query(scope="focus:WORDS", level="summary") or prime_query(tags=[...]).',
+        )
+
+    return _as_many_as_fit(short, truncated, tokens, max_bytes)
+
+
+def render(
+    graph: SkillGraph,
+    where: Where,
+    allowlist: Allowlist | None = None,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+) -> str:
+    """The whole skills section for the system prompt ("" when there are no allowed skills)."""
+    allowed = (allowlist or Allowlist()).allows
+    topology = _Topology(graph, allowed, where)
+    unlayered = [s for s in graph.unlayered() if allowed(s.name)]
+    has_layered = bool(topology.compounds or topology.standalone)
+    if not has_layered and not unlayered:
+        return ""
+    if not unlayered:
+        return _layered_section(topology, budget_tokens, MAX_BYTES)
+    if not has_layered:
+        return _listing(unlayered, where, budget_tokens, MAX_BYTES)
+    listing_full = _listing(unlayered, where, budget_tokens, MAX_BYTES)
+    share = budget_tokens // 2, MAX_BYTES // 2
+    layered_tokens = max(share[0], budget_tokens - token_ceiling(listing_full))
+    layered_bytes = max(share[1], MAX_BYTES - len(listing_full.encode()) - 2)
+    layered = _layered_section(topology, layered_tokens, layered_bytes)
+    listing = _listing(
+        unlayered,
+        where,
+        budget_tokens - token_ceiling(layered),
+        MAX_BYTES - len(layered.encode()) - 2,
+    )
+    return layered + "\n\n" + listing
