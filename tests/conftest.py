@@ -56,6 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
     socket.socket.connect = _guarded(_real_connect)  # type: ignore[method-assign]
     socket.socket.connect_ex = _guarded(_real_connect_ex)  # type: ignore[method-assign]
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    os.environ["WORKBENCH_WARM_START"] = "0"  # no background warm servers outliving a test
     for var in PROVIDER_KEY_VARS:
         os.environ.pop(var, None)
 

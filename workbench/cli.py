@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from workbench import __version__
@@ -31,6 +32,7 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+LITELLM_WARM_UP = "workbench.agent.litellm_model:warm_up"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,7 +53,114 @@ def _main_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
+    _add_agent_options(parser)
     return parser
+
+
+def _add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """The main (non-subcommand) path: run the agent headless. See README, ## Agent."""
+    parser.add_argument("prompt", nargs="*", help="the prompt (or pipe it on stdin)")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="run the prompt, print the final answer and exit",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("text", "json", "rpc"),
+        default="text",
+        help="json: every event as a JSON line; rpc: JSON commands on stdin, events on stdout",
+    )
+    parser.add_argument("--model", help="a litellm model string, scripted:PATH, or demo")
+    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+    parser.add_argument("--api-key", help="API key for the model's provider or server")
+    parser.add_argument(
+        "--no-session", action="store_true", help="keep the conversation in memory only"
+    )
+    parser.add_argument("--tools", help="comma-separated built-in tools (default: all four)")
+    parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
+    parser.add_argument("--append-system-prompt", help="add to the system prompt (text or file)")
+    parser.add_argument(
+        "--trust", action="store_true", help="run this project's extensions for this run"
+    )
+
+
+def _text_or_file(value: str | None) -> str | None:
+    from pathlib import Path
+
+    if value and len(value) < 4096 and Path(value).expanduser().is_file():
+        return Path(value).expanduser().read_text(encoding="utf-8")
+    return value
+
+
+def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
+    """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
+    (see workbench.agent.forkserver); when none can be reached, start importing it in the
+    background while this process sets up, and return None to carry on here."""
+    from workbench.agent import forkserver
+
+    if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
+        code = forkserver.run_warm("workbench.cli:main", argv, LITELLM_WARM_UP)
+        if code is not None:
+            return code
+    from workbench.agent.litellm_model import preload
+
+    preload()
+    return None
+
+
+def _run_agent(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]
+) -> int:
+    """Open a session for the headless modes and run the chosen one."""
+    import asyncio
+    from pathlib import Path
+
+    from workbench.agent.model_choice import model_name, uses_litellm
+    from workbench.config import Settings, find_project_root
+    from workbench.errors import UsageError
+    from workbench.modes.headless import read_prompt
+    from workbench.runtime import WorkbenchOptions
+
+    if not args.print_mode and args.mode == "text":
+        if args.prompt:
+            raise UsageError(
+                "the interactive app is not available yet", "add -p to run the prompt headless"
+            )
+        parser.print_help()
+        return EXIT_OK
+    if args.mode == "rpc" and args.prompt:
+        raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
+    cwd = Path.cwd()
+    name = model_name(args.model, Settings.load(find_project_root(cwd)), os.environ)
+    if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
+        return code
+    prompt = None if args.mode == "rpc" else read_prompt(args.prompt)
+    if args.mode != "rpc" and prompt is None:
+        raise UsageError("no prompt given", "pass it as an argument or pipe it on stdin")
+    options = WorkbenchOptions(
+        cwd=cwd,
+        model=name,
+        api_base=args.api_base,
+        api_key=args.api_key,
+        tools=None if args.tools is None else args.tools.split(","),
+        system_prompt=_text_or_file(args.system_prompt),
+        append_system_prompt=_text_or_file(args.append_system_prompt),
+        trust=args.trust,
+    )
+    if args.mode == "rpc":
+        from workbench.modes import rpc
+
+        return asyncio.run(rpc.run(options))
+    if args.mode == "json":
+        from workbench.modes import json_mode
+
+        return asyncio.run(json_mode.run(options, prompt or ""))
+    from workbench.modes import print_mode
+
+    return asyncio.run(print_mode.run(options, prompt or ""))
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
@@ -70,6 +179,33 @@ def _report(exc: Exception) -> None:
         print(f"workbench: {exc}", file=sys.stderr)
 
 
+def _guarded(run: Callable[[], int]) -> int:
+    """Run a command, turning expected failures into one line on stderr and an exit code."""
+    from workbench.errors import UsageError, WorkbenchError
+
+    try:
+        return int(run())
+    except UsageError as exc:
+        _report(exc)
+        return EXIT_USAGE
+    except WorkbenchError as exc:
+        _report(exc)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _exit_without_teardown(code: int) -> NoReturn:
+    """End the process now: tearing down litellm's ~3,000 modules takes about a second, and
+    everything of ours is already closed and flushed."""
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run workbench with `argv` (default: the process arguments); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -79,19 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = _subcommand_parser(first)
         module.configure(parser)
         parsed = parser.parse_args(args[1:])
-        from workbench.errors import UsageError, WorkbenchError
-
-        try:
-            return int(module.run(parsed))
-        except UsageError as exc:
-            _report(exc)
-            return EXIT_USAGE
-        except WorkbenchError as exc:
-            _report(exc)
-            return EXIT_FAILURE
-        except KeyboardInterrupt:
-            return 130
+        return _guarded(lambda: module.run(parsed))
     parser = _main_parser()
-    parser.parse_args(args)
-    parser.print_help()
-    return EXIT_OK
+    parsed = parser.parse_args(args)
+    code = _guarded(lambda: _run_agent(parser, parsed, args))
+    if argv is None and "litellm" in sys.modules:
+        _exit_without_teardown(code)
+    return code

@@ -1,0 +1,152 @@
+"""Agent start-up and loop benchmarks (a script, not part of the test run).
+
+    python tests/benchmarks/bench_agent.py [--runs N]
+
+Measures, each as the median of N runs:
+1. `workbench -p` with a `scripted:` model (read a file, then answer), process start to exit;
+2. the same turn against the local OpenAI-compatible server with a model string, through litellm:
+   without the warm interpreter (WORKBENCH_WARM_START=0), and with it (after one run that starts
+   it); each also until the first request reaches the server;
+3. the loop's own overhead from a tool result to the next model request, in-process through the
+   real litellm path and the local server, over a 20-step conversation.
+
+For comparison (issue 4, same kind of machine): pi takes 1.88 s for the read-then-answer turn as
+a whole process, 1.70 s of it before the first request, and 52 ms from tool result to next request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from support.openai_server import OpenAIServer, Reply
+
+from workbench.agent import forkserver
+from workbench.agent.events import Event
+from workbench.cli import LITELLM_WARM_UP
+from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.skills.graph import SkillGraph
+
+READ = {"name": "read", "arguments": {"path": "notes.txt"}}
+
+
+def project() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="wb-bench-"))
+    (folder / ".git").mkdir()
+    (folder / "notes.txt").write_text("alpha\nbeta\n")
+    (folder / "script.json").write_text(json.dumps([{"tool_calls": [READ]}, {"text": "done"}]))
+    return folder
+
+
+def timed_run(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", *args], cwd=cwd, env=env, capture_output=True
+    )
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0 or not done.stdout.strip():
+        raise SystemExit(f"run failed: {done.stderr.decode()}")
+    return elapsed
+
+
+def scripted(runs: int, cwd: Path, env: dict[str, str]) -> list[float]:
+    return [
+        timed_run(["-p", "--model", "scripted:script.json", "go"], cwd, env) for _ in range(runs)
+    ]
+
+
+def against_server(runs: int, cwd: Path, env: dict[str, str]) -> tuple[list[float], list[float]]:
+    """Whole-process times, and times until the first request reached the server."""
+    totals, first_requests = [], []
+    for _ in range(runs):
+        with OpenAIServer([Reply(tool_calls=[READ]), Reply(text="alpha and beta")]) as server:
+            args = ["-p", "--model", "openai/bench", "--api-base", server.url, "--api-key", "k"]
+            started = time.perf_counter()
+            totals.append(timed_run([*args, "what is in notes.txt?"], cwd, env))
+            first_requests.append(server.request_times[0] - started)
+    return totals, first_requests
+
+
+async def loop_overhead(cwd: Path, steps: int = 20) -> list[float]:
+    """Seconds from each tool result (tool_execution_end) to the next request at the server."""
+    script = [Reply(tool_calls=[READ]) for _ in range(steps)] + [Reply(text="done")]
+    with OpenAIServer(script) as server:
+        workbench = await Workbench.open(
+            WorkbenchOptions(
+                cwd=cwd,
+                model="openai/bench",
+                api_base=server.url,
+                api_key="k",
+                skills=SkillGraph([]),
+            )
+        )
+        tool_ends: list[float] = []
+
+        def on_event(event: Event) -> None:
+            if event.type == "tool_execution_end":
+                tool_ends.append(time.perf_counter())
+
+        workbench.subscribe(on_event)
+        await workbench.prompt("read it again and again")
+        await workbench.wait_idle()
+        return [
+            request - end for end, request in zip(tool_ends, server.request_times[1:], strict=False)
+        ]
+
+
+def report(label: str, seconds: list[float]) -> None:
+    ms = sorted(s * 1000 for s in seconds)
+    print(
+        f"{label:58} median {statistics.median(ms):8.1f} ms   (min {ms[0]:.1f}, max {ms[-1]:.1f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    runs = parser.parse_args().runs
+    cwd = project()
+    home = Path(tempfile.mkdtemp(prefix="wb-bench-home-"))
+    os.environ.update(
+        HOME=str(home),
+        PI_CODING_AGENT_DIR=str(home / ".pi" / "agent"),
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        WORKBENCH_WARM_START="0",
+    )
+    env = dict(os.environ)
+    print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores, shared with other work)")
+
+    report("scripted: -p, process start to exit", scripted(runs, cwd, env))
+
+    cold = {**env, "WORKBENCH_WARM_START": "0"}
+    totals, firsts = against_server(runs, cwd, cold)
+    report("model string, no warm interpreter: whole process", totals)
+    report("model string, no warm interpreter: until first request", firsts)
+
+    warm = {**env, "WORKBENCH_WARM_START": "1"}
+    start_up, _ = against_server(1, cwd, warm)
+    report("model string, first run (starts the warm interpreter)", start_up)
+    totals, firsts = against_server(runs, cwd, warm)
+    report("model string, warm interpreter: whole process", totals)
+    report("model string, warm interpreter: until first request", firsts)
+    forkserver.stop(LITELLM_WARM_UP, warm)
+
+    report(
+        "loop: tool result -> next model request (litellm, 20 steps)",
+        asyncio.run(loop_overhead(cwd)),
+    )
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

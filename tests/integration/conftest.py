@@ -1,0 +1,40 @@
+"""Integration fixtures: the local OpenAI-compatible server and real workbench processes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from support.openai_server import OpenAIServer
+from support.workbench_process import RpcProcess
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAIServer]:
+    with OpenAIServer() as running:
+        yield running
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project folder (a git repository root, so nothing above it leaks in)."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / ".git").mkdir()
+    return folder
+
+
+@pytest.fixture
+def rpc_process() -> Iterator[Callable[..., RpcProcess]]:
+    started: list[RpcProcess] = []
+
+    def start(*args: str, cwd: Path) -> RpcProcess:
+        process = RpcProcess(*args, cwd=cwd)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.process.poll() is None:
+            process.close(timeout=5)

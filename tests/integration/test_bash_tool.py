@@ -1,0 +1,82 @@
+"""The bash tool with real processes: exit codes, merged output, timeouts, aborts, long output."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+from support.processes import running_in_group, wait_group_gone
+
+from workbench.agent.tools.bash import execute
+from workbench.errors import WorkbenchError
+from workbench.tool import ToolContext
+
+
+async def test_stdout_and_stderr_are_merged_with_the_exit_code(tmp_path: Path) -> None:
+    result = await execute(
+        {"command": "echo out; echo err >&2; pwd; exit 3"}, ToolContext(cwd=tmp_path)
+    )
+    assert result.text == f"out\nerr\n{tmp_path}\n\nExit code: 3"
+    assert result.is_error
+    assert result.details["exit_code"] == 3
+
+
+async def test_success_is_not_an_error(tmp_path: Path) -> None:
+    result = await execute({"command": "true"}, ToolContext(cwd=tmp_path))
+    assert result.text == "(no output)\n\nExit code: 0"
+    assert not result.is_error
+
+
+async def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    command = "sleep 30 & echo $$ > pgid; echo started; sleep 30"
+    result = await execute({"command": command, "timeout": 0.5}, ToolContext(cwd=tmp_path))
+    pgid = int((tmp_path / "pgid").read_text())
+    assert "started" in result.text
+    assert "timed out after 0.5 s" in result.text
+    assert result.details["timed_out"]
+    assert wait_group_gone(pgid) == [], "the background sleep survived the timeout"
+
+
+async def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
+    updates: list[str] = []
+    context = ToolContext(cwd=tmp_path, update=updates.append)
+    task = asyncio.create_task(
+        execute({"command": "echo $$ > pgid; (sleep 30 &); echo ready; sleep 30"}, context)
+    )
+    while not updates:
+        await asyncio.sleep(0.02)
+    pgid = int((tmp_path / "pgid").read_text())
+    assert len(running_in_group(pgid)) >= 2
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert wait_group_gone(pgid) == []
+    assert updates[-1] == "ready"
+
+
+async def test_long_output_keeps_the_tail_and_saves_everything(tmp_path: Path) -> None:
+    result = await execute({"command": "seq 1 100000"}, ToolContext(cwd=tmp_path))
+    lines = result.text.splitlines()
+    assert "100000" in lines
+    assert "1" not in lines[:5]
+    saved = re.search(r"Full output: (\S+)\]", result.text)
+    assert saved, result.text[-300:]
+    full = Path(saved.group(1)).read_text().splitlines()
+    assert full[0] == "1" and full[-1] == "100000" and len(full) == 100000
+    assert result.details["truncated"] and result.details["full_output_path"] == saved.group(1)
+    Path(saved.group(1)).unlink()
+
+
+async def test_background_job_does_not_hold_the_call_open(tmp_path: Path) -> None:
+    result = await asyncio.wait_for(
+        execute({"command": "sleep 5 & echo done"}, ToolContext(cwd=tmp_path)), timeout=3
+    )
+    assert result.text.startswith("done")
+
+
+@pytest.mark.parametrize("args", [{"command": "  "}, {"command": "ls", "timeout": -1}])
+async def test_bad_arguments_are_errors(tmp_path: Path, args: dict[str, object]) -> None:
+    with pytest.raises(WorkbenchError):
+        await execute(args, ToolContext(cwd=tmp_path))

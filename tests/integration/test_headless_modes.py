@@ -1,0 +1,133 @@
+"""`workbench -p` and `--mode json` as real processes: stdout, stderr and the exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from support.openai_server import Reply
+from support.processes import wait_group_gone
+from support.workbench_process import REPO, run_workbench, workbench_command, write_script
+
+
+def test_print_mode_prints_only_the_final_answer(project):
+    (project / "notes.txt").write_text("alpha\n")
+    model = write_script(
+        project,
+        [
+            {
+                "text": "Let me look.",
+                "tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}}],
+            },
+            {"text": "The notes say alpha."},
+        ],
+    )
+    done = run_workbench("-p", "--model", model, "what do the notes say?", cwd=project)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "The notes say alpha.\n", "")
+
+
+def test_the_prompt_can_come_on_stdin(project):
+    model = write_script(project, [{"text": "got it"}])
+    done = run_workbench("-p", "--model", model, cwd=project, stdin="a long prompt\nover lines\n")
+    assert (done.returncode, done.stdout) == (0, "got it\n")
+
+
+def test_a_failed_run_reports_on_stderr_and_exits_1(project):
+    model = write_script(project, [{"error": "auth"}])
+    done = run_workbench("-p", "--model", model, "hi", cwd=project)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "workbench: scripted auth error\n"
+
+
+def test_bad_start_up_input_is_one_clear_line(project):
+    missing = run_workbench("-p", "--model", "scripted:nope.json", "hi", cwd=project)
+    assert missing.returncode == 1
+    assert missing.stderr.startswith(f"workbench: script {project / 'nope.json'} does not exist")
+    no_prompt = run_workbench("-p", "--model", "demo", cwd=project, stdin="")
+    assert no_prompt.returncode == 2 and "no prompt given" in no_prompt.stderr
+    tools = run_workbench("-p", "--tools", "read,fly", "hi", cwd=project)
+    assert tools.returncode == 2 and "unknown tool fly" in tools.stderr
+    interactive = run_workbench("just a prompt", cwd=project)
+    assert interactive.returncode == 2 and "add -p" in interactive.stderr
+
+
+def test_json_mode_prints_a_session_header_then_every_event(project):
+    model = write_script(project, [{"text": "hello there"}])
+    done = run_workbench("--mode", "json", "--model", model, "hi", cwd=project)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    header = lines[0]
+    assert header["type"] == "session" and set(header) == {
+        "type",
+        "id",
+        "branch",
+        "model",
+        "offline",
+        "cwd",
+    }
+    assert (header["model"], header["branch"], header["cwd"]) == (model, "main", str(project))
+    kinds = [line["type"] for line in lines[1:]]
+    assert kinds[0] == "agent_start" and kinds[-1] == "agent_end"
+    texts = [e["delta"] for e in lines if e["type"] == "message_update"]
+    assert "".join(texts) == "hello there"
+    assert done.returncode == 0
+
+
+def test_sigterm_aborts_the_run_and_kills_bash(project):
+    command = "echo $$ > pgid; sleep 60 & sleep 60"
+    model = write_script(
+        project, [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}]
+    )
+    process = subprocess.Popen(
+        workbench_command("--mode", "json", "--model", model, "go"),
+        cwd=project,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    deadline = time.monotonic() + 15
+    while not (project / "pgid").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.1)
+    pgid = int((project / "pgid").read_text())
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=15)
+    assert process.returncode == 128 + signal.SIGTERM
+    assert json.loads(out.splitlines()[-1])["stop_reason"] == "aborted"
+    assert wait_group_gone(pgid) == []
+
+
+def test_demo_is_the_default_without_a_model_or_key(tmp_path):
+    done = run_workbench("-p", "ship a change through review", cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("(offline demo)")
+    assert "`compound-ship-change`" in done.stdout
+    assert "--model" in done.stdout
+
+
+def test_a_model_string_reads_then_answers_through_litellm(project, server):
+    (project / "AGENTS.md").write_text("Always answer in English.\n")
+    (project / "data.txt").write_text("the answer is 42\n")
+    server.add(
+        Reply(tool_calls=[{"name": "read", "arguments": {"path": "data.txt"}}]),
+        Reply(text="It is 42."),
+    )
+    done = run_workbench(
+        "-p",
+        "--model",
+        "openai/local",
+        "--api-base",
+        server.url,
+        "--api-key",
+        "k",
+        "--append-system-prompt",
+        "Be brief.",
+        "what is the answer?",
+        cwd=project,
+    )
+    assert (done.returncode, done.stdout) == (0, "It is 42.\n"), done.stderr
+    system = server.requests[0]["messages"][0]["content"]
+    assert "Always answer in English." in system and system.endswith("Be brief.\n")
+    assert server.requests[1]["messages"][-1]["content"] == "the answer is 42"

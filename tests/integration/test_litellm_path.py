@@ -1,0 +1,198 @@
+"""The real litellm code path against the local SSE server, driven through the Workbench API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.openai_server import CONTEXT_OVERFLOW, OpenAIServer, Reply, Status
+from support.workbench_process import write_settings
+
+from workbench.agent.events import Event
+from workbench.agent.store import MemoryStore
+from workbench.messages import Message
+from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.skills.graph import SkillGraph
+
+MODEL = "openai/test-model"
+FAST_RETRIES = {"retry": {"base_delay_ms": 1, "max_retries": 2}}
+
+
+async def open_session(
+    project: Path, server: OpenAIServer, store: MemoryStore | None = None
+) -> tuple[Workbench, list[Event]]:
+    workbench = await Workbench.open(
+        WorkbenchOptions(
+            cwd=project,
+            model=MODEL,
+            api_base=server.url,
+            api_key="test-key",
+            store=store,
+            skills=SkillGraph([]),
+        )
+    )
+    events: list[Event] = []
+    workbench.subscribe(events.append)
+    return workbench, events
+
+
+async def run(workbench: Workbench, text: str) -> str | None:
+    await workbench.prompt(text)
+    return await workbench.wait_idle()
+
+
+def of_type(events: list[Event], name: str) -> list[dict[str, Any]]:
+    return [e.to_dict() for e in events if e.type == name]
+
+
+async def test_text_streams_in_pieces_with_usage_and_unknown_cost(project, server) -> None:
+    server.add(
+        Reply(
+            text="Hello from the local server.", usage={"prompt_tokens": 42, "completion_tokens": 6}
+        )
+    )
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "hi") == "completed"
+    deltas = [e["delta"] for e in of_type(events, "message_update")]
+    assert len(deltas) == 5 and "".join(deltas) == "Hello from the local server."
+    reply = workbench.agent.messages[-1]
+    assert reply.stop_reason == "stop"
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (42, 6)
+    assert reply.usage.cost is None, "an unknown model's cost is unknown, not zero"
+    usage = of_type(events, "usage_update")[-1]
+    assert usage["total_cost"] is None and usage["context_tokens"] == 48
+    sent = server.requests[0]
+    assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
+    assert [t["function"]["name"] for t in sent["tools"]] == ["read", "bash", "edit", "write"]
+    assert sent["messages"][0]["role"] == "system"
+    assert sent["messages"][1] == {"role": "user", "content": "hi"}
+
+
+async def test_tool_call_fragments_are_assembled_and_run(project, server) -> None:
+    (project / "data.txt").write_text("forty-two\n")
+    call = {"name": "read", "arguments": {"path": "data.txt", "limit": 5}, "id": "call_x"}
+    server.add(Reply(tool_calls=[call], fragment_size=3), Reply(text="It is forty-two."))
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "what is in data.txt?") == "completed"
+    started = of_type(events, "tool_execution_start")
+    assert started == [
+        {
+            "type": "tool_execution_start",
+            "tool_call_id": "call_x",
+            "tool_name": "read",
+            "args": {"path": "data.txt", "limit": 5},
+        }
+    ]
+    fragments = [
+        e["delta"] for e in of_type(events, "message_update") if e["delta_type"] == "tool_call"
+    ]
+    assert "".join(fragments) == json.dumps(call["arguments"])
+    followup = server.requests[1]["messages"]
+    assert followup[-1] == {"role": "tool", "tool_call_id": "call_x", "content": "forty-two"}
+    assert json.loads(followup[-2]["tool_calls"][0]["function"]["arguments"]) == call["arguments"]
+
+
+async def test_rate_limit_is_retried_after_the_servers_delay(project, server) -> None:
+    server.add(Status(429, "slow down", retry_after=0.05), Reply(text="ok now"))
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "hi") == "completed"
+    start, end = of_type(events, "retry_start"), of_type(events, "retry_end")
+    assert [(s["attempt"], s["delay_ms"]) for s in start] == [(1, 50.0)]
+    assert "slow down" in start[0]["error"]
+    assert end == [{"type": "retry_end", "attempt": 1, "success": True, "error": None}]
+    assert len(server.requests) == 2, "litellm and the SDK must not retry on their own"
+
+
+async def test_overload_and_server_errors_back_off_then_give_up(project, server) -> None:
+    write_settings(project, FAST_RETRIES)
+    server.add(Status(503, "overloaded"), Status(500, "boom"), Status(502, "bad gateway"))
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "hi") == "error"
+    assert [s["delay_ms"] for s in of_type(events, "retry_start")] == [1.0, 2.0]
+    assert of_type(events, "retry_end")[-1]["success"] is False
+    assert "bad gateway" in of_type(events, "agent_end")[0]["error"]
+    assert len(server.requests) == 3
+
+
+async def test_a_stream_cut_off_without_finish_reason_is_truncated(project, server) -> None:
+    server.add(Reply(text="This answer stops right here", cut_after=4))
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "hi") == "error"
+    reply = workbench.agent.messages[-1]
+    assert reply.stop_reason == "truncated" and reply.text == "This answer stops "
+    assert "cut off" in of_type(events, "error")[0]["message"]
+
+
+async def test_a_dropped_connection_mid_stream_keeps_the_partial_reply(project, server) -> None:
+    server.add(Reply(text="Partial words then the line drops", cut_after=3, cut="drop"))
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "hi") == "error"
+    reply = workbench.agent.messages[-1]
+    assert reply.stop_reason == "error" and reply.text == "Partial words "
+    assert of_type(events, "agent_end")[0]["stop_reason"] == "error"
+
+
+async def test_context_overflow_compacts_and_retries_once(project, server) -> None:
+    write_settings(project, {"compaction": {"keep_recent_tokens": 10}})
+    store = MemoryStore()
+    for role, text in [("user", "GOAL: port the parser"), ("assistant", "On it. " * 40)]:
+        await store.append(role, Message(role=role, text=text).to_dict())
+    server.add(CONTEXT_OVERFLOW, Reply(text="## Goal\nport the parser"), Reply(text="continuing"))
+    workbench, events = await open_session(project, server, store)
+    assert await run(workbench, "next step please") == "completed"
+    assert [e["reason"] for e in of_type(events, "compaction_start")] == ["overflow"]
+    summary_request = server.requests[1]["messages"]
+    assert "<conversation>" in summary_request[-1]["content"]
+    assert "GOAL: port the parser" in summary_request[-1]["content"]
+    retried = server.requests[2]["messages"]
+    assert [m["role"] for m in retried] == ["system", "user", "assistant", "user"]
+    assert retried[1]["content"].endswith("## Goal\nport the parser")
+    assert "GOAL" not in json.dumps(retried[2:]), "the summarised message is gone"
+    assert retried[3] == {"role": "user", "content": "next step please"}
+    assert workbench.agent.messages[-1].text == "continuing"
+
+
+async def test_a_second_overflow_is_an_error(project, server) -> None:
+    write_settings(project, {"compaction": {"keep_recent_tokens": 10}})
+    store = MemoryStore()
+    for role, text in [("user", "GOAL: port the parser"), ("assistant", "On it. " * 40)]:
+        await store.append(role, Message(role=role, text=text).to_dict())
+    server.add(CONTEXT_OVERFLOW, Reply(text="## Goal\nx"), CONTEXT_OVERFLOW)
+    workbench, events = await open_session(project, server, store)
+    assert await run(workbench, "go") == "error"
+    assert "maximum context length" in of_type(events, "agent_end")[0]["error"]
+    assert len(server.requests) == 3
+
+
+async def test_overflow_with_nothing_older_reports_the_overflow(project, server) -> None:
+    server.add(CONTEXT_OVERFLOW)
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "a single huge prompt") == "error"
+    assert "maximum context length" in of_type(events, "agent_end")[0]["error"]
+    assert of_type(events, "compaction_end")[0]["error"].startswith("nothing to compact")
+
+
+async def test_prices_from_settings_give_a_cost(project, server) -> None:
+    write_settings(project, {"models": {MODEL: {"cost": {"input": 2, "output": 10}}}})
+    server.add(Reply(text="priced", usage={"prompt_tokens": 1000, "completion_tokens": 100}))
+    workbench, _ = await open_session(project, server)
+    await run(workbench, "hi")
+    assert workbench.agent.messages[-1].usage.cost == pytest.approx(0.003)
+    assert workbench.state().total_cost == pytest.approx(0.003)
+
+
+async def test_abort_during_a_retry_wait_is_immediate(project, server) -> None:
+    server.add(Status(429, "wait a long time", retry_after=30))
+    workbench, events = await open_session(project, server)
+    await workbench.prompt("hi")
+    while not of_type(events, "retry_start"):
+        await asyncio.sleep(0.01)
+    started = time.monotonic()
+    await workbench.abort()
+    assert time.monotonic() - started < 1
+    assert await workbench.wait_idle() == "aborted"
+    assert of_type(events, "retry_end")[-1]["error"] == "aborted"

@@ -1,0 +1,1 @@
+"""Test helpers shared by unit, integration and TUI tests."""

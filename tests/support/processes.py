@@ -1,0 +1,28 @@
+"""Checks on real processes: is anything of a process group still running?"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+
+def running_in_group(pgid: int) -> list[int]:
+    """Pids in process group `pgid` that are not zombies (read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def wait_group_gone(pgid: int, timeout: float = 3.0) -> list[int]:
+    """Wait until nothing of the group runs; the pids still running at the deadline."""
+    deadline = time.monotonic() + timeout
+    while (alive := running_in_group(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive

@@ -1,0 +1,101 @@
+"""The offline demo model follows the skill graph through the real read tool."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from workbench.agent.demo_model import DemoModel
+from workbench.agent.loop import Agent
+from workbench.agent.store import MemoryStore
+from workbench.agent.tools import builtin_tools
+from workbench.messages import Message
+from workbench.skills.discover import SkillRoot, load_skills
+
+SKILLS = {
+    "compound-bake-bread": (
+        "compound",
+        "Bake a loaf of bread from flour to crust.",
+        "molecule-knead-dough molecule-shape-loaf",
+    ),
+    "compound-fix-bike": (
+        "compound",
+        "Repair a bicycle puncture and adjust brakes.",
+        "molecule-patch-tyre",
+    ),
+    "molecule-knead-dough": (
+        "molecule",
+        "Knead bread dough until it is smooth.",
+        "atom-measure-flour atom-add-water",
+    ),
+    "molecule-shape-loaf": ("molecule", "Shape the loaf before baking.", "atom-add-water"),
+    "molecule-patch-tyre": ("molecule", "Patch an inner tube.", "atom-find-hole"),
+    "atom-measure-flour": ("atom", "Weigh flour for bread.", ""),
+    "atom-add-water": ("atom", "Add water to the dough.", ""),
+    "atom-find-hole": ("atom", "Find the hole in a tube.", ""),
+}
+
+
+def write_skills(root: Path) -> None:
+    for name, (layer, description, children) in SKILLS.items():
+        folder = root / name
+        folder.mkdir(parents=True)
+        delegates = f'\n  delegates-to: "{children}"' if children else ""
+        folder.joinpath("SKILL.md").write_text(
+            textwrap.dedent(
+                f"""\
+                ---
+                name: {name}
+                description: {description}
+                metadata:
+                  layer: {layer}{{delegates}}
+                ---
+
+                # {name}
+
+                The {name} body explains how to {description.lower()}
+                """
+            ).replace("{delegates}", delegates)
+        )
+
+
+async def test_demo_reads_compound_then_molecule_then_atoms(tmp_path: Path) -> None:
+    write_skills(tmp_path / "skills")
+    graph = load_skills([SkillRoot(tmp_path / "skills", "explicit")], use_cache=False).graph
+    events = []
+    agent = Agent(
+        model=DemoModel(graph, tmp_path),
+        tools=builtin_tools(),
+        store=MemoryStore(),
+        emit=events.append,
+        cwd=tmp_path,
+    )
+    assert (
+        await agent.start([Message(role="user", text="how do I knead bread dough?")]) == "completed"
+    )
+    reads = [[c.arguments["path"] for c in m.tool_calls] for m in agent.messages if m.tool_calls]
+    assert reads == [
+        ["skills/compound-bake-bread/SKILL.md"],
+        ["skills/molecule-knead-dough/SKILL.md"],
+        ["skills/atom-measure-flour/SKILL.md", "skills/atom-add-water/SKILL.md"],
+    ]
+    results = [m for m in agent.messages if m.role == "tool_result"]
+    assert all(not r.is_error for r in results)
+    answer = agent.messages[-1].text
+    assert answer.startswith("(offline demo)")
+    assert "**atom** `atom-add-water`: The atom-add-water body explains how to add water" in answer
+    assert "--model" in answer
+
+
+async def test_demo_without_compounds_explains_itself(tmp_path: Path) -> None:
+    graph = load_skills([SkillRoot(tmp_path, "explicit")], use_cache=False).graph
+    events = []
+    agent = Agent(
+        model=DemoModel(graph, tmp_path),
+        tools=builtin_tools(),
+        store=MemoryStore(),
+        emit=events.append,
+        cwd=tmp_path,
+    )
+    await agent.start([Message(role="user", text="hello")])
+    assert "found no compound skills" in agent.messages[-1].text

@@ -1,0 +1,164 @@
+"""`demo`: the offline model a newcomer meets when no model is configured and no key is set.
+
+It shows the whole app working without an LLM: it picks the compound skill that fits the prompt,
+reads it through the real read tool, then the best-fitting molecule it delegates to, then that
+molecule's atoms, and answers with what it found. Every reply says it comes from the offline demo.
+It decides each step from the conversation alone, so it survives steering, aborts and restarts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from workbench.agent.model import (
+    Delta,
+    Finish,
+    ModelInfo,
+    ModelRequest,
+    TextDelta,
+    ToolCallDelta,
+)
+from workbench.messages import Message
+from workbench.skills.graph import SkillGraph
+from workbench.skills.model import Skill
+
+NAME = "demo"
+LABEL = "(offline demo)"
+HOW_TO_CONFIGURE = (
+    "This reply comes from workbench's offline demo model, which follows the skill graph without "
+    "an LLM. For real answers pick a model with `--model` (any litellm model string) or set a "
+    "provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY."
+)
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in WORD.findall(text.lower()) if len(w) > 2}
+
+
+def _fit(skill: Skill, prompt_words: set[str]) -> int:
+    return len(prompt_words & _words(f"{skill.name.replace('-', ' ')} {skill.description}"))
+
+
+def _best(skills: list[Skill], prompt_words: set[str]) -> Skill | None:
+    """The skill sharing most words with the prompt (the first by name on a tie)."""
+    return max(skills, key=lambda s: _fit(s, prompt_words), default=None)
+
+
+def _first_paragraph(text: str) -> str:
+    """The opening prose of a SKILL.md as the read tool returned it (frontmatter skipped)."""
+    body = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.DOTALL)
+    for block in re.split(r"\n\s*\n", body):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        prose = " ".join(line for line in lines if not line.startswith(("#", "[", "|")))
+        if prose:
+            return prose[:240] + ("…" if len(prose) > 240 else "")
+    return "(no description in the file)"
+
+
+class DemoModel:
+    """Follows compound -> molecule -> atoms with read calls, then summarises what it read."""
+
+    def __init__(self, graph: SkillGraph, cwd: Path) -> None:
+        self.graph = graph
+        self.cwd = cwd
+        self.info = ModelInfo(name=NAME, offline=True)
+
+    def _path(self, skill: Skill) -> str:
+        try:
+            return str(skill.path.relative_to(self.cwd))
+        except ValueError:
+            return str(skill.path)
+
+    def _plan(self, prompt: str) -> list[list[Skill]]:
+        """The reads to make, step by step: [compound], [molecule], [atoms...]."""
+        words = _words(prompt)
+        compound = _best(self.graph.layered("compound"), words)
+        if compound is None:
+            return []
+        steps = [[compound]]
+        molecules = [
+            s for n in self.graph.children(compound.name) if (s := self.graph.get(n)) is not None
+        ]
+        molecule = _best([m for m in molecules if m.layer == "molecule"], words)
+        if molecule is not None:
+            steps.append([molecule])
+            atoms = [self.graph.get(n) for n in self.graph.children(molecule.name)]
+            found = [a for a in atoms if a is not None and a.layer == "atom"]
+            if found:
+                steps.append(found)
+        return steps
+
+    def _reply(self, messages: list[Message]) -> tuple[str, list[str]]:
+        """The text and the paths to read next, from the conversation since the last prompt."""
+        start = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+        if start < 0:
+            return f"{LABEL} Ask me something.\n\n{HOW_TO_CONFIGURE}", []
+        prompt = messages[start].text
+        results = {m.tool_call_id: m for m in messages[start + 1 :] if m.role == "tool_result"}
+        reads = {
+            str(c.arguments.get("path")): results.get(c.id)
+            for m in messages[start + 1 :]
+            for c in m.tool_calls
+            if c.name == "read"
+        }
+        steps = self._plan(prompt)
+        if not steps:
+            return (
+                f"{LABEL} I found no compound skills to follow here, so there is nothing to "
+                f"show yet. Add skills under .pi/skills/ (see README).\n\n{HOW_TO_CONFIGURE}",
+                [],
+            )
+        for step in steps:
+            todo = [self._path(s) for s in step if self._path(s) not in reads]
+            if todo:
+                names = ", ".join(f"`{s.name}`" for s in step)
+                return f"{LABEL} Next, the {step[0].layer} skill(s) {names}.", todo
+        return self._answer(prompt, steps, reads), []
+
+    def _answer(
+        self, prompt: str, steps: list[list[Skill]], reads: dict[str, Message | None]
+    ) -> str:
+        lines = [f"{LABEL} For “{prompt.strip()[:80]}”, I followed the skill graph:", ""]
+        for step in steps:
+            for skill in step:
+                result = reads.get(self._path(skill))
+                if result is None or result.is_error:
+                    problem = result.text.splitlines()[0] if result else "not read"
+                    found = f"could not read it: {problem}"
+                else:
+                    found = _first_paragraph(result.text)
+                lines.append(f"- **{skill.layer}** `{skill.name}`: {found}")
+        return "\n".join([*lines, "", HOW_TO_CONFIGURE])
+
+    def _summary(self, request_text: str) -> str:
+        """A mechanical goal-first summary of the serialised conversation (there is no LLM to
+        write one): the previous summary's goals and every user request, then the tool calls."""
+        previous = re.search(r"<previous-summary>\n## Goal\n(.*?)\n\n", request_text, re.DOTALL)
+        goals = previous.group(1).splitlines() if previous else []
+        goals += [g for g in re.findall(r"^\[User\]: (.*)$", request_text, re.M) if g not in goals]
+        done = re.findall(r"^\[Tool call (\w+)\]: (.*)$", request_text, re.M)
+        return "\n".join(
+            [
+                "## Goal",
+                *(goals or ["(none)"]),
+                "",
+                "## Progress",
+                "### Done",
+                *(f"- [x] {name} {args}" for name, args in done),
+            ]
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
+        if request.purpose == "summary":
+            text, paths = self._summary(request.messages[-1].text), []
+        else:
+            text, paths = self._reply(request.messages)
+        for piece in re.findall(r"\s*\S+\s*|\s+", text):
+            yield TextDelta(piece)
+        for index, path in enumerate(paths):
+            yield ToolCallDelta(index, name="read", arguments=json.dumps({"path": path}))
+        yield Finish("tool_calls" if paths else "stop")

@@ -1,0 +1,229 @@
+"""The events the agent and the runtime publish: one stream that every front end renders.
+
+Each event is a plain dataclass whose `type` (a class attribute) names it; `to_dict()` gives the
+JSON object that `--mode json` and `--mode rpc` print, with stable snake_case keys. Message events
+carry the whole message (`Message.to_dict()`: id, role, text, thinking, tool_calls, tool_call_id,
+tool_name, is_error, usage, stop_reason, details, timestamp); tool events carry the call's id, name
+and arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from workbench.messages import Message, Usage
+from workbench.tool import ToolResult
+
+AgentStopReason = Literal["completed", "aborted", "error"]
+DeltaType = Literal["text", "thinking", "tool_call"]
+
+
+def jsonable(value: Any) -> Any:
+    """`value` with messages, results, usages and paths turned into JSON-ready data."""
+    if isinstance(value, Message):
+        return value.to_dict()
+    if isinstance(value, ToolResult):
+        return {"text": value.text, "is_error": value.is_error, "details": value.details}
+    if isinstance(value, Usage):
+        return jsonable(vars(value))
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+@dataclass
+class Event:
+    """Base of every event: `type` names it, `to_dict()` serialises it."""
+
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            data[f.name] = jsonable(getattr(self, f.name))
+        return data
+
+
+@dataclass
+class AgentStart(Event):
+    """A run began (a prompt, or a steer/follow-up while idle)."""
+
+    type: ClassVar[str] = "agent_start"
+
+
+@dataclass
+class TurnStart(Event):
+    """One model call and its tool calls begin; `turn` counts from 1 within the run."""
+
+    type: ClassVar[str] = "turn_start"
+    turn: int = 1
+
+
+@dataclass
+class MessageStart(Event):
+    type: ClassVar[str] = "message_start"
+    message: Message
+
+
+@dataclass
+class MessageUpdate(Event):
+    """A streamed piece of the assistant message: `delta` is the new text, thinking or tool-call
+    argument fragment; `message` is the message so far."""
+
+    type: ClassVar[str] = "message_update"
+    message: Message
+    delta: str
+    delta_type: DeltaType = "text"
+
+
+@dataclass
+class MessageEnd(Event):
+    """A message is finished and recorded in the session store."""
+
+    type: ClassVar[str] = "message_end"
+    message: Message
+
+
+@dataclass
+class ToolExecutionStart(Event):
+    type: ClassVar[str] = "tool_execution_start"
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+
+
+@dataclass
+class ToolExecutionUpdate(Event):
+    """Partial output of a running tool (bash streams its output so far)."""
+
+    type: ClassVar[str] = "tool_execution_update"
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    partial_result: str
+
+
+@dataclass
+class ToolExecutionEnd(Event):
+    """`skipped`: the call never ran (queued steering, abort, or a truncated reply)."""
+
+    type: ClassVar[str] = "tool_execution_end"
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    result: ToolResult
+    duration_ms: float = 0.0
+    skipped: bool = False
+
+
+@dataclass
+class TurnEnd(Event):
+    type: ClassVar[str] = "turn_end"
+    message: Message
+    tool_results: list[Message] = field(default_factory=list)
+
+
+@dataclass
+class AgentEnd(Event):
+    """The run ended: `completed`, `aborted` (by the user) or `error` (then `error` says why)."""
+
+    type: ClassVar[str] = "agent_end"
+    stop_reason: AgentStopReason
+    error: str | None = None
+
+
+@dataclass
+class QueueUpdate(Event):
+    """The steering and follow-up queues changed; both are listed in delivery order."""
+
+    type: ClassVar[str] = "queue_update"
+    steering: list[str]
+    follow_up: list[str]
+
+
+@dataclass
+class CompactionStart(Event):
+    """`reason`: `threshold` (context near the window), `overflow` (the provider refused the
+    context) or `manual` (`/compact`)."""
+
+    type: ClassVar[str] = "compaction_start"
+    reason: str
+    tokens_before: int
+
+
+@dataclass
+class CompactionEnd(Event):
+    """`message` is the recorded summary (None when compaction failed or had nothing to do)."""
+
+    type: ClassVar[str] = "compaction_end"
+    reason: str
+    tokens_before: int
+    tokens_after: int | None = None
+    message: Message | None = None
+    error: str | None = None
+
+
+@dataclass
+class RetryStart(Event):
+    """A model call failed with a retryable error; the next attempt starts after `delay_ms`."""
+
+    type: ClassVar[str] = "retry_start"
+    attempt: int
+    max_retries: int
+    delay_ms: float
+    error: str
+
+
+@dataclass
+class RetryEnd(Event):
+    type: ClassVar[str] = "retry_end"
+    attempt: int
+    success: bool
+    error: str | None = None
+
+
+@dataclass
+class ErrorEvent(Event):
+    """Something failed that the user should see; `hint` says what to do."""
+
+    type: ClassVar[str] = "error"
+    message: str
+    hint: str | None = None
+
+
+@dataclass
+class Notice(Event):
+    """Information for the user only (never sent to the model): skipped extensions, command
+    output, hook failures."""
+
+    type: ClassVar[str] = "notice"
+    text: str
+    level: Literal["info", "warning"] = "info"
+
+
+@dataclass
+class UsageUpdate(Event):
+    """After each model call: its usage, the session's cost so far (None when any call's price is
+    unknown) and how full the context is."""
+
+    type: ClassVar[str] = "usage_update"
+    usage: Usage
+    total_cost: float | None
+    context_tokens: int
+    context_window: int
+
+
+@dataclass
+class ModelChange(Event):
+    """The session's model; `offline` marks the scripted and demo models."""
+
+    type: ClassVar[str] = "model_change"
+    model: str
+    offline: bool
+    context_window: int

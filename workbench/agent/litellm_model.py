@@ -1,0 +1,263 @@
+"""Any litellm model string, streamed through `litellm.acompletion`.
+
+litellm takes seconds to import, so this module imports it only when a call is made (or when
+`preload()` starts the import in a background thread early in start-up). Before the import it sets
+`LITELLM_LOCAL_MODEL_COST_MAP` (no network fetch of the price map) and `LITELLM_MODE=PRODUCTION`
+(litellm would otherwise load a `.env` file from the working folder into our environment).
+
+Retries are ours: litellm's `num_retries` and the OpenAI SDK's `max_retries` are 0, and failures
+are raised as classified `ModelError`s. The finish reason is worked out here from what the stream
+actually carried; a stream that ends without one is passed on as cut off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from types import ModuleType
+from typing import Any
+
+from workbench.agent.model import (
+    Delta,
+    ErrorKind,
+    Finish,
+    ModelError,
+    ModelInfo,
+    ModelRequest,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
+from workbench.agent.openai_format import to_openai
+from workbench.messages import StopReason, Usage
+
+REQUEST_TIMEOUT_S = 600.0
+FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "tool_use": "tool_calls",
+    "length": "length",
+    "max_tokens": "length",
+    "content_filter": "stop",
+}
+OVERFLOW_PATTERN = re.compile(
+    r"context.?(length|window)|maximum context|prompt is too long|too many tokens|"
+    r"input is too long|reduce the length",
+    re.IGNORECASE,
+)
+
+_import_lock = threading.Lock()
+
+
+def _litellm() -> ModuleType:
+    """Import and quieten litellm once (thread-safe, so a background preload can race a call)."""
+    with _import_lock:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+        import litellm
+
+        litellm.suppress_debug_info = True  # it would print help banners into our stdout
+        litellm.telemetry = False
+        litellm.drop_params = True
+        return litellm
+
+
+def preload() -> threading.Thread:
+    """Start importing litellm in a background thread, overlapping the rest of start-up."""
+    thread = threading.Thread(target=_litellm, name="litellm-import", daemon=True)
+    thread.start()
+    return thread
+
+
+def model_info(name: str) -> ModelInfo:
+    """Context window and prices from litellm's bundled model map; unknown models keep the
+    defaults (window assumed, cost unknown)."""
+    info = ModelInfo(name=name)
+    try:
+        known: dict[str, Any] = _litellm().get_model_info(name)
+    except Exception:  # litellm raises plain Exceptions for models it does not know
+        return info
+    window = known.get("max_input_tokens") or known.get("max_tokens")
+    return replace(
+        info,
+        context_window=int(window) if window else info.context_window,
+        input_cost=known.get("input_cost_per_token"),
+        output_cost=known.get("output_cost_per_token"),
+        cache_read_cost=known.get("cache_read_input_token_cost"),
+    )
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """The server's Retry-After in seconds (litellm keeps the real headers on the exception)."""
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
+        value = headers.get("retry-after") if headers else None
+        if value is not None:
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def classify(exc: Exception) -> ModelError:
+    """A litellm/OpenAI SDK exception as a ModelError the loop can act on."""
+    litellm = _litellm()
+    status = getattr(exc, "status_code", None)
+    text = str(getattr(exc, "message", "") or exc)
+    kind: ErrorKind
+    if isinstance(exc, litellm.ContextWindowExceededError) or (
+        status in (400, 413) and OVERFLOW_PATTERN.search(text)
+    ):
+        kind = "context_overflow"
+    elif isinstance(exc, litellm.RateLimitError) or status == 429:
+        kind = "rate_limit"
+    elif status in (503, 529) or "overloaded" in text.lower():
+        kind = "overloaded"
+    elif isinstance(exc, litellm.Timeout):
+        kind = "timeout"
+    elif isinstance(exc, (litellm.APIConnectionError, litellm.exceptions.MidStreamFallbackError)):
+        kind = "connection"
+    elif isinstance(status, int) and status >= 500:
+        kind = "server"
+    elif status in (401, 403):
+        kind = "auth"
+    elif status in (400, 404, 422):
+        kind = "bad_request"
+    else:
+        kind = "other"
+    return ModelError(kind, text.strip() or type(exc).__name__, _retry_after(exc))
+
+
+def _usage(raw: Any) -> Usage:
+    details = getattr(raw, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or 0
+    return Usage(
+        input_tokens=int(getattr(raw, "prompt_tokens", 0) or 0),
+        output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
+        cache_read_tokens=int(cached),
+        cache_write_tokens=int(getattr(raw, "cache_creation_input_tokens", 0) or 0),
+    )
+
+
+class LitellmModel:
+    """A model reached through litellm; `api_base`/`api_key` serve OpenAI-compatible servers."""
+
+    def __init__(
+        self,
+        info: ModelInfo,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.info = info
+        self.api_base = api_base
+        self.api_key = api_key
+        self.extra = extra or {}
+
+    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
+        arguments: dict[str, Any] = {
+            "model": self.info.name,
+            "messages": to_openai(request.system_prompt, request.messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "num_retries": 0,
+            "max_retries": 0,
+            "timeout": REQUEST_TIMEOUT_S,
+            **self.extra,
+        }
+        if request.tools:
+            arguments["tools"] = [tool.schema() for tool in request.tools]
+        if request.max_tokens:
+            arguments["max_tokens"] = request.max_tokens
+        if self.api_base:
+            arguments["api_base"] = self.api_base
+        if self.api_key:
+            arguments["api_key"] = self.api_key
+        return arguments
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
+        litellm = _litellm()
+        try:
+            response = await litellm.acompletion(**self._arguments(request))
+        except Exception as exc:
+            raise classify(exc) from exc
+        reason: StopReason | None = None
+        usage: Usage | None = None
+        try:
+            async for chunk in response:
+                if getattr(chunk, "usage", None):
+                    usage = _usage(chunk.usage)
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    thinking = getattr(delta, "reasoning_content", None)
+                    if thinking:
+                        yield ThinkingDelta(thinking)
+                    if delta.content:
+                        yield TextDelta(delta.content)
+                    for call in delta.tool_calls or []:
+                        function = call.function
+                        yield ToolCallDelta(
+                            index=call.index or 0,
+                            id=call.id,
+                            name=getattr(function, "name", None),
+                            arguments=getattr(function, "arguments", None) or "",
+                        )
+                    if choice.finish_reason:
+                        reason = FINISH_REASONS.get(choice.finish_reason, "stop")
+        except Exception as exc:
+            raise classify(exc) from exc
+        finally:
+            await response.aclose()
+        if getattr(response, "received_finish_reason", "") is None:
+            reason = None  # litellm made up a "stop" for a stream the provider never finished
+        if reason is not None:
+            yield Finish(reason, usage)
+
+
+WARM_UP_REPLY = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
+    b'data: {"id":"w","object":"chat.completion.chunk","created":0,"model":"w","choices":'
+    b'[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+
+async def _warm_up_call() -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(WARM_UP_REPLY)
+        await writer.drain()
+        writer.close()
+
+    stub = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = stub.sockets[0].getsockname()[1]
+    model = LitellmModel(
+        ModelInfo("openai/warm-up"), api_base=f"http://127.0.0.1:{port}/v1", api_key="warm-up"
+    )
+    request = ModelRequest("warm up", [], tools=[])
+    from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
+
+    try:
+        async for _ in model.stream(request):
+            pass
+    finally:
+        await close_litellm_async_clients()
+        stub.close()
+        await stub.wait_closed()
+
+
+def warm_up() -> None:
+    """For a warm interpreter (`workbench.agent.forkserver`): import litellm and stream one reply
+    from a loopback stub, so that the imports litellm defers to its first call are done too."""
+    litellm = _litellm()
+    asyncio.run(_warm_up_call())
+    litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop

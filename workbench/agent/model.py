@@ -1,0 +1,204 @@
+"""What the loop needs from a model: a stream of deltas for a request, and facts about the model.
+
+Every model (litellm, scripted, demo) implements `ModelClient`. A stream yields text, thinking and
+tool-call fragments, then one `Finish`; a stream that ends without `Finish` was cut off. Failures
+raise `ModelError` with a `kind` the loop uses to decide between retrying, compacting and giving up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from workbench.messages import Message, StopReason, ToolCall, Usage, new_id
+from workbench.tool import Tool
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+"""Assumed when neither litellm nor the settings know a model's window."""
+
+
+@dataclass
+class ModelInfo:
+    """A model's name, whether it runs offline, its context window and price (USD per token;
+    None when unknown, so that cost shows as unknown rather than zero)."""
+
+    name: str
+    offline: bool = False
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    input_cost: float | None = None
+    output_cost: float | None = None
+    cache_read_cost: float | None = None
+
+    def cost(self, usage: Usage) -> float | None:
+        if self.offline:
+            return 0.0
+        if self.input_cost is None or self.output_cost is None:
+            return None
+        cache_price = self.cache_read_cost if self.cache_read_cost is not None else self.input_cost
+        uncached = max(usage.input_tokens - usage.cache_read_tokens, 0)
+        return (
+            uncached * self.input_cost
+            + usage.cache_read_tokens * cache_price
+            + usage.output_tokens * self.output_cost
+        )
+
+
+@dataclass
+class ModelRequest:
+    """One model call. `purpose` lets offline models answer summary requests sensibly."""
+
+    system_prompt: str
+    messages: list[Message]
+    tools: list[Tool] = field(default_factory=list)
+    purpose: Literal["turn", "summary"] = "turn"
+    max_tokens: int | None = None
+
+
+@dataclass
+class TextDelta:
+    text: str
+
+
+@dataclass
+class ThinkingDelta:
+    text: str
+
+
+@dataclass
+class ToolCallDelta:
+    """A fragment of the tool call at `index`: id and name arrive once, arguments in pieces."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+@dataclass
+class Finish:
+    """The end of a complete stream. `reason` is None when the provider never said why it stopped
+    (the loop then treats the reply as cut off)."""
+
+    reason: StopReason | None
+    usage: Usage | None = None
+
+
+Delta = TextDelta | ThinkingDelta | ToolCallDelta | Finish
+
+ErrorKind = Literal[
+    "rate_limit",
+    "overloaded",
+    "server",
+    "connection",
+    "timeout",
+    "context_overflow",
+    "auth",
+    "bad_request",
+    "other",
+]
+RETRYABLE_KINDS: frozenset[str] = frozenset(
+    {"rate_limit", "overloaded", "server", "connection", "timeout"}
+)
+
+
+class ModelError(Exception):
+    """A failed model call, classified; `retry_after` is the server's hint in seconds."""
+
+    def __init__(self, kind: ErrorKind, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE_KINDS
+
+
+class ModelClient(Protocol):
+    info: ModelInfo
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
+        """Stream one reply; cancelling the iteration closes the connection."""
+        ...
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+class AssistantAssembler:
+    """Builds the assistant message from deltas: tool-call fragments are joined by index and their
+    arguments parsed once complete."""
+
+    def __init__(self) -> None:
+        self.message = Message(role="assistant")
+        self.finish: Finish | None = None
+        self._calls: dict[int, _PendingCall] = {}
+
+    @property
+    def has_content(self) -> bool:
+        return bool(self.message.text or self.message.thinking or self._calls)
+
+    def add(self, delta: Delta) -> tuple[str, Literal["text", "thinking", "tool_call"]] | None:
+        """Apply a delta; return the (piece, kind) to publish, or None for `Finish`."""
+        if isinstance(delta, TextDelta):
+            self.message.text += delta.text
+            return delta.text, "text"
+        if isinstance(delta, ThinkingDelta):
+            self.message.thinking += delta.text
+            return delta.text, "thinking"
+        if isinstance(delta, ToolCallDelta):
+            call = self._calls.setdefault(delta.index, _PendingCall())
+            if delta.id:
+                call.id = delta.id
+            if delta.name:
+                call.name += delta.name
+            call.arguments += delta.arguments
+            self.message.tool_calls = [
+                ToolCall(id=c.id, name=c.name) for _, c in sorted(self._calls.items())
+            ]
+            return delta.arguments, "tool_call"
+        self.finish = delta
+        return None
+
+    def complete(self) -> Message:
+        """The finished message: stop reason, usage and parsed tool calls. Arguments that are not
+        a JSON object are recorded in `details["invalid_arguments"]` for the loop to report."""
+        message = self.message
+        calls: list[ToolCall] = []
+        invalid: dict[str, str] = {}
+        for _, pending in sorted(self._calls.items()):
+            call_id = pending.id or f"call_{new_id()}"
+            arguments, problem = parse_arguments(pending.arguments)
+            if problem:
+                invalid[call_id] = f"{problem}; received: {pending.arguments[:200]!r}"
+            calls.append(ToolCall(id=call_id, name=pending.name, arguments=arguments))
+        message.tool_calls = calls
+        if invalid:
+            message.details["invalid_arguments"] = invalid
+        if self.finish is not None:
+            message.usage = self.finish.usage
+            reason = self.finish.reason
+            if reason in ("stop", "tool_calls"):
+                reason = "tool_calls" if calls else "stop"
+            message.stop_reason = reason
+        return message
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a dict, and what is wrong with them (None when they are fine)."""
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return {}, f"arguments are not valid JSON ({exc.msg} at position {exc.pos})"
+    if not isinstance(value, dict):
+        return {}, f"arguments must be a JSON object, not {type(value).__name__}"
+    return value, None

@@ -1,0 +1,114 @@
+"""Which model a session talks to, and how that model is opened.
+
+The name comes from, in order: `--model`, `$WORKBENCH_MODEL`, the `model` setting, a default for
+the first provider key found in the environment, and otherwise the offline `demo` model. Names
+starting with `scripted:` play a script; every other name is a litellm model string (imported only
+then). Settings may override a model's window and price and give its server:
+
+    "models": {"openai/local": {"context_window": 32768, "api_base": "http://127.0.0.1:8000/v1",
+               "api_key": "none", "cost": {"input": 0.5, "output": 1.5, "cache_read": 0.05}}}
+
+Prices in settings are USD per million tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from workbench.agent import scripted_model
+from workbench.agent.model import ModelClient, ModelInfo
+from workbench.config import Settings
+from workbench.errors import WorkbenchError
+from workbench.skills.graph import SkillGraph
+
+DEMO = "demo"
+KEY_DEFAULTS: tuple[tuple[str, str], ...] = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "gpt-4.1"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
+    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
+    ("DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
+    ("XAI_API_KEY", "xai/grok-4"),
+    ("MISTRAL_API_KEY", "mistral/mistral-large-latest"),
+    ("GROQ_API_KEY", "groq/llama-3.3-70b-versatile"),
+)
+PER_MILLION = 1_000_000
+
+
+def model_name(cli_model: str | None, settings: Settings, env: Mapping[str, str]) -> str:
+    """The model string this session uses (see the module docstring for the order)."""
+    for candidate in (cli_model, env.get("WORKBENCH_MODEL"), settings.get("model")):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate.strip()
+    for key, default in KEY_DEFAULTS:
+        if env.get(key):
+            return default
+    return DEMO
+
+
+def uses_litellm(name: str) -> bool:
+    return name != DEMO and not name.startswith(scripted_model.PREFIX)
+
+
+def model_settings(settings: Settings, name: str) -> dict[str, Any]:
+    """`models.<name>` from settings (read directly: model names contain dots)."""
+    models = settings.get("models", {})
+    entry = models.get(name, {}) if isinstance(models, dict) else {}
+    if not isinstance(entry, dict):
+        raise WorkbenchError(f"setting models.{name} must be an object", "see README, ## Agent")
+    return entry
+
+
+def apply_overrides(info: ModelInfo, entry: dict[str, Any]) -> ModelInfo:
+    """The settings' context window and prices (USD per million tokens) over litellm's."""
+    try:
+        if "context_window" in entry:
+            info = replace(info, context_window=int(entry["context_window"]))
+        cost = entry.get("cost") or {}
+        prices = {
+            field: float(cost[key]) / PER_MILLION
+            for key, field in (
+                ("input", "input_cost"),
+                ("output", "output_cost"),
+                ("cache_read", "cache_read_cost"),
+            )
+            if key in cost
+        }
+    except (TypeError, ValueError) as exc:
+        raise WorkbenchError(
+            f"setting models.{info.name} has a value that is not a number: {exc}",
+            "context_window is a whole number; cost.input/output/cache_read are USD per million",
+        ) from exc
+    return replace(info, **prices)
+
+
+def open_model(
+    name: str,
+    settings: Settings,
+    cwd: Path,
+    skills: Callable[[], SkillGraph],
+    api_base: str | None = None,
+    api_key: str | None = None,
+) -> ModelClient:
+    """A ready model client for `name`; `skills` is only called for the demo model."""
+    entry = model_settings(settings, name)
+    if name == DEMO:
+        from workbench.agent.demo_model import DemoModel
+
+        return DemoModel(skills(), cwd)
+    if name.startswith(scripted_model.PREFIX):
+        path = Path(name.removeprefix(scripted_model.PREFIX)).expanduser()
+        model = scripted_model.ScriptedModel(path if path.is_absolute() else cwd / path, name)
+        model.info = apply_overrides(model.info, entry)
+        return model
+    from workbench.agent import litellm_model
+
+    info = apply_overrides(litellm_model.model_info(name), entry)
+    return litellm_model.LitellmModel(
+        info,
+        api_base=api_base or entry.get("api_base") or settings.get("api_base"),
+        api_key=api_key or entry.get("api_key") or settings.get("api_key"),
+    )

@@ -1,0 +1,213 @@
+"""`bash(command, timeout?)`: run a command, stdout and stderr merged, exit code in the result.
+
+The command runs in its own process group so that a timeout or an abort can kill everything it
+started. Long output keeps its tail (where errors usually are); the full output then goes to a temp
+file named in the result, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from workbench.agent.tools.limits import MAX_BYTES, MAX_LINES, format_size, tail
+from workbench.errors import WorkbenchError
+from workbench.tool import Tool, ToolContext, ToolResult
+
+READ_CHUNK = 65536
+UPDATE_INTERVAL_S = 0.1
+EXIT_GRACE_S = 0.2
+"""After the shell exits, how long to keep reading output that its background jobs still write."""
+
+DESCRIPTION = (
+    "Run a bash command in the working folder; stdout and stderr are merged and the exit code is "
+    f"reported. Output longer than {MAX_LINES} lines or {MAX_BYTES // 1024} KB keeps its end and "
+    "the full output is saved to a file named in the result. Optional timeout in seconds."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The bash command to run"},
+        "timeout": {"type": "number", "description": "Seconds before the command is killed"},
+    },
+    "required": ["command"],
+}
+
+
+class OutputBuffer:
+    """Collects output; past the limit it spills everything to a temp file and keeps only a tail
+    in memory, so a command that prints gigabytes costs disk, not memory."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self._recent = bytearray()
+        self._spill: IO[bytes] | None = None
+
+    @property
+    def spill_path(self) -> Path | None:
+        return Path(self._spill.name) if self._spill else None
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        if self._spill is None and self.total > MAX_BYTES:
+            self._spill = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open while running
+                prefix="workbench-bash-", suffix=".log", delete=False
+            )
+            self._spill.write(self._recent)
+        if self._spill is not None:
+            self._spill.write(chunk)
+        self._recent += chunk
+        if len(self._recent) > 2 * MAX_BYTES:
+            del self._recent[: len(self._recent) - MAX_BYTES - 4]
+
+    def text(self) -> str:
+        return self._recent.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        if self._spill is not None:
+            self._spill.close()
+
+
+def kill_group(process: asyncio.subprocess.Process) -> None:
+    """Kill the command's whole process group (its pid is the group id: own session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+async def _pump(
+    process: asyncio.subprocess.Process,
+    reader: asyncio.StreamReader,
+    out: OutputBuffer,
+    ctx: ToolContext,
+) -> None:
+    """Read output until EOF, or until a short grace after the shell exited (its background jobs
+    may keep the pipe open for as long as they run)."""
+    last_update = 0.0
+    exit_wait = asyncio.ensure_future(process.wait())
+    read: asyncio.Future[bytes] | None = None
+    try:
+        while True:
+            read = asyncio.ensure_future(reader.read(READ_CHUNK))
+            await asyncio.wait({read, exit_wait}, return_when=asyncio.FIRST_COMPLETED)
+            if not read.done():
+                break
+            chunk = read.result()
+            if not chunk:
+                return
+            out.add(chunk)
+            now = time.monotonic()
+            if now - last_update >= UPDATE_INTERVAL_S:
+                last_update = now
+                ctx.update(tail(out.text().rstrip("\n"))[0])
+        deadline = time.monotonic() + EXIT_GRACE_S
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                chunk = await asyncio.wait_for(asyncio.shield(read), remaining)
+            except TimeoutError:
+                return
+            if not chunk:
+                return
+            out.add(chunk)
+            read = asyncio.ensure_future(reader.read(READ_CHUNK))
+    finally:
+        exit_wait.cancel()
+        if read is not None:
+            read.cancel()
+
+
+async def _output_pipe() -> tuple[int, asyncio.StreamReader, asyncio.BaseTransport]:
+    """A pipe whose write end the command gets as stdout and stderr. Our own pipe (not asyncio's
+    PIPE) so that the shell's exit is seen even while a background job holds the write end."""
+    read_fd, write_fd = os.pipe()
+    reader = asyncio.StreamReader()
+    transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    return write_fd, reader, transport
+
+
+def _timeout(args: dict[str, Any]) -> float | None:
+    value = args.get("timeout")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise WorkbenchError(f"timeout must be a positive number of seconds, not {value!r}")
+    return float(value)
+
+
+def _report(out: OutputBuffer, exit_code: int | None, timeout: float | None) -> ToolResult:
+    shown, truncated = tail(out.text().rstrip("\n"))
+    if out.spill_path is not None:
+        truncated = True
+    text = shown if shown.strip() else "(no output)"
+    if truncated:
+        text += (
+            f"\n\n[Output truncated: showing the last {shown.count(chr(10)) + 1} lines of "
+            f"{format_size(out.total)}. Full output: {out.spill_path}]"
+        )
+    if exit_code is None:
+        text += f"\n\nCommand timed out after {timeout:g} s; its process group was killed."
+    elif exit_code < 0:
+        text += f"\n\nCommand was killed by signal {-exit_code}."
+    else:
+        text += f"\n\nExit code: {exit_code}"
+    details = {
+        "exit_code": exit_code,
+        "timed_out": exit_code is None,
+        "truncated": truncated,
+        "full_output_path": str(out.spill_path) if out.spill_path else None,
+    }
+    return ToolResult(text, is_error=exit_code != 0, details=details)
+
+
+async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    command = str(args.get("command", ""))
+    if not command.strip():
+        raise WorkbenchError("command is empty")
+    timeout = _timeout(args)
+    write_fd, reader, pipe = await _output_pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=ctx.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        pipe.close()
+        raise WorkbenchError(f"cannot start bash: {exc.strerror}") from exc
+    finally:
+        os.close(write_fd)
+    out = OutputBuffer()
+    exit_code: int | None
+    try:
+        async with asyncio.timeout(timeout):
+            await _pump(process, reader, out, ctx)
+            exit_code = await process.wait()
+    except TimeoutError:
+        kill_group(process)
+        await process.wait()
+        exit_code = None
+    except asyncio.CancelledError:
+        kill_group(process)
+        await asyncio.shield(process.wait())
+        raise
+    finally:
+        pipe.close()
+        out.close()
+    return _report(out, exit_code, timeout)
+
+
+def bash_tool() -> Tool:
+    return Tool(name="bash", description=DESCRIPTION, parameters=PARAMETERS, execute=execute)

@@ -1,0 +1,107 @@
+"""`edit(path, old_text, new_text)`: replace the one place where `old_text` occurs.
+
+Exactly one match is required, so the model cannot change the wrong place by accident; anything
+else leaves the file untouched. Matching ignores the difference between CRLF and LF, and only the
+edited region is rewritten: the file's other line endings and its byte-order mark stay as they were.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+from typing import Any
+
+from workbench.agent.tools.limits import resolve_path
+from workbench.agent.tools.read import decode_text, read_bytes
+from workbench.errors import WorkbenchError
+from workbench.tool import Tool, ToolContext, ToolResult
+
+BOM = "\ufeff"
+
+DESCRIPTION = (
+    "Replace text in a file. old_text must match exactly one place in the file (whitespace "
+    "included); include enough surrounding lines to make it unique. The result shows a diff."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File path, relative to the working folder"},
+        "old_text": {"type": "string", "description": "The exact text to replace"},
+        "new_text": {"type": "string", "description": "The text to put in its place"},
+    },
+    "required": ["path", "old_text", "new_text"],
+}
+
+
+def _raw_offset(crlf_positions: list[int], normalized_offset: int) -> int:
+    """Map an offset in the LF-normalised text back to the original text.
+
+    The k-th CRLF (0-based) sits at normalised position `raw_position - k`; every CRLF before the
+    offset adds one character in the original.
+    """
+    shifted = [pos - k for k, pos in enumerate(crlf_positions)]
+    return normalized_offset + bisect.bisect_left(shifted, normalized_offset)
+
+
+def _crlf_positions(text: str) -> list[int]:
+    positions, start = [], text.find("\r\n")
+    while start != -1:
+        positions.append(start)
+        start = text.find("\r\n", start + 2)
+    return positions
+
+
+def unified_diff(before: str, after: str, name: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{name}",
+        tofile=f"b/{name}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    raw_path = str(args.get("path", ""))
+    old = str(args.get("old_text", "")).replace("\r\n", "\n")
+    new = str(args.get("new_text", "")).replace("\r\n", "\n")
+    if not old:
+        raise WorkbenchError("old_text is empty", "copy the exact text to replace from the file")
+    data, shown = read_bytes(ctx, raw_path)
+    text = decode_text(data, shown)  # refuses binary files, drops the BOM
+    bom = BOM if data.startswith(BOM.encode("utf-8")) else ""
+    normalized = text.replace("\r\n", "\n")
+    count = normalized.count(old)
+    if count == 0:
+        raise WorkbenchError(
+            f"old_text was not found in {shown}; the file is unchanged",
+            "read the file again and copy the text exactly, including whitespace",
+        )
+    if count > 1:
+        raise WorkbenchError(
+            f"old_text occurs {count} times in {shown}; the file is unchanged",
+            "include more surrounding lines so that it matches exactly one place",
+        )
+    if old == new:
+        raise WorkbenchError("old_text and new_text are identical; nothing to change")
+    crlf = _crlf_positions(text)
+    start = normalized.index(old)
+    raw_start = _raw_offset(crlf, start)
+    raw_end = _raw_offset(crlf, start + len(old))
+    eol = "\r\n" if len(crlf) * 2 >= text.count("\n") and crlf else "\n"
+    updated = text[:raw_start] + new.replace("\n", eol) + text[raw_end:]
+    try:
+        resolve_path(ctx.cwd, raw_path).write_bytes((bom + updated).encode("utf-8"))
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {raw_path}: {exc.strerror}") from exc
+    diff = unified_diff(normalized, updated.replace("\r\n", "\n"), shown)
+    first_line = normalized.count("\n", 0, start) + 1
+    return ToolResult(
+        f"Replaced 1 occurrence in {shown}.\n\n{diff}",
+        details={"path": shown, "diff": diff, "first_changed_line": first_line},
+    )
+
+
+def edit_tool() -> Tool:
+    return Tool(name="edit", description=DESCRIPTION, parameters=PARAMETERS, execute=execute)

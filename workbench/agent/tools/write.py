@@ -1,0 +1,46 @@
+"""`write(path, content)`: create or overwrite a file, creating its parent folders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.agent.tools.limits import resolve_path
+from workbench.errors import WorkbenchError
+from workbench.tool import Tool, ToolContext, ToolResult
+
+DESCRIPTION = (
+    "Create or overwrite a file with the given content; missing parent folders are created. "
+    "Prefer edit for changing part of an existing file."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File path, relative to the working folder"},
+        "content": {"type": "string", "description": "The complete new content of the file"},
+    },
+    "required": ["path", "content"],
+}
+
+
+async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    raw_path = str(args.get("path", ""))
+    path = resolve_path(ctx.cwd, raw_path)
+    data = str(args.get("content", "")).encode("utf-8")
+    if path.is_dir():
+        raise WorkbenchError(f"{raw_path} is a folder; write needs a file path")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {raw_path}: {exc.strerror}") from exc
+    verb = "Overwrote" if existed else "Created"
+    return ToolResult(
+        f"{verb} {raw_path} ({len(data)} bytes written)",
+        details={"path": raw_path, "bytes": len(data), "created": not existed},
+    )
+
+
+def write_tool() -> Tool:
+    return Tool(name="write", description=DESCRIPTION, parameters=PARAMETERS, execute=execute)

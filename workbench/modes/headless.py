@@ -1,0 +1,55 @@
+"""What the headless modes share: opening the session and turning signals into an abort.
+
+SIGINT and SIGTERM abort the run (the stream is closed, bash process groups are killed, the turn
+is recorded as aborted) instead of killing the process mid-write; a second signal exits at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from workbench.runtime import Workbench
+
+EXIT_OK, EXIT_ERROR = 0, 1
+
+
+@dataclass
+class Interrupts:
+    """Installed on the running loop; `signal` is the last one received (None if none)."""
+
+    workbench: Workbench
+    on_signal: Callable[[], None] = lambda: None
+    signal: int | None = None
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, self._received, signum)
+
+    def _received(self, signum: int) -> None:
+        if self.signal is not None:
+            os._exit(128 + signum)
+        self.signal = signum
+        self.on_signal()
+        task = asyncio.get_running_loop().create_task(self.workbench.abort())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def exit_code(self, otherwise: int) -> int:
+        return 128 + self.signal if self.signal is not None else otherwise
+
+
+def read_prompt(words: list[str]) -> str | None:
+    """The prompt from the command line, or from stdin when it is piped; None when neither."""
+    if words:
+        return " ".join(words)
+    if not sys.stdin.isatty():
+        text = sys.stdin.read()
+        return text if text.strip() else None
+    return None

@@ -1,0 +1,191 @@
+"""`workbench --mode rpc`: JSON commands on stdin (one per line), the event stream on stdout.
+
+Editors and other front ends drive the whole workbench through this. Every command may carry an
+`id`; each understood command is answered by a `response` line (`command`, `id`, `success`, and
+`data` or `error`/`hint`) while its effects arrive as ordinary events. A line that cannot be
+understood (not JSON, no known `type`, a missing field) gets an `error` event; the process goes on.
+stdin closing ends the process once the current run has finished.
+
+Commands: prompt {text}, steer {text}, follow_up {text}, abort, get_state, compact {focus?},
+set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {queue, index},
+clear_queue {queue?}. More register with `@command("name")` (the conversation tree adds its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from workbench.agent.events import ErrorEvent
+from workbench.errors import WorkbenchError
+from workbench.modes.event_lines import EventLines
+from workbench.modes.headless import EXIT_OK, Interrupts
+from workbench.runtime import Workbench, WorkbenchOptions
+
+Handler = Callable[[Workbench, dict[str, Any]], Awaitable[Any]]
+COMMANDS: dict[str, Handler] = {}
+SLOW_COMMANDS = {"set_model"}
+"""Run in the background so that, say, `abort` is not stuck behind a model switch."""
+
+
+class Malformed(WorkbenchError):
+    """The command line cannot be understood."""
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        COMMANDS[name] = handler
+        return handler
+
+    return register
+
+
+def field(cmd: dict[str, Any], key: str, kind: type = str) -> Any:
+    value = cmd.get(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise Malformed(
+            f"command {cmd.get('type')!r} needs {key!r} as {kind.__name__}",
+            f'for example {{"type": "{cmd.get("type")}", "{key}": ...}}',
+        )
+    return value
+
+
+@command("prompt")
+async def _prompt(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    await workbench.prompt(field(cmd, "text"))
+
+
+@command("steer")
+async def _steer(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    await workbench.steer(field(cmd, "text"))
+
+
+@command("follow_up")
+async def _follow_up(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    await workbench.follow_up(field(cmd, "text"))
+
+
+@command("abort")
+async def _abort(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    await workbench.abort()
+
+
+@command("get_state")
+async def _get_state(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    return workbench.state().to_dict()
+
+
+@command("compact")
+async def _compact(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    focus = cmd.get("focus")
+    await workbench.compact(focus if isinstance(focus, str) else None)
+
+
+@command("set_model")
+async def _set_model(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    await workbench.set_model(field(cmd, "model"))
+    return {"model": workbench.state().model}
+
+
+@command("get_queue")
+async def _get_queue(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, list[str]]:
+    return workbench.queues()
+
+
+@command("edit_queue")
+async def _edit_queue(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    workbench.edit_queued(field(cmd, "queue"), field(cmd, "index", int), field(cmd, "text"))
+
+
+@command("remove_queued")
+async def _remove_queued(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    workbench.remove_queued(field(cmd, "queue"), field(cmd, "index", int))
+
+
+@command("clear_queue")
+async def _clear_queue(workbench: Workbench, cmd: dict[str, Any]) -> None:
+    queue = cmd.get("queue")
+    workbench.clear_queue(queue if isinstance(queue, str) else None)  # type: ignore[arg-type]
+
+
+def parse(line: str) -> dict[str, Any]:
+    """A command object from one line, or Malformed saying what is wrong."""
+    try:
+        cmd = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise Malformed(f"not JSON: {exc.msg} at column {exc.colno}", 'send {"type": ...}') from exc
+    if not isinstance(cmd, dict):
+        raise Malformed("a command must be a JSON object", 'send {"type": ...}')
+    if cmd.get("type") not in COMMANDS:
+        raise Malformed(
+            f"unknown command type {cmd.get('type')!r}", f"commands: {', '.join(COMMANDS)}"
+        )
+    return cmd
+
+
+class Session:
+    """Reads commands, dispatches them, writes responses next to the events."""
+
+    def __init__(self, workbench: Workbench, lines: EventLines) -> None:
+        self.workbench = workbench
+        self.lines = lines
+        self.background: set[asyncio.Task[None]] = set()
+
+    async def handle(self, line: str) -> None:
+        try:
+            cmd = parse(line)
+            if cmd["type"] in SLOW_COMMANDS:
+                task = asyncio.create_task(self._run(cmd))
+                self.background.add(task)
+                task.add_done_callback(self.background.discard)
+            else:
+                await self._run(cmd)
+        except Malformed as exc:
+            self.lines.event(ErrorEvent(exc.message, exc.hint))
+
+    async def _run(self, cmd: dict[str, Any]) -> None:
+        reply: dict[str, Any] = {"type": "response", "command": cmd["type"], "id": cmd.get("id")}
+        try:
+            data = await COMMANDS[cmd["type"]](self.workbench, cmd)
+        except Malformed as exc:
+            self.lines.event(ErrorEvent(exc.message, exc.hint))
+            return
+        except WorkbenchError as exc:
+            self.lines.write({**reply, "success": False, "error": exc.message, "hint": exc.hint})
+            return
+        self.lines.write({**reply, "success": True, "data": data})
+
+
+def _read_stdin(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]) -> None:
+    """A daemon thread: works for pipes, files and terminals alike, and never blocks exit."""
+    for line in sys.stdin:
+        loop.call_soon_threadsafe(queue.put_nowait, line)
+    loop.call_soon_threadsafe(queue.put_nowait, None)
+
+
+async def run(options: WorkbenchOptions) -> int:
+    workbench = await Workbench.open(options)
+    lines = EventLines()
+    lines.header(workbench)
+    workbench.subscribe(lines.event)
+    session = Session(workbench, lines)
+    incoming: asyncio.Queue[str | None] = asyncio.Queue()
+    interrupts = Interrupts(workbench, on_signal=lambda: incoming.put_nowait(None))
+    interrupts.install()
+    reader = threading.Thread(
+        target=_read_stdin, args=(asyncio.get_running_loop(), incoming), daemon=True
+    )
+    reader.start()
+    try:
+        while (line := await incoming.get()) is not None:
+            if line.strip():
+                await session.handle(line)
+        await asyncio.gather(*session.background)
+        await workbench.wait_idle()
+    finally:
+        await workbench.close()
+    return interrupts.exit_code(EXIT_OK)

@@ -1,0 +1,392 @@
+"""Workbench: one object per open session, binding settings, skills, store, hooks, extensions,
+model and agent, and offering every user-level command with ONE event stream.
+
+Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this API:
+
+    wb = await Workbench.open(WorkbenchOptions(cwd=Path.cwd(), model="demo"))
+    unsubscribe = wb.subscribe(on_event)      # every event: workbench.agent.events
+    await wb.prompt("fix the failing test")   # starts a run (or runs a /command); returns at once
+    await wb.steer("use pytest -x")           # now: skips the rest of the current tool calls
+    await wb.follow_up("then update README")  # when the agent would stop
+    await wb.abort()                          # cancels the stream / kills bash; turn recorded
+    await wb.compact("keep the API notes")    # /compact [focus]
+    wb.queues(); wb.edit_queued("steering", 0, "..."); wb.remove_queued(...); wb.clear_queue()
+    await wb.set_model("openai/gpt-4.1")      # from the next model call on
+    wb.state()                                # WorkbenchState: model, offline, busy, usage...
+    await wb.wait_idle()                      # the run's stop reason
+    await wb.trust_project()                  # record trust, load the project's extensions
+    await wb.close()
+
+`prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
+`follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
+notices (extensions skipped or broken). Commands (`/compact`, extension commands) are
+in `commands`; a command's text output arrives as a `notice` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from workbench.agent.compaction import CompactionSettings
+from workbench.agent.context_files import context_files
+from workbench.agent.events import Event, ModelChange, Notice, QueueUpdate
+from workbench.agent.extensions import ExtensionReport, TrustStore, load_extensions
+from workbench.agent.loop import Agent, AgentConfig, RetryPolicy
+from workbench.agent.model import ModelClient
+from workbench.agent.model_choice import model_name, open_model
+from workbench.agent.queues import MessageQueue, queue_mode
+from workbench.agent.store import ConversationStore, MemoryStore
+from workbench.agent.system_prompt import build_system_prompt
+from workbench.agent.tools import builtin_tools
+from workbench.config import Settings, find_project_root
+from workbench.errors import WorkbenchError
+from workbench.extension_api import Command, DeliverAs, ExtensionAPI
+from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
+from workbench.messages import Message
+from workbench.skills.discover import load_project_skills
+from workbench.skills.graph import SkillGraph
+
+log = logging.getLogger(__name__)
+Listener = Callable[[Event], None]
+QueueName = Literal["steering", "follow_up"]
+
+
+@dataclass
+class WorkbenchOptions:
+    """What a front end decides when it opens a session (CLI flags map one to one)."""
+
+    cwd: Path
+    model: str | None = None
+    api_base: str | None = None
+    api_key: str | None = None
+    tools: list[str] | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    trust: bool = False
+    store: ConversationStore | None = None
+    skills: SkillGraph | None = None
+
+
+@dataclass
+class WorkbenchState:
+    """A snapshot for status bars and `get_state`."""
+
+    session_id: str
+    branch: str
+    cwd: str
+    model: str
+    offline: bool
+    busy: bool
+    context_tokens: int
+    context_window: int
+    total_cost: float | None
+    steering: list[str]
+    follow_up: list[str]
+    message_count: int
+    tools: list[str]
+    commands: list[str]
+    extensions: dict[str, list[Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    """The loop's settings: `queue.*`, `retry.*`, `compaction.*` (see README, ## Agent)."""
+    try:
+        return AgentConfig(
+            steering_mode=queue_mode(
+                settings.get("queue.steering_mode", "one-at-a-time"), "queue.steering_mode"
+            ),
+            follow_up_mode=queue_mode(
+                settings.get("queue.follow_up_mode", "one-at-a-time"), "queue.follow_up_mode"
+            ),
+            retry=RetryPolicy(
+                max_retries=int(settings.get("retry.max_retries", 3)),
+                base_delay_s=float(settings.get("retry.base_delay_ms", 1000)) / 1000,
+                max_delay_s=float(settings.get("retry.max_delay_ms", 60000)) / 1000,
+            ),
+            compaction=CompactionSettings(
+                enabled=bool(settings.get("compaction.enabled", True)),
+                reserve_tokens=int(settings.get("compaction.reserve_tokens", 16_384)),
+                keep_recent_tokens=int(settings.get("compaction.keep_recent_tokens", 20_000)),
+            ),
+        )
+    except (TypeError, ValueError) as exc:
+        raise WorkbenchError(
+            f"a retry or compaction setting is not a number: {exc}", "see README, ## Agent"
+        ) from exc
+
+
+class Workbench:
+    """See the module docstring. Create with `await Workbench.open(options)`."""
+
+    def __init__(self, options: WorkbenchOptions, settings: Settings, store: ConversationStore):
+        self.options = options
+        self.cwd = options.cwd.resolve()
+        self.project_root = settings.project_root
+        self.settings = settings
+        self.store = store
+        self.bus = HookBus(on_error=self._hook_failed)
+        self.api = ExtensionAPI(self.bus, self)
+        self.commands: dict[str, Command] = {
+            "compact": Command("compact", "summarise older history now", self._compact_command)
+        }
+        self.extensions = ExtensionReport()
+        self.skills = options.skills if options.skills is not None else SkillGraph([])
+        """The project's skill graph (discovered at open unless the options bring one)."""
+        self.system_prompt = ""
+        self._listeners: list[Listener] = []
+        self.startup_notices: list[Notice] = []
+        self._next_turn: list[Message] = []
+        self.agent: Agent
+
+    @classmethod
+    async def open(cls, options: WorkbenchOptions) -> Workbench:
+        cwd = options.cwd.resolve()
+        settings = Settings.load(find_project_root(cwd))
+        workbench = cls(options, settings, options.store or MemoryStore())
+        await workbench._start()
+        return workbench
+
+    async def _start(self) -> None:
+        if self.options.skills is None:
+            self.skills = load_project_skills(self.project_root).graph
+        trusted = self.options.trust or TrustStore().is_trusted(self.project_root)
+        self.extensions = await load_extensions(self.api, self.project_root, trusted)
+        model = await self._open_model(self.options.model)
+        tools = builtin_tools(self.options.tools) + list(self.api.tools.values())
+        self.system_prompt = build_system_prompt(
+            cwd=self.cwd,
+            tools=tools,
+            context_files=context_files(self.cwd),
+            base=self.options.system_prompt,
+            append=self.options.append_system_prompt,
+        )
+        self.agent = Agent(
+            model=model,
+            tools=tools,
+            system_prompt=self.system_prompt,
+            store=self.store,
+            emit=self._emit,
+            cwd=self.cwd,
+            bus=self.bus,
+            config=agent_config(self.settings),
+            on_queue_change=self._queues_changed,
+        )
+        self.commands.update(self.api.commands)
+        if self.bus.has("session_start"):
+            await self.bus.run(
+                "session_start", SessionStartEvent(list(self.agent.messages), self.cwd)
+            )
+        self.startup_notices = [
+            *(
+                Notice(f"extension {p} skipped: {why}", "warning")
+                for p, why in self.extensions.skipped
+            ),
+            *(
+                Notice(f"extension {p} failed to load: {e}", "warning")
+                for p, e in self.extensions.failed
+            ),
+        ]
+
+    async def _open_model(self, requested: str | None) -> ModelClient:
+        name = model_name(requested, self.settings, os.environ)
+        return await asyncio.to_thread(
+            open_model,
+            name,
+            self.settings,
+            self.cwd,
+            lambda: self.skills,
+            self.options.api_base,
+            self.options.api_key,
+        )
+
+    # -- events -----------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every event from now on, starting with the start-up notices (extensions
+        skipped or broken); returns the function that unsubscribes."""
+        for notice in self.startup_notices:
+            listener(notice)
+        self._listeners.append(listener)
+        return lambda: self.unsubscribe(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _emit(self, event: Event) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a broken front end must not stop the agent
+                log.exception("event listener failed on %s", event.type)
+
+    def emit(self, event: Any) -> None:
+        """ExtensionSink: extensions publish their own events to every front end."""
+        self._emit(event)
+
+    def _hook_failed(self, hook: str, exc: BaseException) -> None:
+        log.error("hook %s failed", hook, exc_info=exc)
+        self._emit(Notice(f"an extension's {hook} hook failed: {exc!r}", "warning"))
+
+    def _queues_changed(self) -> None:
+        self._emit(QueueUpdate(self.agent.steering.texts(), self.agent.follow_ups.texts()))
+
+    # -- user commands ----------------------------------------------------------------------
+
+    async def prompt(self, text: str) -> None:
+        """Start a run with `text`, or run it as `/command args` when it names a command."""
+        if self.agent.busy:
+            raise WorkbenchError(
+                "the agent is still working on the previous prompt",
+                "use steer to redirect it now, or follow_up to queue a message for when it stops",
+            )
+        if self.bus.has("input"):
+            event = InputEvent(text)
+            await self.bus.run("input", event)
+            if event.handled:
+                return
+            text = event.text
+        name, _, args = text.removeprefix("/").partition(" ")
+        if text.startswith("/") and name in self.commands:
+            await self.run_command(name, args.strip())
+            return
+        await self._start_run(Message(role="user", text=text))
+
+    async def _start_run(self, message: Message) -> None:
+        start = BeforeAgentStartEvent(self.system_prompt, message.text)
+        if self.bus.has("before_agent_start"):
+            await self.bus.run("before_agent_start", start)
+        pending, self._next_turn = self._next_turn, []
+        self.agent.start([*pending, message, *start.messages], start.system_prompt)
+
+    async def steer(self, text: str) -> None:
+        """Interrupt: delivered after the running tool; the reply's other calls are skipped."""
+        await self._queue_or_start(self.agent.steering, text)
+
+    async def follow_up(self, text: str) -> None:
+        """Queue a message for when the agent would stop."""
+        await self._queue_or_start(self.agent.follow_ups, text)
+
+    async def _queue_or_start(self, queue: MessageQueue, text: str) -> None:
+        if not text.strip():
+            raise WorkbenchError("the message is empty")
+        if self.agent.busy:
+            queue.push(Message(role="user", text=text))
+        else:
+            await self._start_run(Message(role="user", text=text))
+
+    async def abort(self) -> None:
+        """Stop the current run or compaction; queued messages stay queued."""
+        await self.agent.abort()
+
+    async def compact(self, focus: str | None = None) -> None:
+        """Compact now (`/compact [focus]`); the outcome arrives as compaction events."""
+        self.agent.start_compaction(focus or None)
+
+    async def _compact_command(self, args: str) -> None:
+        await self.compact(args or None)
+
+    async def run_command(self, name: str, args: str = "") -> None:
+        command = self.commands.get(name)
+        if command is None:
+            raise WorkbenchError(
+                f"unknown command /{name}", f"commands: {', '.join(self.commands)}"
+            )
+        outcome: Any = command.handler(args)
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+        if outcome:
+            self._emit(Notice(str(outcome)))
+
+    def queues(self) -> dict[str, list[str]]:
+        return {"steering": self.agent.steering.texts(), "follow_up": self.agent.follow_ups.texts()}
+
+    def _queue(self, name: QueueName) -> MessageQueue:
+        if name not in ("steering", "follow_up"):
+            raise WorkbenchError(f"no queue named {name!r}", "queues: steering, follow_up")
+        return self.agent.steering if name == "steering" else self.agent.follow_ups
+
+    def edit_queued(self, name: QueueName, index: int, text: str) -> None:
+        self._queue(name).edit(index, text)
+
+    def remove_queued(self, name: QueueName, index: int) -> None:
+        self._queue(name).remove(index)
+
+    def clear_queue(self, name: QueueName | None = None) -> None:
+        for queue in (self._queue(name),) if name else (self.agent.steering, self.agent.follow_ups):
+            queue.clear()
+
+    async def set_model(self, name: str) -> None:
+        """Switch models; a run in progress uses the new one from its next model call."""
+        self.agent.model = await self._open_model(name)
+        info = self.agent.model.info
+        self._emit(ModelChange(info.name, info.offline, info.context_window))
+
+    async def wait_idle(self) -> str | None:
+        return await self.agent.wait()
+
+    async def trust_project(self) -> ExtensionReport:
+        """Record that the user trusts this project and load its extensions now."""
+        TrustStore().trust(self.project_root)
+        if not self.extensions.skipped:
+            return ExtensionReport()
+        self.extensions.skipped = []
+        report = await load_extensions(self.api, self.project_root, True, include_user=False)
+        self.extensions.loaded += report.loaded
+        self.extensions.failed += report.failed
+        for path, error in report.failed:
+            self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
+        self.agent.tools.update(self.api.tools)
+        self.commands.update(self.api.commands)
+        return report
+
+    def state(self) -> WorkbenchState:
+        info = self.agent.model.info
+        return WorkbenchState(
+            session_id=self.store.session_id,
+            branch=self.store.branch,
+            cwd=str(self.cwd),
+            model=info.name,
+            offline=info.offline,
+            busy=self.agent.busy,
+            context_tokens=self.agent.context_tokens(),
+            context_window=info.context_window,
+            total_cost=self.agent.total_cost(),
+            steering=self.agent.steering.texts(),
+            follow_up=self.agent.follow_ups.texts(),
+            message_count=len(self.agent.messages),
+            tools=list(self.agent.tools),
+            commands=sorted(self.commands),
+            extensions={
+                "loaded": [str(p) for p in self.extensions.loaded],
+                "skipped": [[str(p), r] for p, r in self.extensions.skipped],
+                "failed": [[str(p), e] for p, e in self.extensions.failed],
+            },
+        )
+
+    # -- ExtensionSink ----------------------------------------------------------------------
+
+    def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
+        """Messages from extensions: steering and follow-ups while the agent works; otherwise
+        (and for `next_turn`) they go with the user's next prompt."""
+        busy = hasattr(self, "agent") and self.agent.busy
+        if deliver_as == "steer" and busy:
+            self.agent.steering.push(message)
+        elif deliver_as == "follow_up" and busy:
+            self.agent.follow_ups.push(message)
+        else:
+            self._next_turn.append(message)
+
+    async def close(self) -> None:
+        await self.abort()
+        self.store.close()
