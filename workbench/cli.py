@@ -12,9 +12,12 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
+
+if TYPE_CHECKING:
+    from workbench.runtime import Workbench, WorkbenchOptions
 
 SUBCOMMANDS: dict[str, str] = {
     "lint": "check skill folders and report findings",
@@ -111,10 +114,48 @@ def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     return None
 
 
+def _options(args: argparse.Namespace, model: str | None) -> WorkbenchOptions:
+    """The session options the agent flags ask for."""
+    from pathlib import Path
+
+    from workbench.runtime import WorkbenchOptions
+
+    return WorkbenchOptions(
+        cwd=Path.cwd(),
+        model=model,
+        api_base=args.api_base,
+        api_key=args.api_key,
+        tools=None if args.tools is None else args.tools.split(","),
+        system_prompt=_text_or_file(args.system_prompt),
+        append_system_prompt=_text_or_file(args.append_system_prompt),
+        trust=args.trust,
+    )
+
+
+def _interactive(args: argparse.Namespace) -> bool:
+    """Plain `workbench` (no -p, no --mode json or rpc) in a terminal opens the app."""
+    terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    return terminal and not args.print_mode and args.mode == "text"
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    """Open the Textual app; the session opens inside it, after the first frame."""
+    from workbench import tui
+
+    async def open_workbench() -> Workbench:
+        from workbench.runtime import Workbench
+
+        return await Workbench.open(_options(args, args.model))
+
+    return tui.run(open_workbench, " ".join(args.prompt) or None)
+
+
 def _run_agent(
     parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]
 ) -> int:
-    """Open a session for the headless modes and run the chosen one."""
+    """Open the app, or a session for the headless modes and run the chosen one."""
+    if _interactive(args):
+        return _run_app(args)
     import asyncio
     from pathlib import Path
 
@@ -127,7 +168,7 @@ def _run_agent(
     if not args.print_mode and args.mode == "text":
         if args.prompt:
             raise UsageError(
-                "the interactive app is not available yet", "add -p to run the prompt headless"
+                "the interactive app needs a terminal", "add -p to run the prompt headless"
             )
         parser.print_help()
         return EXIT_OK

@@ -1,1 +1,20 @@
-"""The Textual app: the only part of workbench that imports Textual."""
+"""The Textual front end: `workbench` with no arguments opens it (see `workbench.tui.app`).
+
+Only this package imports Textual; it never imports litellm or GitPython.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workbench.runtime import Workbench
+
+
+def run(open_workbench: Callable[[], Awaitable[Workbench]], prompt: str | None = None) -> int:
+    """Run the app until the user quits; the exit code."""
+    from workbench.tui.app import WorkbenchApp
+
+    code = WorkbenchApp(open_workbench, prompt=prompt).run()
+    return int(code or 0)

@@ -1,0 +1,354 @@
+"""The Textual app: one screen with the chat, the skill graph, the conversation tree, the editor.
+
+The first frame is drawn before anything slow happens: the session (skills, store, model) opens
+in a worker afterwards, and a litellm model is imported in a background thread by the runtime.
+The app only calls `Workbench` methods and renders its events; each pane renders its own events
+(`on_workbench_event`), the app wires keys, commands and dialogs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from textual import work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from workbench.errors import WorkbenchError
+from workbench.tui import choices, slash
+from workbench.tui.components.completion_list import CompletionList
+from workbench.tui.components.confirm import ConfirmDialog
+from workbench.tui.components.editor import PromptEditor, SubmitKind
+from workbench.tui.components.queue_list import QueueList
+from workbench.tui.components.quick_pick import QuickPick
+from workbench.tui.components.skill_panel import SkillPanel
+from workbench.tui.components.status_bar import StatusBar
+from workbench.tui.components.transcript import Transcript
+from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.controller import Controller
+from workbench.tui.session_view import SessionView
+
+if TYPE_CHECKING:
+    from workbench.runtime import Workbench
+
+T = TypeVar("T")
+QUIT_WINDOW_S = 2.0
+IDLE_HINT = "Message the agent · / for commands · Ctrl+P palette · F1 help"
+BUSY_HINT = "Enter steers now · Alt+Enter or Ctrl+J queues a follow-up · Esc stops"
+PANES = {"skills": "#skills", "tree": "#tree", "chat": "#chat", "editor": "#editor"}
+
+
+class WorkbenchApp(App[int]):
+    """See the module docstring. `open_workbench` opens the session (called after mount)."""
+
+    TITLE = "workbench"
+    CSS_PATH = "app.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "interrupt", "Clear / quit", show=False, priority=True),
+        Binding("escape", "abort", "Stop", show=False),
+        Binding("f1", "command('help')", "Help", show=False),
+        Binding("f2", "focus_pane('skills')", "Skills", show=False),
+        Binding("f3", "focus_pane('tree')", "Tree", show=False),
+        Binding("f4", "focus_pane('chat')", "Chat", show=False),
+    ]
+
+    busy: reactive[bool] = reactive(False)
+
+    def __init__(
+        self,
+        open_workbench: Callable[[], Awaitable[Workbench]],
+        *,
+        prompt: str | None = None,
+        cursor_blink: bool = True,
+        pictures: bool = False,
+    ) -> None:
+        """`pictures`: stable screenshots (no durations, paths cut to their last part)."""
+        super().__init__()
+        self._open_workbench = open_workbench
+        self._initial_prompt = prompt
+        self._cursor_blink = cursor_blink
+        self.pictures = pictures
+        self.workbench: Workbench | None = None
+        self.session = SessionView(self)
+        self.controller = Controller(self)
+        self._waiting: tuple[str, SubmitKind] | None = None
+        self._last_reply = ""
+        self._last_interrupt = 0.0
+        self.opened = asyncio.Event()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield Transcript(show_durations=not self.pictures, id="chat")
+            with Vertical(id="side"):
+                yield SkillPanel(id="skills")
+                yield TreePanel(id="tree")
+        with Vertical(id="bottom"):
+            yield QuickPick(id="pick")
+            yield CompletionList(id="completions")
+            yield QueueList(id="queue")
+            yield PromptEditor(self._complete, cursor_blink=self._cursor_blink, id="editor")
+        yield StatusBar(id="status")
+
+    def on_mount(self) -> None:
+        self.editor.placeholder = IDLE_HINT
+        self.editor.focus()
+        self.call_after_refresh(self.open_session)
+
+    # -- panes ------------------------------------------------------------------------------------
+
+    @property
+    def editor(self) -> PromptEditor:
+        return self.query_one("#editor", PromptEditor)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one("#chat", Transcript)
+
+    @property
+    def status_bar(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    def focus_pane(self, pane: str) -> None:
+        self.query_one(PANES[pane]).focus()
+
+    def action_focus_pane(self, pane: str) -> None:
+        self.focus_pane(pane)
+
+    def note(self, kind: str, text: str, hint: str | None = None) -> None:
+        self.transcript.note(kind, text, hint)
+
+    def show_error(self, message: str, hint: str | None = None) -> None:
+        self.transcript.note("error", message, hint)
+
+    def show_path(self, path: str) -> str:
+        if self.pictures:
+            return "…/" + Path(path).name
+        home = str(Path.home())
+        return "~" + path[len(home) :] if path.startswith(home + "/") else path
+
+    # -- opening the session ----------------------------------------------------------------------
+
+    @work(exclusive=True, group="open")
+    async def open_session(self) -> None:
+        try:
+            workbench = await self._open_workbench()
+        except WorkbenchError as exc:
+            self.show_error(f"Could not open the session: {exc.message}", exc.hint)
+            self.status_bar.change(model="not opened")
+            return
+        self.workbench = workbench
+        workbench.subscribe(self.on_workbench_event)
+        await self.session.show_all()
+        self.opened.set()
+        await self.session.offer_trust()
+        if self._waiting is not None:
+            text, kind = self._waiting
+            self._waiting = None
+            self.query_one(QueueList).show([], [])
+            await self.submit(text, kind)
+        elif self._initial_prompt:
+            await self.submit(self._initial_prompt, "send")
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def on_workbench_event(self, event: Any) -> None:
+        """Every event of the session, in order, on the app's event loop."""
+        for pane in (self.transcript, self.status_bar, self.query_one(QueueList)):
+            pane.on_workbench_event(event)
+        self.query_one(SkillPanel).on_workbench_event(event)
+        kind = event.type
+        if kind == "agent_start":
+            self.busy = True
+            self.query_one(QuickPick).close()
+        elif kind == "message_end" and event.message.role == "assistant":
+            self._last_reply = event.message.text
+        elif kind == "agent_end":
+            self.busy = False
+            self._offer_choices(event.stop_reason)
+            self.sync_skills()
+        elif kind in ("tree_update", "skills_reloaded"):
+            self.run_worker(self.session.changed(event), group="session")
+
+    def _offer_choices(self, stop_reason: str) -> None:
+        found = choices.find_choices(self._last_reply) if stop_reason == "completed" else None
+        if found and self.workbench is not None and not any(self.workbench.queues().values()):
+            self.query_one(QuickPick).offer(found)
+
+    def watch_busy(self, busy: bool) -> None:
+        self.editor.placeholder = BUSY_HINT if busy else IDLE_HINT
+
+    def sync_skills(self) -> None:
+        self.session.sync_skills()
+
+    async def refresh_tree(self) -> None:
+        await self.session.show_tree()
+
+    def worktree_of(self, branch: str) -> str | None:
+        return self.session.worktree_of(branch)
+
+    def session_commands(self) -> dict[str, str]:
+        return self.session.commands()
+
+    # -- the editor -------------------------------------------------------------------------------
+
+    def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
+        self.editor.replace_text("")
+        self.run_worker(self.submit(message.text, message.kind), group="submit")
+
+    async def submit(self, text: str, kind: SubmitKind) -> None:
+        """Send what the user wrote: a command, a prompt, a steering or follow-up message."""
+        parsed = slash.split(text)
+        if parsed is not None and parsed[0] in slash.BY_NAME:
+            await self.controller.run(*parsed)
+            return
+        workbench = self.workbench
+        if workbench is None:
+            self._waiting = (text, kind)
+            self.query_one(QueueList).show([], [], waiting=text)
+            return
+        try:
+            name = parsed[0] if parsed is not None else None
+            if (
+                name is not None
+                and name not in workbench.commands
+                and not name.startswith("skill:")
+            ):
+                raise WorkbenchError(f"unknown command /{name}", "/help lists them")
+            if workbench.state().busy and parsed is None:
+                await (workbench.steer if kind == "send" else workbench.follow_up)(text)
+            elif kind == "follow_up" and parsed is None:
+                await workbench.follow_up(text)
+            else:
+                await workbench.prompt(text)
+            self.transcript.anchor()
+        except WorkbenchError as exc:
+            self.show_error(exc.message, exc.hint)
+            if not self.editor.text:
+                self.editor.replace_text(text)
+
+    def on_prompt_editor_completions_changed(
+        self, message: PromptEditor.CompletionsChanged
+    ) -> None:
+        self.query_one(CompletionList).show(message.completions, message.chosen)
+
+    def on_prompt_editor_take_back(self) -> None:
+        workbench = self.workbench
+        if workbench is None:
+            return
+        queued = workbench.queues()
+        name = "follow_up" if queued["follow_up"] else "steering" if queued["steering"] else None
+        if name is None:
+            return
+        index = len(queued[name]) - 1
+        try:
+            workbench.remove_queued(name, index)  # type: ignore[arg-type]
+        except WorkbenchError:
+            return  # the agent took it meanwhile: it is in the chat now
+        rest = self.editor.text
+        self.editor.replace_text(queued[name][index] + (f"\n{rest}" if rest else ""))
+
+    def _complete(self, text: str) -> list[slash.Completion]:
+        return slash.completions(text, self.session_commands(), self.session.candidates)
+
+    # -- quick pick -------------------------------------------------------------------------------
+
+    def on_quick_pick_picked(self, message: QuickPick.Picked) -> None:
+        self.editor.focus()
+        self.run_worker(self.submit(message.answer, "send"), group="submit")
+
+    def on_quick_pick_dismissed(self, message: QuickPick.Dismissed) -> None:
+        self.editor.focus()
+        if message.typed:
+            self.editor.insert(message.typed)
+
+    # -- panels -----------------------------------------------------------------------------------
+
+    def on_skill_panel_opened(self, message: SkillPanel.Opened) -> None:
+        self.session.open_skill(message.skill)
+
+    def on_skill_panel_activation_requested(self, message: SkillPanel.ActivationRequested) -> None:
+        command = "activate" if message.activate else "deactivate"
+        self.run_worker(self.controller.run(command, message.skill), group="command")
+
+    def on_tree_panel_requested(self, message: TreePanel.Requested) -> None:
+        self.run_worker(
+            self.controller.tree_request(message.action, message.target), group="command"
+        )
+
+    # -- keys -------------------------------------------------------------------------------------
+
+    async def action_abort(self) -> None:
+        """Esc: stop the run and give the queued messages back to the editor."""
+        workbench = self.workbench
+        if workbench is None or not workbench.state().busy:
+            self.editor.focus()
+            return
+        queued = workbench.queues()
+        texts = queued["steering"] + queued["follow_up"]
+        workbench.clear_queue()
+        if texts:
+            current = self.editor.text
+            self.editor.replace_text("\n\n".join([*texts, current] if current else texts))
+        self.editor.focus()
+        await workbench.abort()
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: clear the editor; a second Ctrl+C soon after quits."""
+        now = time.monotonic()
+        if now - self._last_interrupt < QUIT_WINDOW_S:
+            self.run_worker(self.quit_app(), group="quit")
+            return
+        self._last_interrupt = now
+        self.editor.replace_text("")
+        self.status_bar.change(message="Ctrl+C again quits")
+        self.set_timer(QUIT_WINDOW_S, lambda: self.status_bar.change(message=""))
+
+    def action_command(self, name: str) -> None:
+        self.run_worker(self.controller.run(name), group="command")
+
+    async def quit_app(self) -> None:
+        if self.workbench is not None:
+            await self.workbench.close()
+        self.exit(0)
+
+    # -- dialogs ----------------------------------------------------------------------------------
+
+    async def ask(self, screen: Screen[T]) -> T:
+        """Show a modal screen and wait for its answer (from any coroutine on the app's loop)."""
+        answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self.push_screen(screen, callback=answer.set_result)
+        return await answer
+
+    async def confirm(self, title: str, message: str, yes: str = "Yes", no: str = "No") -> bool:
+        """Ask a yes/no question; see `ConfirmDialog`. Safe to await from the agent's tools."""
+        return bool(await self.ask(ConfirmDialog(title, message, yes, no)))
+
+    # -- the command palette ----------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        for command in slash.COMMANDS:
+            yield SystemCommand(command.usage, command.help, lambda c=command: self._palette_run(c))
+        yield from super().get_system_commands(screen)
+
+    def _palette_run(self, command: slash.SlashCommand) -> None:
+        self.run_worker(self._palette_command(command), group="command")
+
+    async def _palette_command(self, command: slash.SlashCommand) -> None:
+        args = ""
+        if command.args:
+            from workbench.tui.components.text_prompt import TextPrompt
+
+            answer = await self.ask(
+                TextPrompt(command.usage, command.help, allow_empty=not command.needs_argument)
+            )
+            if answer is None:
+                return
+            args = answer
+        await self.controller.run(command.name, args)

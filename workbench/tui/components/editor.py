@@ -1,0 +1,127 @@
+"""The prompt editor: multi-line, Enter sends, slash commands complete as you type.
+
+Enter sends (a steering message while the agent works); Alt+Enter or Ctrl+J queues a follow-up
+(terminals without the kitty keyboard protocol never report Alt+Enter, but all report Ctrl+J).
+A newline: Shift+Enter where the terminal reports it (kitty protocol), and everywhere a `\\` at
+the end of the line followed by Enter. Tab or Right completes the highlighted slash command;
+Up/Down choose among the completions while they show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, Literal
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+from workbench.tui.slash import Completion
+
+SubmitKind = Literal["send", "follow_up"]
+
+
+class PromptEditor(TextArea):
+    """See the module docstring. Posts `Submitted`, `TakeBack` and `CompletionsChanged`."""
+
+    DEFAULT_CSS = """
+    PromptEditor { height: auto; min-height: 3; max-height: 12; border: round $primary 50%; }
+    PromptEditor:focus { border: round $primary; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit('send')", "Send", priority=True),
+        Binding("alt+enter,ctrl+j", "submit('follow_up')", "Queue follow-up", priority=True),
+        Binding("shift+enter", "newline", "Newline", show=False, priority=True),
+        Binding("alt+up", "take_back", "Take back queued", show=False, priority=True),
+        Binding("tab", "complete", "Complete", show=False, priority=True),
+        Binding("up", "choose(-1)", show=False, priority=True),
+        Binding("down", "choose(1)", show=False, priority=True),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, text: str, kind: SubmitKind) -> None:
+            super().__init__()
+            self.text = text
+            self.kind = kind
+
+    class TakeBack(Message):
+        """Alt+Up: the user wants the last queued message back in the editor."""
+
+    class CompletionsChanged(Message):
+        def __init__(self, completions: list[Completion], chosen: int) -> None:
+            super().__init__()
+            self.completions = completions
+            self.chosen = chosen
+
+    def __init__(
+        self,
+        complete: Callable[[str], list[Completion]],
+        *,
+        cursor_blink: bool = True,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.cursor_blink = cursor_blink
+        self._complete = complete
+        self.completions: list[Completion] = []
+        self.chosen = 0
+
+    # -- completion -----------------------------------------------------------------------------
+
+    def update_suggestion(self) -> None:
+        """Keep the completions of a slash command in sync with the text (TextArea's hook)."""
+        found = self._complete(self.text) if self.text.startswith("/") else []
+        if [c.text for c in found] != [c.text for c in self.completions]:
+            self.completions, self.chosen = found, 0
+            self.post_message(self.CompletionsChanged(found, 0))
+        self._suggest()
+
+    def _suggest(self) -> None:
+        at_end = self.cursor_location == self.document.end
+        chosen = self.completions[self.chosen] if self.completions else None
+        fits = chosen is not None and chosen.text.startswith(self.text) and at_end
+        self.suggestion = chosen.text[len(self.text) :] if fits and chosen else ""
+
+    def action_complete(self) -> None:
+        if not self.completions:
+            self.screen.focus_next()
+            return
+        self.replace_text(self.completions[self.chosen].text)
+
+    def action_choose(self, step: int) -> None:
+        if not self.completions:
+            (self.action_cursor_up if step < 0 else self.action_cursor_down)()
+            return
+        self.chosen = (self.chosen + step) % len(self.completions)
+        self.post_message(self.CompletionsChanged(self.completions, self.chosen))
+        self._suggest()
+
+    # -- editing --------------------------------------------------------------------------------
+
+    def replace_text(self, text: str) -> None:
+        """Set the whole text and put the cursor at its end."""
+        self.text = text
+        self.move_cursor(self.document.end)
+        self.update_suggestion()
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_submit(self, kind: SubmitKind) -> None:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        if kind == "send" and column > 0 and line[:column].endswith("\\"):
+            self.replace((row, column - 1), (row, column), "\n")
+            return
+        text = self.text.strip()
+        if self.completions and kind == "send" and " " not in text:
+            chosen = self.completions[self.chosen].text
+            if chosen.endswith(" ") and chosen.strip() != text:
+                self.replace_text(chosen)  # the command takes an argument: type it first
+                return
+            text = chosen.strip()
+        if text:
+            self.post_message(self.Submitted(text, kind))
+
+    def action_take_back(self) -> None:
+        self.post_message(self.TakeBack())

@@ -1,0 +1,46 @@
+"""A readable, scrollable view of a report: a branch's status, a merge, a commit, the help."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import RenderableType
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class ReportView(ModalScreen[None]):
+    """Esc, q or Enter closes it; the arrows and PageUp/PageDown scroll."""
+
+    DEFAULT_CSS = """
+    ReportView { align: center middle; }
+    ReportView > Vertical {
+        width: 90%; height: auto; max-height: 90%; border: thick $primary; background: $surface;
+        padding: 0 1;
+    }
+    ReportView VerticalScroll { height: auto; max-height: 100%; }
+    ReportView .footer { color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,enter", "close", "Close", show=False)
+    ]
+
+    def __init__(self, title: str, body: RenderableType) -> None:
+        super().__init__()
+        self.title_text, self.body = title, body
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as frame:
+            frame.border_title = self.title_text
+            with VerticalScroll():
+                yield Static(self.body)
+            yield Static("Esc closes", classes="footer")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

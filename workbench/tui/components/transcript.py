@@ -1,0 +1,319 @@
+"""The chat pane: the conversation of the current branch, live while the agent works.
+
+Finished turns live in one `History` widget (a few cheap lines per entry, expandable); the turn
+in progress and the last one are live rows: a `ReplyView` per streamed reply, an `ItemRow` per
+user message, tool call or note. When a run ends, rows before the last turn fold into the history,
+so the number of mounted widgets (and of Markdown widgets above all) stays small however long the
+session grows. Up/Down select an entry, Enter expands it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.widget import Widget
+
+from workbench.tui.components.history import History
+from workbench.tui.components.item_row import ItemRow
+from workbench.tui.items import (
+    Item,
+    ItemBuilder,
+    NoteItem,
+    ReplyItem,
+    ToolItem,
+    UserItem,
+    finish_tool,
+)
+
+if TYPE_CHECKING:
+    from workbench.messages import Message
+    from workbench.tui.components.reply import ReplyView
+
+LIVE_ROWS = 30
+"""Rows kept mounted after a run; a run longer than twice this folds as it goes."""
+
+
+class Transcript(VerticalScroll, can_focus=True):
+    """See the module docstring. Feed it events with `on_workbench_event`."""
+
+    DEFAULT_CSS = """
+    Transcript { padding: 0 1; }
+    Transcript > ReplyView { margin: 1 0; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Previous entry", show=False),
+        Binding("down,j", "move(1)", "Next entry", show=False),
+        Binding("enter,space", "toggle", "Expand / collapse", show=False),
+        Binding("home", "first", "First entry", show=False),
+        Binding("end", "last", "Last entry", show=False),
+    ]
+
+    def __init__(self, *, show_durations: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.show_durations = show_durations
+        self.history = History()
+        self.live: list[Widget] = []
+        self.selected: int | None = None
+        self._reply: ReplyView | None = None
+        self._tools: dict[str, ItemRow] = {}
+        self._notes: dict[str, ItemRow] = {}
+
+    def compose(self) -> Any:
+        yield self.history
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- building -----------------------------------------------------------------------------
+
+    def load(self, messages: list[Message]) -> None:
+        """Show a branch's messages: all but the last turn as history, the last turn live."""
+        builder = ItemBuilder(show_duration=self.show_durations)
+        for message in messages:
+            builder.add_message(message)
+        items = builder.items
+        last_user = max((i for i, it in enumerate(items) if isinstance(it, UserItem)), default=0)
+        start = max(last_user, len(items) - LIVE_ROWS)
+        self._clear()
+        self.history.extend(items[:start])
+        for item in items[start:]:
+            self._add_row(item)
+        self.scroll_end(animate=False)
+        self.anchor()
+
+    def _clear(self) -> None:
+        for row in self.live:
+            row.remove()
+        self.live, self._tools, self._notes, self._reply = [], {}, {}, None
+        self.selected = None
+        self.history.clear()
+
+    def _add_row(self, item: Item) -> Widget:
+        if isinstance(item, ReplyItem):
+            from workbench.tui.components.reply import ReplyView
+
+            row: Widget = ReplyView(item)
+            row.finished = True  # type: ignore[attr-defined]
+        else:
+            row = ItemRow(item)
+        self.live.append(row)
+        self.mount(row)
+        return row
+
+    def note(self, kind: str, text: str, hint: str | None = None, key: str | None = None) -> None:
+        """Add a note (or update the note filed under `key`)."""
+        if key is not None and key in self._notes:
+            row = self._notes[key]
+            row.item = NoteItem(kind, text, hint)  # type: ignore[arg-type]
+            row.changed()
+            return
+        row = self._add_row(NoteItem(kind, text, hint))  # type: ignore[arg-type]
+        if key is not None:
+            self._notes[key] = row  # type: ignore[assignment]
+
+    def fold(self, keep: int) -> None:
+        """Move finished rows into the history until at most `keep` remain live."""
+        count = 0
+        for row in self.live[: max(len(self.live) - keep, 0)]:
+            if not self._finished(row):
+                break
+            count += 1
+        if not count:
+            return
+        folded, self.live = self.live[:count], self.live[count:]
+        self.history.extend(row.item for row in folded)  # type: ignore[attr-defined]
+        self._tools = {k: v for k, v in self._tools.items() if v not in folded}
+        self._notes = {k: v for k, v in self._notes.items() if v not in folded}
+        for row in folded:
+            row.remove()
+
+    @staticmethod
+    def _finished(row: Widget) -> bool:
+        item = getattr(row, "item", None)
+        if isinstance(item, ToolItem):
+            return item.status != "running"
+        return bool(getattr(row, "finished", True))
+
+    # -- events -------------------------------------------------------------------------------
+
+    def on_workbench_event(self, event: Any) -> None:
+        handler = getattr(self, f"_on_{event.type}", None)
+        if handler is not None:
+            handler(event)
+
+    def _current_reply(self) -> ReplyView:
+        if self._reply is None:
+            from workbench.tui.components.reply import ReplyView
+
+            self._reply = ReplyView(ReplyItem())
+            self.live.append(self._reply)
+            self.mount(self._reply)
+        return self._reply
+
+    def _on_message_update(self, event: Any) -> None:
+        if event.delta_type == "text":
+            self._current_reply().append(event.delta)
+        elif event.delta_type == "thinking":
+            self._current_reply().think(event.delta)
+
+    def _on_message_end(self, event: Any) -> None:
+        message = event.message
+        if message.role == "assistant":
+            self._end_reply(message)
+        elif message.role in ("user", "notice", "compaction", "branch_summary"):
+            builder = ItemBuilder(show_duration=self.show_durations)
+            builder.add_message(message)
+            for item in builder.items:
+                self._add_row(item)
+        if message.role == "user":
+            self.scroll_end(animate=False)
+            self.anchor()
+
+    def _end_reply(self, message: Message) -> None:
+        reply, self._reply = self._reply, None
+        shown = message.text or message.thinking or message.stop_reason in ("aborted", "error")
+        error = message.details.get("error")
+        if reply is None and shown:
+            reply = self._current_reply()
+            self._reply = None
+        if reply is None:
+            return
+        if not shown:
+            self.live.remove(reply)
+            reply.remove()
+            return
+        reply.call_later(reply.finish, message.text, message.stop_reason, error)
+
+    def _on_tool_execution_start(self, event: Any) -> None:
+        item = ToolItem(event.tool_call_id, event.tool_name, dict(event.args))
+        item.show_duration = self.show_durations
+        self._tools[event.tool_call_id] = self._add_row(item)  # type: ignore[assignment]
+
+    def _on_tool_execution_update(self, event: Any) -> None:
+        row = self._tools.get(event.tool_call_id)
+        if row is not None:
+            row.item.output = event.partial_result  # type: ignore[attr-defined]
+            if row.expanded:
+                row.changed()
+
+    def _on_tool_execution_end(self, event: Any) -> None:
+        row = self._tools.pop(event.tool_call_id, None)
+        if row is None:
+            return
+        item: ToolItem = row.item  # type: ignore[assignment]
+        item.args = dict(event.args)
+        result = event.result
+        finish_tool(item, result.text, result.is_error, result.details, event.skipped)
+        item.duration_ms = None if event.skipped else event.duration_ms
+        row.changed()
+        if len(self.live) > 2 * LIVE_ROWS:
+            self.fold(LIVE_ROWS)
+
+    def _on_agent_end(self, event: Any) -> None:
+        if event.stop_reason == "aborted":
+            self.note("warning", "Stopped. Queued messages went back to the editor.")
+        last_user = max(
+            (
+                i
+                for i, row in enumerate(self.live)
+                if isinstance(getattr(row, "item", None), UserItem)
+            ),
+            default=0,
+        )
+        self.fold(min(len(self.live) - last_user, LIVE_ROWS))
+
+    def _on_error(self, event: Any) -> None:
+        self.note("error", event.message, event.hint)
+
+    def _on_notice(self, event: Any) -> None:
+        self.note("warning" if event.level == "warning" else "info", event.text)
+
+    def _on_retry_start(self, event: Any) -> None:
+        text = (
+            f"The model call failed: {event.error}. Retry {event.attempt} of "
+            f"{event.max_retries} in {event.delay_ms / 1000:.1f} s."
+        )
+        self.note("warning", text, "Esc stops the run; your message stays in the history", "retry")
+
+    def _on_retry_end(self, event: Any) -> None:
+        if event.success:
+            self.note("info", f"Retry {event.attempt} worked.", key="retry")
+        else:
+            self.note("error", f"Gave up after {event.attempt} retries: {event.error}", key="retry")
+        self._notes.pop("retry", None)
+
+    def _on_compaction_start(self, event: Any) -> None:
+        text = f"Compacting the conversation ({event.reason}, {event.tokens_before:,} tokens)…"
+        self.note("compaction", text, key="compaction")
+
+    def _on_compaction_end(self, event: Any) -> None:
+        if event.error:
+            self.note("error", f"Compaction failed: {event.error}", key="compaction")
+        else:
+            text = f"Compacted: {event.tokens_before:,} → {event.tokens_after or 0:,} tokens."
+            self.note("compaction", text, key="compaction")
+        self._notes.pop("compaction", None)
+
+    def _on_skill_load(self, event: Any) -> None:
+        if event.verdict == "ok":
+            return
+        action = "refused" if event.blocked else "loaded anyway"
+        text = f"skill {event.skill}: {event.verdict} ({action}). {event.reason}".strip()
+        self.note("skill", text, event.suggestion or None)
+
+    # -- selection ----------------------------------------------------------------------------
+
+    @property
+    def row_count(self) -> int:
+        return len(self.history.items) + len(self.live)
+
+    def select(self, index: int | None) -> None:
+        if self.selected is not None and self.selected >= len(self.history.items):
+            live = self.selected - len(self.history.items)
+            if live < len(self.live):
+                self.live[live].remove_class("-selected")
+        self.selected = index
+        in_history = index is not None and index < len(self.history.items)
+        self.history.select(index if in_history else None)
+        if index is None:
+            return
+        if in_history:
+            top, height = self.history.span(index)
+            y = self.history.virtual_region.y + top
+            self.scroll_to_region(Region(0, y, 1, height), animate=False)
+        else:
+            row = self.live[index - len(self.history.items)]
+            row.add_class("-selected")
+            self.scroll_to_widget(row, animate=False)
+
+    def action_move(self, step: int) -> None:
+        if not self.row_count:
+            return
+        start = self.row_count if self.selected is None and step < 0 else (self.selected or 0)
+        if self.selected is None and step > 0:
+            start = -1
+        self.select(min(max(start + step, 0), self.row_count - 1))
+
+    def action_first(self) -> None:
+        if self.row_count:
+            self.select(0)
+
+    def action_last(self) -> None:
+        if self.row_count:
+            self.select(self.row_count - 1)
+
+    def action_toggle(self) -> None:
+        if self.selected is None:
+            return
+        if self.selected < len(self.history.items):
+            self.history.toggle(self.selected)
+        else:
+            self.live[self.selected - len(self.history.items)].toggle()  # type: ignore[attr-defined]
+
+    def on_history_clicked(self, message: History.Clicked) -> None:
+        self.focus()
+        self.select(message.index)
+        self.history.toggle(message.index)

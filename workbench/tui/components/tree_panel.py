@@ -1,0 +1,132 @@
+"""The conversation tree: branches, the user entries on them, where each branch forked, labels,
+merges and checkpoints, and the current position.
+
+Enter on an entry goes there (on a branch: switches to it). `f` forks at the entry (or the
+branch's head), `l` labels it, `m` merges the branch into its parent, `s` shows its status.
+The panel draws a `Tree` snapshot from `Workbench.tree()` (duck-typed, see `TreeSnapshot`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from workbench.tui import palette
+
+SHOWN_TYPES = {"user", "merge", "checkpoint", "branch_summary"}
+ENTRY_MARKS = {"user": "›", "merge": "⇐", "checkpoint": "✓", "branch_summary": "≡"}
+TreeAction = Literal["go", "fork", "label", "merge", "status"]
+
+
+class TreeSnapshot(Protocol):
+    """What the panel reads from `Workbench.tree()`."""
+
+    current_branch: str
+    current_entry: str | None
+    branches: list[Any]
+    entries: list[Any]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A node of the panel: a branch, or an entry on a branch."""
+
+    branch: str
+    entry: str | None = None
+
+
+class TreePanel(Tree[Target]):
+    """See the module docstring. Posts `Requested` for each key."""
+
+    DEFAULT_CSS = """
+    TreePanel { border: round $primary 50%; padding: 0 1; }
+    TreePanel:focus { border: round $primary; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "request('go')", "Go there", show=False),
+        Binding("f", "request('fork')", "Fork here", show=False),
+        Binding("l", "request('label')", "Label", show=False),
+        Binding("m", "request('merge')", "Merge", show=False),
+        Binding("s", "request('status')", "Status", show=False),
+    ]
+
+    class Requested(Message):
+        def __init__(self, action: TreeAction, target: Target) -> None:
+            super().__init__()
+            self.action = action
+            self.target = target
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("conversation", id=id)
+        self.show_root = False
+        self.auto_expand = False
+        self.border_title = "Conversation · loading…"
+
+    def show_tree(self, tree: TreeSnapshot) -> None:
+        """Draw a snapshot; the cursor goes to the current position."""
+        own: dict[str, list[Any]] = {}
+        for entry in tree.entries:
+            own.setdefault(entry.branch, []).append(entry)
+        forks: dict[str | None, list[Any]] = {}
+        for branch in tree.branches:
+            if branch.parent_branch is not None:
+                forks.setdefault(branch.fork_entry, []).append(branch)
+        self.clear()
+        self._here: TreeNode[Target] | None = None
+        for branch in tree.branches:
+            if branch.parent_branch is None:
+                self._branch(self.root, branch, tree, own, forks)
+        count = len(tree.branches)
+        self.border_title = f"Conversation · {count} branch{'es' if count != 1 else ''}"
+        if self._here is not None:
+            self._here.set_label(Text.assemble(self._here.label, ("  ◀ here", palette.WARNING)))
+            self.move_cursor(self._here)
+
+    def _branch(
+        self,
+        parent: TreeNode[Target],
+        branch: Any,
+        tree: TreeSnapshot,
+        own: dict[str, list[Any]],
+        forks: dict[str | None, list[Any]],
+    ) -> None:
+        current = branch.name == tree.current_branch
+        label = Text.assemble(("⎇ ", palette.PRIMARY), (branch.name, "bold" if current else ""))
+        if branch.worktree:
+            label.append("  worktree", palette.DIM)
+        node = parent.add(label, data=Target(branch.name), expand=True)
+        if current and tree.current_entry is None:
+            self._here = node
+        if branch.fork_entry is None:
+            for child in forks.get(None, []):
+                if child.parent_branch == branch.name:
+                    self._branch(node, child, tree, own, forks)
+        last_shown: TreeNode[Target] | None = None
+        for entry in own.get(branch.name, []):
+            if entry.type in SHOWN_TYPES or entry.labels:
+                last_shown = node.add_leaf(
+                    self._entry_label(entry), data=Target(branch.name, entry.id)
+                )
+            if entry.id == tree.current_entry:
+                self._here = last_shown or node
+            for child in forks.get(entry.id, []):
+                self._branch(node, child, tree, own, forks)
+
+    @staticmethod
+    def _entry_label(entry: Any) -> Text:
+        mark = ENTRY_MARKS.get(entry.type, "·")
+        text = Text.assemble((f"{mark} ", palette.DIM), entry.text)
+        for label in entry.labels:
+            text.append(f"  [{label}]", palette.SUCCESS)
+        return text
+
+    def action_request(self, action: TreeAction) -> None:
+        node = self.cursor_node
+        if node is not None and node.data is not None:
+            self.post_message(self.Requested(action, node.data))

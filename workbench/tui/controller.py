@@ -1,0 +1,180 @@
+"""The app's commands: each slash command and panel key, run against the `Workbench`.
+
+Every handler is a coroutine the app runs in a worker, so a slow command (a model switch, a
+merge) never blocks typing. Expected failures (`WorkbenchError`) are shown in the chat with their
+hint; the user's work is never dropped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from workbench.errors import WorkbenchError
+from workbench.tui import reports
+from workbench.tui.components.report_view import ReportView
+from workbench.tui.components.session_picker import SessionPicker
+from workbench.tui.components.text_prompt import TextPrompt
+from workbench.tui.components.tree_panel import Target, TreeAction
+from workbench.tui.keys import KEYS
+
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
+
+
+class Controller:
+    """Slash commands as `cmd_<name>` methods (`-` becomes `_`), panel requests as `tree_*`."""
+
+    def __init__(self, app: WorkbenchApp) -> None:
+        self.app = app
+
+    @property
+    def wb(self) -> Any:
+        if self.app.workbench is None:
+            raise WorkbenchError("the session is still opening", "try again in a moment")
+        return self.app.workbench
+
+    async def run(self, name: str, args: str = "") -> None:
+        try:
+            await getattr(self, "cmd_" + name.replace("-", "_"))(args)
+        except WorkbenchError as exc:
+            files = getattr(exc, "files", None)
+            if files:  # a merge conflict: nothing changed, these files would conflict
+                self.show("Merge conflict", reports.conflict_report(exc.message, exc.hint, files))
+            else:
+                self.app.show_error(exc.message, exc.hint)
+
+    def show(self, title: str, body: Any) -> None:
+        self.app.push_screen(ReportView(title, body))
+
+    async def ask(
+        self, title: str, hint: str = "", value: str = "", empty: bool = False
+    ) -> str | None:
+        return await self.app.ask(TextPrompt(title, hint, value, allow_empty=empty))
+
+    # -- the conversation tree ----------------------------------------------------------------
+
+    async def cmd_tree(self, args: str) -> None:
+        await self.app.refresh_tree()
+        self.app.focus_pane("tree")
+
+    async def cmd_fork(self, args: str, at: str | None = None) -> None:
+        result = await self.wb.fork(args or None, at=at)
+        self.app.note("info", Text(result.render_text()).plain)
+
+    async def cmd_status(self, args: str) -> None:
+        status = await self.wb.status(args or None)
+        self.show(f"Status of {status.branch}", reports.status_report(status, self.app.show_path))
+
+    async def cmd_commit(self, args: str) -> None:
+        if not args:
+            self.app.note("info", "Drafting a commit message with the model…")
+        result = await self.wb.commit(args or None)
+        self.show("Commit", reports.commit_report(result))
+
+    async def cmd_merge(self, args: str) -> None:
+        branch = args.strip()
+        if not branch:
+            raise WorkbenchError("/merge needs a branch", "for example: /merge try-b")
+        remove = None
+        worktree = self.app.worktree_of(branch)
+        if worktree:
+            remove = await self.app.confirm(
+                f"Remove the worktree of {branch}?",
+                f"After the merge, its folder can be deleted:\n{worktree}\n\n"
+                "Its commits are merged first; the merge refuses if it holds uncommitted work.",
+                yes="Remove it",
+                no="Keep it",
+            )
+        result = await self.wb.merge(branch, remove_worktree=remove)
+        self.show("Merge", reports.merge_report(result))
+
+    async def cmd_label(self, args: str, target: str | None = None) -> None:
+        if not args.strip():
+            raise WorkbenchError(
+                "/label needs the label text", "for example: /label before-refactor"
+            )
+        await self.wb.label(args.strip(), target)
+
+    async def tree_request(self, action: TreeAction, target: Target) -> None:
+        """A key in the tree panel, on a branch or an entry."""
+        try:
+            await self._tree_request(action, target)
+        except WorkbenchError as exc:
+            self.app.show_error(exc.message, exc.hint)
+
+    async def _tree_request(self, action: TreeAction, target: Target) -> None:
+        if action == "go":
+            if target.entry is None:
+                await self.wb.switch_branch(target.branch)
+            else:
+                await self.wb.navigate(target.entry)
+        elif action == "fork":
+            name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
+            if name is not None:
+                await self.cmd_fork(name, at=target.entry)
+        elif action == "label":
+            text = await self.ask("Label this entry", "for example: before-refactor")
+            if text:
+                await self.cmd_label(text, target.entry)
+        elif action == "merge":
+            if await self.app.confirm(f"Merge {target.branch} into its parent branch?", ""):
+                await self.run("merge", target.branch)
+        elif action == "status":
+            await self.run("status", target.branch)
+
+    # -- the session ----------------------------------------------------------------------------
+
+    async def cmd_compact(self, args: str) -> None:
+        await self.wb.compact(args or None)
+
+    async def cmd_model(self, args: str) -> None:
+        name = args.strip() or await self.ask(
+            "Model", "a litellm model string, scripted:PATH or demo", self.wb.state().model
+        )
+        if name:
+            self.app.note("info", f"Switching to {name}…")
+            await self.wb.set_model(name)
+
+    async def cmd_new(self, args: str) -> None:
+        await self.wb.new_session()
+
+    async def cmd_resume(self, args: str) -> None:
+        chosen = args.strip() or None
+        if chosen is None:
+            sessions = self.wb.list_sessions()
+            if not sessions:
+                raise WorkbenchError("this project has no other sessions", "/new starts one")
+            chosen = await self.app.ask(SessionPicker(sessions, self.wb.state().session_id))
+        if chosen:
+            await self.wb.resume(chosen)
+
+    # -- skills ---------------------------------------------------------------------------------
+
+    async def cmd_skills(self, args: str) -> None:
+        self.app.focus_pane("skills")
+
+    async def cmd_skill_graph_status(self, args: str) -> None:
+        self.show("Skill graph status", Text(self.wb.skills_status()))
+
+    async def cmd_activate(self, args: str) -> None:
+        if not args.strip():
+            raise WorkbenchError("/activate needs a skill name", "Tab completes skill names")
+        await self.wb.activate(args.strip())
+        self.app.sync_skills()
+
+    async def cmd_deactivate(self, args: str) -> None:
+        if not args.strip():
+            raise WorkbenchError("/deactivate needs a skill name", "Tab completes skill names")
+        await self.wb.deactivate(args.strip())
+        self.app.sync_skills()
+
+    # -- the app --------------------------------------------------------------------------------
+
+    async def cmd_help(self, args: str) -> None:
+        extra = self.app.session_commands()
+        self.show("Keys and commands", reports.help_report(KEYS, extra))
+
+    async def cmd_quit(self, args: str) -> None:
+        await self.app.quit_app()

@@ -1,0 +1,274 @@
+"""What the transcript shows, as plain records: a user message, a reply, a tool call, a note.
+
+The same record is drawn two ways: `summary()` (a few one-line Texts: the cheap, collapsed form
+the history uses for finished turns) and `full()` (everything: the live form, and the history's
+expanded form). Records are built from the branch's messages when a session opens and from the
+agent's events while it runs, so both paths show the same thing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+
+from workbench.tui import palette
+
+if TYPE_CHECKING:
+    from workbench.messages import Message
+
+PREVIEW_LINES = 2
+DETAIL_LINES = 40
+KEY_ARGUMENTS = {"read": "path", "edit": "path", "write": "path", "bash": "command"}
+ToolStatus = Literal["running", "ok", "error", "skipped", "not run"]
+NoteKind = Literal["info", "warning", "error", "skill", "compaction", "summary"]
+
+
+MARKUP = re.compile(r"\*\*|__|`")
+
+
+def _first_lines(text: str, count: int) -> tuple[list[str], bool]:
+    """Up to `count` non-blank lines (heading marks, emphasis and code ticks dropped) and
+    whether more follow."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    shown = [MARKUP.sub("", line.lstrip("#").strip()) for line in lines[:count]]
+    return shown, len(lines) > count
+
+
+def _clip(text: str, lines: int) -> str:
+    """At most `lines` lines of `text`, saying how many were left out."""
+    rows = text.splitlines()
+    if len(rows) <= lines:
+        return text
+    return "\n".join([*rows[:lines], f"… {len(rows) - lines} more lines"])
+
+
+@dataclass
+class Item:
+    """A transcript entry. `expandable`: `full()` shows more than `summary()`."""
+
+    @property
+    def expandable(self) -> bool:
+        return True
+
+    @property
+    def live_full(self) -> bool:
+        """Whether a live row shows `full()` before the user expands it."""
+        return True
+
+    def summary(self) -> list[Text]:
+        raise NotImplementedError
+
+    def full(self) -> RenderableType:
+        raise NotImplementedError
+
+
+@dataclass
+class UserItem(Item):
+    text: str
+
+    def summary(self) -> list[Text]:
+        lines, more = _first_lines(self.text, PREVIEW_LINES + 1)
+        head = Text.assemble(("❯ ", palette.USER_MARK), (lines[0] if lines else "", "bold"))
+        rest = [Text("  " + line, palette.DIM) for line in lines[1:]]
+        if more:
+            rest[-1].append(" …")
+        return [head, *rest]
+
+    def full(self) -> RenderableType:
+        return Text.assemble(("❯ ", palette.USER_MARK), (self.text, "bold"))
+
+
+@dataclass
+class ReplyItem(Item):
+    text: str = ""
+    thinking: str = ""
+    stop_reason: str | None = None
+    error: str | None = None
+
+    def status_text(self) -> Text:
+        if self.stop_reason == "aborted":
+            return Text("  (aborted)", palette.WARNING)
+        if self.stop_reason in ("error", "truncated"):
+            return Text(f"  (failed: {self.error or 'the model call failed'})", palette.ERROR)
+        return Text()
+
+    def summary(self) -> list[Text]:
+        lines, more = _first_lines(self.text or self.thinking, PREVIEW_LINES + 1)
+        head = Text.assemble(
+            ("● ", palette.REPLY_MARK), lines[0] if lines else "", self.status_text()
+        )
+        rest = [Text("  " + line, palette.DIM) for line in lines[1:]]
+        if more:
+            rest[-1].append(" …")
+        return [head, *rest]
+
+    def full(self) -> RenderableType:
+        from rich.markdown import Markdown
+
+        parts: list[RenderableType] = []
+        if self.thinking:
+            parts.append(Text(_clip(self.thinking, DETAIL_LINES), palette.THINKING))
+        parts.append(Markdown(self.text))
+        status = self.status_text()
+        if status:
+            parts.append(status)
+        return Group(*parts)
+
+
+@dataclass
+class ToolItem(Item):
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    status: ToolStatus = "running"
+    result: str = ""
+    duration_ms: float | None = None
+    output: str = ""
+    """The latest partial output of a running tool."""
+    skill: dict[str, Any] | None = None
+    """The enforcer's load record when this call loaded a skill."""
+    show_duration: bool = True
+
+    @property
+    def live_full(self) -> bool:
+        return False
+
+    def key_argument(self) -> str:
+        value = self.args.get(KEY_ARGUMENTS.get(self.name, ""))
+        if value is None:
+            value = next((v for v in self.args.values() if isinstance(v, str)), "")
+        return " ".join(str(value).split())
+
+    def _suffix(self) -> Text:
+        suffix = Text()
+        if self.skill is not None:
+            ok = self.skill.get("verdict") == "ok"
+            style = palette.SUCCESS if ok else palette.ERROR
+            verdict = "" if ok else f" {self.skill.get('verdict')}"
+            suffix.append(f"  skill {self.skill.get('skill')}{verdict}", style)
+        if self.status == "skipped":
+            suffix.append(f"  skipped: {self.result}", palette.SKIPPED)
+        elif self.status in ("error", "not run"):
+            first = self.result.splitlines()[0] if self.result else "never ran"
+            suffix.append(f"  {first}", palette.ERROR)
+        elif self.status == "running":
+            suffix.append("  running…", palette.DIM)
+        if self.show_duration and self.duration_ms is not None and self.status != "skipped":
+            seconds = self.duration_ms / 1000
+            suffix.append(f"  {seconds:.1f} s" if seconds >= 0.1 else "  <0.1 s", palette.DIM)
+        return suffix
+
+    def header(self) -> Text:
+        icon, style = palette.TOOL_ICONS[self.status]
+        return Text.assemble(
+            (f"{icon} ", style),
+            (self.name, "bold"),
+            "  ",
+            (self.key_argument(), palette.DIM),
+            self._suffix(),
+        )
+
+    def summary(self) -> list[Text]:
+        return [self.header()]
+
+    def full(self) -> RenderableType:
+        lines: list[RenderableType] = []
+        for key, value in self.args.items():
+            shown = value if isinstance(value, str) else json.dumps(value)
+            lines.append(Text(f"{key}: ", palette.DIM) + Text(_clip(shown, DETAIL_LINES)))
+        body = self.result if self.status != "running" else self.output
+        if body:
+            lines.append(
+                Text("─ result ─" if self.status != "running" else "─ output ─", palette.DIM)
+            )
+            lines.append(Text(_clip(body, DETAIL_LINES), palette.ERROR if self.is_error else ""))
+        return Group(self.header(), Padding(Group(*lines), (0, 0, 0, 2)))
+
+    @property
+    def is_error(self) -> bool:
+        return self.status in ("error", "not run")
+
+
+@dataclass
+class NoteItem(Item):
+    kind: NoteKind
+    text: str
+    hint: str | None = None
+
+    @property
+    def expandable(self) -> bool:
+        return "\n" in self.text
+
+    def summary(self) -> list[Text]:
+        icon, style = palette.NOTE_ICONS[self.kind]
+        lines = self.text.splitlines() or [""]
+        head = Text.assemble((f"{icon} ", style), (lines[0], style))
+        return [head] + ([Text(f"  → {self.hint}", palette.DIM)] if self.hint else [])
+
+    def full(self) -> RenderableType:
+        icon, style = palette.NOTE_ICONS[self.kind]
+        text = Text.assemble((f"{icon} ", style), (self.text, style))
+        if self.hint:
+            text.append(f"\n  → {self.hint}", palette.DIM)
+        return text
+
+
+@dataclass
+class ItemBuilder:
+    """Items built from messages, with tool calls matched to their results by id."""
+
+    items: list[Item] = field(default_factory=list)
+    open_calls: dict[str, ToolItem] = field(default_factory=dict)
+    show_duration: bool = True
+
+    def add_message(self, message: Message) -> None:
+        if message.role == "user":
+            self.items.append(UserItem(message.text))
+        elif message.role == "assistant":
+            if message.text or message.thinking or message.stop_reason in ("aborted", "error"):
+                error = message.details.get("error")
+                self.items.append(
+                    ReplyItem(message.text, message.thinking, message.stop_reason, error)
+                )
+            for call in message.tool_calls:
+                tool = ToolItem(call.id, call.name, call.arguments, "not run")
+                tool.show_duration = self.show_duration
+                self.open_calls[call.id] = tool
+                self.items.append(tool)
+        elif message.role == "tool_result":
+            tool = self.open_calls.pop(message.tool_call_id or "", None)
+            if tool is None:
+                tool = ToolItem(message.tool_call_id or "", message.tool_name or "tool", {})
+                self.items.append(tool)
+            finish_tool(tool, message.text, message.is_error, message.details, skipped=None)
+        elif message.role == "notice":
+            self.items.append(NoteItem("warning" if message.is_error else "info", message.text))
+        elif message.role == "compaction":
+            self.items.append(
+                NoteItem("compaction", "Earlier history was summarised:\n" + message.text)
+            )
+        elif message.role == "branch_summary":
+            self.items.append(
+                NoteItem("summary", "Summary of a branch left behind:\n" + message.text)
+            )
+
+
+def finish_tool(
+    tool: ToolItem, text: str, is_error: bool, details: dict[str, Any], skipped: bool | None
+) -> None:
+    """Record a tool's outcome; `skipped` None means: tell from the recorded text."""
+    from workbench.agent.loop import LENGTH_LIMITED, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING
+
+    if skipped is None:
+        skipped = text in (SKIPPED_FOR_STEERING, SKIPPED_FOR_ABORT, LENGTH_LIMITED)
+    tool.result = text
+    tool.output = ""
+    tool.status = "skipped" if skipped else ("error" if is_error else "ok")
+    record = details.get("skill_load")
+    tool.skill = record if isinstance(record, dict) else None

@@ -1,0 +1,25 @@
+"""The app's keys, as shown by `/help` and in the README's keys table (a test keeps them equal)."""
+
+from __future__ import annotations
+
+KEYS: list[tuple[str, str]] = [
+    (
+        "Enter",
+        "send; while the agent works, steer: it hears you after the running tool and skips "
+        "the rest of that reply's tool calls",
+    ),
+    ("Alt+Enter or Ctrl+J", "queue a follow-up: delivered when the agent would stop"),
+    ("Shift+Enter, or \\ then Enter", "new line (Shift+Enter needs the kitty keyboard protocol)"),
+    ("Alt+Up", "take the last queued message back into the editor"),
+    ("Esc", "stop the run; queued messages return to the editor"),
+    ("Ctrl+C", "clear the editor; press it twice to quit"),
+    ("Tab or Right", "complete a slash command (Tab elsewhere: next pane)"),
+    ("Up / Down", "choose a completion while they show"),
+    ("Ctrl+P", "command palette: every command, searchable"),
+    ("F1", "help: keys and commands"),
+    ("F2 / F3 / F4", "go to the skill graph / the conversation tree / the chat"),
+    ("Chat: Up/Down, Enter", "select an entry, expand or collapse it"),
+    ("Skill graph: Enter, a, d", "open a skill (projections, lint findings), activate, deactivate"),
+    ("Tree: Enter, f, l, m, s", "go to the entry or branch, fork there, label, merge, status"),
+    ("Quick pick: A-D, Enter, Esc", "pick an option, the highlighted one, or type your own answer"),
+]

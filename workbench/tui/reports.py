@@ -1,0 +1,135 @@
+"""Readable views of the session commands' results: tables and colour, not text dumps.
+
+Each function takes the sessions library's result (read by attribute, so the TUI needs no import
+of it) and returns a Rich renderable for `ReportView`. `show_path` decides how a path is written
+(the app shortens them for stable screenshots).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from workbench.tui import palette
+from workbench.tui.slash import COMMANDS
+
+PathStyle = Callable[[str], str]
+CHANGE_STYLES = {"added": palette.SUCCESS, "modified": palette.WARNING, "deleted": palette.ERROR}
+SHORT = 10
+
+
+def _facts(rows: Iterable[tuple[str, RenderableType]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def _notes(notes: list[str]) -> list[RenderableType]:
+    return [Text(f"note: {note}", palette.WARNING) for note in notes]
+
+
+def status_report(status: Any, show_path: PathStyle = str) -> RenderableType:
+    """A branch's status: where it forked, its conversation since, its worktree and files."""
+    head = Text.assemble(("⎇ ", palette.PRIMARY), (status.branch, "bold"))
+    if status.parent_branch:
+        at = (status.fork_entry or "the start")[:SHORT]
+        head.append(f"   forked from {status.parent_branch} at {at}", palette.DIM)
+    since = " since the fork" if status.parent_branch else ""
+    rows: list[tuple[str, RenderableType]] = [
+        ("conversation", f"{status.entries_since_fork} entries{since}"),
+        ("tokens", f"{status.tokens['input']:,} in · {status.tokens['output']:,} out"),
+        ("skills loaded", ", ".join(status.skills_loaded) or Text("none", palette.DIM)),
+    ]
+    if status.worktree:
+        state = Text("uncommitted changes", palette.WARNING) if status.dirty else Text("clean")
+        rows.append(("worktree", Text.assemble(show_path(status.worktree), "  (", state, ")")))
+    if status.base:
+        rows.append((f"ahead of {status.parent_branch}", f"{status.commits_ahead} commit(s)"))
+    parts: list[RenderableType] = [head, Text(), _facts(rows), Text()]
+    if status.files:
+        files = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
+        files.add_column("change", no_wrap=True)
+        files.add_column("file")
+        files.add_column("", no_wrap=True)
+        for change in status.files:
+            files.add_row(
+                Text(change.change, CHANGE_STYLES.get(change.change, "")),
+                change.path,
+                Text("uncommitted", palette.WARNING) if change.uncommitted else "",
+            )
+        parts += [Text(f"{len(status.files)} file(s) changed", "bold"), files]
+    elif status.worktree:
+        parts.append(Text("no file changes", palette.DIM))
+    return Group(*parts, *_notes(status.notes))
+
+
+def merge_report(result: Any) -> RenderableType:
+    """What a merge did: the commit, the files, the merge entry, a removed worktree."""
+    if result.commit:
+        head = Text.assemble(
+            ("✓ merged ", palette.SUCCESS), (result.branch, "bold"), " into ", (result.into, "bold")
+        )
+        rows = [("commit", result.commit[:SHORT]), ("files", f"{len(result.files)} changed")]
+    else:
+        head = Text.assemble(
+            ("✓ merged the conversation of ", palette.SUCCESS),
+            (result.branch, "bold"),
+            " into ",
+            (result.into, "bold"),
+        )
+        rows = [("files", Text("no file commits to merge", palette.DIM))]
+    rows.append(("merge entry", f"{result.entry.id[:SHORT]} on {result.into}"))
+    if result.removed_worktree:
+        rows.append(("worktree", f"removed the worktree of {result.branch}"))
+    files = [Text(f"  {path}") for path in result.files]
+    return Group(head, Text(), _facts(rows), *files, *_notes(result.notes))
+
+
+def conflict_report(message: str, hint: str | None, files: list[str]) -> RenderableType:
+    """A merge that would conflict: nothing changed, these files, what to do."""
+    parts: list[RenderableType] = [Text(f"✗ {message}", palette.ERROR), Text()]
+    parts += [Text(f"  conflict  {path}", palette.WARNING) for path in files]
+    if hint:
+        parts += [Text(), Text(f"what to do: {hint}")]
+    return Group(*parts)
+
+
+def commit_report(result: Any) -> RenderableType:
+    if result.commit is None:
+        return Text(f"Nothing to commit on {result.branch}: its worktree has no changes.")
+    subject, _, body = result.message.partition("\n")
+    rows = [
+        ("commit", f"{result.commit[:SHORT]} on {result.branch}"),
+        ("subject", Text(subject, "bold")),
+        ("files", f"{len(result.files)}: " + ", ".join(result.files[:8])),
+    ]
+    parts: list[RenderableType] = [Text("✓ committed", palette.SUCCESS), Text(), _facts(rows)]
+    if body.strip():
+        parts += [Text(), Text(body.strip())]
+    return Group(*parts)
+
+
+def help_report(keys: list[tuple[str, str]], extra: dict[str, str]) -> RenderableType:
+    """The keys and every slash command (the app's and the session's own)."""
+    key_table = Table(box=None, padding=(0, 2), show_edge=False, title="Keys", title_justify="left")
+    key_table.add_column(style="bold", no_wrap=True)
+    key_table.add_column()
+    for key, what in keys:
+        key_table.add_row(key, what)
+    commands = Table(
+        box=None, padding=(0, 2), show_edge=False, title="Commands", title_justify="left"
+    )
+    commands.add_column(style="bold", no_wrap=True)
+    commands.add_column()
+    for command in COMMANDS:
+        commands.add_row(command.usage, command.help)
+    for name, help_text in sorted(extra.items()):
+        commands.add_row(f"/{name}", f"{help_text} (extension)")
+    return Group(key_table, Text(), commands)

@@ -1,0 +1,143 @@
+"""Keeps the panes in step with the open session: what it shows on opening, after the tree
+changes (fork, navigate, merge, a new or resumed session) and after the skill set changes.
+
+Everything here reads the session through the `Workbench` API; it is the one place that maps
+that API onto the panes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from workbench.skills.model import Diagnostic
+from workbench.tui.components.skill_detail import SkillDetail
+from workbench.tui.components.skill_panel import SkillPanel
+from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.slash import ArgumentSource
+
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
+
+RELOAD_REASONS = {"fork", "navigate", "switch", "new", "resume"}
+"""Tree changes after which the chat shows another path of the conversation."""
+
+
+class SessionView:
+    def __init__(self, app: WorkbenchApp) -> None:
+        self.app = app
+        self.tree: Any = None
+        self.findings: dict[str, list[Diagnostic]] = {}
+        self.sessions: list[Any] = []
+
+    @property
+    def wb(self) -> Any:
+        return self.app.workbench
+
+    async def show_all(self) -> None:
+        """Everything, as after opening a session."""
+        self.app.transcript.load(self.wb.messages())
+        self.show_footing()
+        await self.show_skills()
+        await self.show_tree()
+
+    def show_footing(self) -> None:
+        state = self.wb.state()
+        usages = [m.usage for m in self.wb.messages() if m.role == "assistant" and m.usage]
+        self.app.status_bar.change(
+            model=state.model,
+            offline=state.offline,
+            tokens_in=sum(u.input_tokens for u in usages),
+            tokens_out=sum(u.output_tokens for u in usages),
+            cost=state.total_cost,
+            context_tokens=state.context_tokens,
+            context_window=state.context_window,
+            branch=state.branch,
+            mode=self.wb.enforcer_mode,
+            busy=state.busy,
+        )
+
+    async def show_skills(self) -> None:
+        from workbench.skills.lint import lint
+
+        skill_set = self.wb.skill_set
+        findings = await asyncio.to_thread(lint, skill_set)
+        self.findings = {}
+        for finding in findings:
+            self.findings.setdefault(finding.skill or "", []).append(finding)
+        counts = Counter({name: len(found) for name, found in self.findings.items()})
+        self.app.query_one(SkillPanel).show_graph(skill_set.graph, counts)
+        self.sync_skills()
+
+    def sync_skills(self) -> None:
+        if self.wb is None:
+            return
+        state = self.wb.loading_state()
+        violations = Counter(r.skill for r in state.history if r.verdict != "ok")
+        self.app.query_one(SkillPanel).sync(state.loaded, state.active_compound, violations)
+
+    async def show_tree(self) -> None:
+        self.tree = await self.wb.tree()
+        self.app.query_one(TreePanel).show_tree(self.tree)
+
+    async def changed(self, event: Any) -> None:
+        """A `tree_update` or `skills_reloaded` event."""
+        if event.type == "skills_reloaded":
+            await self.show_skills()
+            return
+        await self.show_tree()
+        if event.reason in RELOAD_REASONS:
+            self.app.transcript.load(self.wb.messages())
+            self.sync_skills()
+        if event.reason in ("new", "resume"):
+            self.sessions = []
+        self.show_footing()
+
+    def worktree_of(self, branch: str) -> str | None:
+        branches = self.tree.branches if self.tree is not None else []
+        return next((b.worktree for b in branches if b.name == branch), None)
+
+    def commands(self) -> dict[str, str]:
+        """The session's own slash commands (extensions'), name -> help."""
+        if self.wb is None:
+            return {}
+        return {name: command.description for name, command in self.wb.commands.items()}
+
+    def candidates(self, source: ArgumentSource) -> list[str]:
+        """Values for a command's argument, for completion."""
+        if self.wb is None:
+            return []
+        if source == "skills":
+            return sorted(self.app.query_one(SkillPanel).graph.skills)
+        if source == "branches":
+            return [b.name for b in self.tree.branches] if self.tree is not None else []
+        if not self.sessions:
+            self.sessions = self.wb.list_sessions()
+        return [info.id for info in self.sessions]
+
+    def open_skill(self, name: str) -> None:
+        graph = self.app.query_one(SkillPanel).graph
+        self.app.push_screen(SkillDetail(graph, name, self.findings.get(name, [])))
+
+    async def offer_trust(self) -> None:
+        """Project extensions run code: load them only when the user trusts the project."""
+        skipped = self.wb.extensions.skipped
+        if not skipped:
+            return
+        names = "\n".join(f"  {self.app.show_path(str(path))}" for path, _ in skipped)
+        trusted = await self.app.confirm(
+            "Trust this project's extensions?",
+            f"This project has extensions that run code with your permissions:\n{names}\n\n"
+            "Trust it only if you know what they do; the trust is remembered for this project.",
+            yes="Trust and load",
+            no="Not now",
+        )
+        if not trusted:
+            self.app.note(
+                "warning", "Project extensions were not loaded.", "reopen to be asked again"
+            )
+            return
+        report = await self.wb.trust_project()
+        loaded = len(report.loaded)
+        self.app.note("info", f"Trusted the project: {loaded} extension(s) loaded.")
