@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-OPTION_LINE = re.compile(r"^\s*(?:[-*]\s+)?\**([A-H])\)\**\s+(.+?)\s*$")
+OPTION_LINE = re.compile(r"^\s*(?:>\s*)?(?:[-*]\s+)?\**([A-H])\)\**\s+(.+?)\s*$")
 RECOMMENDED = re.compile(r"\s*\(recommended\)\s*", re.IGNORECASE)
 FREE_FORM = re.compile(r"^(other|something else|type your own|your own)\b", re.IGNORECASE)
 MIN_CHOICES, MAX_CHOICES = 2, 6

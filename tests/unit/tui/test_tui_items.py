@@ -1,0 +1,57 @@
+"""Transcript records built from a branch's messages: tool calls meet their results."""
+
+from __future__ import annotations
+
+from workbench.agent.loop import SKIPPED_FOR_STEERING
+from workbench.messages import Message, ToolCall
+from workbench.tui.items import ItemBuilder, NoteItem, ReplyItem, ToolItem, UserItem
+
+
+def build(*messages: Message) -> list:
+    builder = ItemBuilder()
+    for message in messages:
+        builder.add_message(message)
+    return builder.items
+
+
+def test_calls_are_matched_to_results_and_skips_are_told_apart() -> None:
+    calls = [
+        ToolCall("c1", "read", {"path": "skills/a/SKILL.md"}),
+        ToolCall("c2", "bash", {"command": "pytest -x\n  -q"}),
+        ToolCall("c3", "edit", {"path": "x.py"}),
+    ]
+    record = {"skill": "a", "verdict": "violation", "layer": "atom"}
+    items = build(
+        Message("user", "fix it"),
+        Message("assistant", "Reading first.", tool_calls=calls),
+        Message("tool_result", "body", tool_call_id="c1", details={"skill_load": record}),
+        Message("tool_result", "exit 1", tool_call_id="c2", is_error=True),
+        Message("tool_result", SKIPPED_FOR_STEERING, tool_call_id="c3", is_error=True),
+    )
+    assert [type(i) for i in items] == [UserItem, ReplyItem, ToolItem, ToolItem, ToolItem]
+    read, bash, edit = items[2:]
+    assert (read.status, bash.status, edit.status) == ("ok", "error", "skipped")
+    assert bash.key_argument() == "pytest -x -q"
+    header = read.header().plain
+    assert "read" in header and "skills/a/SKILL.md" in header and "skill a violation" in header
+    assert "skipped: Skipped due to queued user message." in edit.header().plain
+
+
+def test_a_call_without_a_result_shows_it_never_ran() -> None:
+    items = build(Message("assistant", "", tool_calls=[ToolCall("c1", "bash", {"command": "ls"})]))
+    assert [type(i) for i in items] == [ToolItem]
+    assert items[0].status == "not run" and "never ran" in items[0].header().plain
+
+
+def test_summaries_are_short_and_aborted_replies_say_so() -> None:
+    long_reply = "\n".join(f"line **{n}**" for n in range(10))
+    items = build(
+        Message("assistant", long_reply),
+        Message("assistant", "half a sent", stop_reason="aborted"),
+        Message("notice", "enforcer: load a molecule first"),
+    )
+    reply, aborted, notice = items
+    lines = [t.plain for t in reply.summary()]
+    assert lines == ["● line 0", "  line 1", "  line 2 …"]
+    assert "(aborted)" in aborted.summary()[0].plain
+    assert isinstance(notice, NoteItem) and notice.kind == "info"

@@ -1,0 +1,46 @@
+"""Slash commands complete from one table, with arguments from the session."""
+
+from __future__ import annotations
+
+from workbench.tui.slash import BY_NAME, COMMANDS, completions, split
+
+
+def no_values(source: str) -> list[str]:
+    return []
+
+
+def test_every_command_of_the_issue_is_offered() -> None:
+    wanted = (
+        "tree fork status commit merge label compact model skills skill-graph-status activate "
+        "deactivate new resume help quit"
+    )
+    assert sorted(c.name for c in COMMANDS) == sorted(wanted.split())
+
+
+def test_a_prefix_completes_to_the_commands_it_starts() -> None:
+    found = completions("/s", {}, no_values)
+    assert [c.text for c in found] == ["/status ", "/skills", "/skill-graph-status"]
+    assert found[0].label == "/status [branch]"
+
+
+def test_extension_commands_complete_too_and_ours_are_not_doubled() -> None:
+    extra = {"deploy": "ship it", "compact": "summarise"}
+    found = completions("/", extra, no_values)
+    texts = [c.text for c in found]
+    assert "/deploy " in texts and texts.count("/compact ") == 1
+    assert found[texts.index("/deploy ")].help == "ship it (extension)"
+
+
+def test_arguments_complete_from_the_session() -> None:
+    values = {"skills": ["atom-edit-code", "atom-find-code", "molecule-plan-change"]}
+    found = completions("/activate atom-f", {}, lambda source: values.get(source, []))
+    assert [c.text for c in found] == ["/activate atom-find-code"]
+    assert completions("/fork x", {}, lambda source: ["x-y"]) == []
+
+
+def test_split_and_required_arguments() -> None:
+    assert split("/fork try b") == ("fork", "try b")
+    assert split("/help") == ("help", "")
+    assert split("hello /fork") is None
+    assert split("//not a command") is None
+    assert BY_NAME["merge"].needs_argument and not BY_NAME["fork"].needs_argument
