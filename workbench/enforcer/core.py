@@ -25,7 +25,7 @@ from workbench.enforcer.locations import location
 from workbench.enforcer.reload import LiveSkills
 from workbench.enforcer.state import DEACTIVATE_KEY, LOAD_KEY, LOADS_KEY, LoadingState, LoadRecord
 from workbench.enforcer.status import format_status
-from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, render
+from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, MIN_BUDGET_TOKENS, render
 from workbench.enforcer.verdict import Checker, Verdict
 from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
@@ -78,10 +78,10 @@ def mode_of(settings: Settings) -> str:
 
 def budget_of(settings: Settings) -> int:
     budget = settings.get("enforcer.prompt_budget_tokens", DEFAULT_BUDGET_TOKENS)
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 200:
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_BUDGET_TOKENS:
         raise WorkbenchError(
             f"settings: enforcer.prompt_budget_tokens is {budget!r}; it must be a whole number "
-            "of at least 200",
+            f"of at least {MIN_BUDGET_TOKENS} (the rules and template alone take about 400)",
             f"remove it to use the default ({DEFAULT_BUDGET_TOKENS})",
         )
     return budget
