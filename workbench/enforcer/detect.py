@@ -5,8 +5,9 @@ through `..` and symlinks, with the file name's case ignored (`SKILL.MD`). A ski
 not in the graph is not a load. Bash commands are split with `shlex` into simple commands (at `;`,
 `&&`, `||`, `|`, `&`, newlines and parentheses); a command that prints files (cat, head, tail,
 less, more, sed, awk, bat...) loads every skill file among its arguments, and an input redirection
-(`< file`) loads its file whatever the command. `cd DIR` moves the folder later commands resolve
-against; `sh -c '...'`, `$(...)` and backquotes are looked into; here-document bodies are not.
+(`< file`) loads its file whatever the command. Arguments are brace-expanded (`{a,b}`) and
+globbed as bash would. `cd DIR` moves the folder later commands resolve against; `sh -c '...'`,
+`$(...)`, `<(...)` and backquotes are looked into; here-document bodies are not.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ PREFIXES = frozenset(
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _SEPARATOR_CHARS = frozenset(";&|()\n")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
+_SUBSTITUTION = re.compile(r"[$<>]\(([^()]*)\)|`([^`]*)`")
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+MAX_EXPANSIONS = 64
+"""More words than this from one argument's braces: the argument is taken as it is."""
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1[^\n]*\n.*?(?:\n[ \t]*\2[ \t]*(?=\n|$)|$)", re.DOTALL)
 
 
@@ -92,7 +96,23 @@ def _program(words: list[str]) -> tuple[str, list[str]]:
     return "", []
 
 
-def _expand(argument: str, cwd: Path) -> list[str]:
+def _braces(argument: str) -> list[str]:
+    """`a{b,c}d` -> `abd`, `acd`, as bash's brace expansion (innermost braces first)."""
+    pending, words = [argument], []
+    while pending:
+        word = pending.pop()
+        found = _BRACES.search(word)
+        if found is None:
+            words.append(word)
+            continue
+        options = found.group(1).split(",")
+        pending += [word[: found.start()] + o + word[found.end() :] for o in reversed(options)]
+        if len(pending) + len(words) > MAX_EXPANSIONS:
+            return [argument]
+    return words
+
+
+def _glob(argument: str, cwd: Path) -> list[str]:
     """A glob argument expanded against `cwd` (sorted); any other argument as it is."""
     if not any(ch in argument for ch in "*?["):
         return [argument]
@@ -100,6 +120,11 @@ def _expand(argument: str, cwd: Path) -> list[str]:
     base = Path(pattern.anchor) if pattern.is_absolute() else cwd
     relative = str(pattern.relative_to(base)) if pattern.is_absolute() else str(pattern)
     return sorted(str(p) for p in base.glob(relative)) or [argument]
+
+
+def _expand(argument: str, cwd: Path) -> list[str]:
+    """The words bash makes of one argument: braces, then globs."""
+    return [path for word in _braces(argument) for path in _glob(word, cwd)]
 
 
 def _files_read(command: str, cwd: Path, depth: int = 0) -> Iterator[tuple[str, Path]]:
