@@ -153,9 +153,13 @@ class Enforcer:
             blocked=blocked,
         )
 
-    def _denied(self, skill: Skill, refusal: str) -> Verdict:
+    def _similar(self, name: str) -> list[str]:
+        """Allowed skills whose names are like `name`, for a refused or unknown one."""
         allowed = [n for n in self.skills.graph.skills if self.allowlist.allows(n)]
-        similar = close_matches(skill.name, allowed)
+        return close_matches(name, allowed)
+
+    def _denied(self, skill: Skill, refusal: str) -> Verdict:
+        similar = self._similar(skill.name)
         hint = f" Allowed skills with similar names: {', '.join(similar)}." if similar else ""
         return Verdict(
             skill,
@@ -266,8 +270,7 @@ class Enforcer:
     # --- activation ----------------------------------------------------------------------------
 
     def _unknown(self, name: str, how: str) -> Outcome:
-        allowed = [n for n in self.skills.graph.skills if self.allowlist.allows(n)]
-        similar = close_matches(name, allowed)
+        similar = self._similar(name)
         reason = f"There is no skill named `{name}`."
         suggestion = (
             f"Did you mean: {', '.join(similar)}?"
