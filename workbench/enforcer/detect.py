@@ -35,7 +35,12 @@ PREFIXES = frozenset(
 """Words that run the command after them (or shell keywords that start a command)."""
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-_SEPARATOR_CHARS = frozenset(";&|()\n")
+_OPERATOR_CHARS = frozenset(";&|()<>\n")
+"""shlex gives every operator as a token of these characters only; a word holding any other
+character (`'length($0) > 80'`, a quoted awk program) is an argument, whatever else it holds."""
+_QUOTED_OPERATORS = re.compile(r"""(['"])([;&|()<>]+)\1""")
+"""A quoted argument of operator characters only (`-F '|'`): a NUL put inside its quotes keeps it a
+word (a NUL cannot be in a real command line, so nothing else changes)."""
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SUBSTITUTION = re.compile(r"[$<>]\(([^()]*)\)|`([^`]*)`")
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
@@ -58,6 +63,7 @@ def skill_at(graph: SkillGraph, raw: str, cwd: Path) -> Skill | None:
 
 
 def _tokens(command: str) -> list[str]:
+    command = _QUOTED_OPERATORS.sub(lambda m: f"{m[1]}\0{m[2]}{m[1]}", command)
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>\n")
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
@@ -70,16 +76,16 @@ def _simple_commands(tokens: list[str]) -> Iterator[tuple[list[str], list[str]]]
     inputs: list[str] = []
     tokens_iter = iter(tokens)
     for token in tokens_iter:
-        if "<" in token or ">" in token:
+        if not set(token) <= _OPERATOR_CHARS:
+            words.append(token)
+        elif "<" in token or ">" in token:
             target = next(tokens_iter, "")
             if token == "<" and target:
                 inputs.append(target)
-        elif set(token) <= _SEPARATOR_CHARS:
+        else:
             if words or inputs:
                 yield words, inputs
             words, inputs = [], []
-        else:
-            words.append(token)
     if words or inputs:
         yield words, inputs
 

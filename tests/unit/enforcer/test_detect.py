@@ -85,6 +85,9 @@ def test_files_that_are_not_known_skills_are_not_loads(project, tmp_path):
         ("cat .pi/skills/{outline,fetch-url}/SKILL.md", ["outline", "fetch-url"]),
         ("head .pi/skills/{out*,gone}/SKILL.md", ["outline"]),
         ("diff <(cat .pi/skills/outline/SKILL.md) notes.md", ["outline"]),
+        ("awk 'length($0) > 80' .pi/skills/outline/SKILL.md", ["outline"]),  # a quoted `>`
+        ("sed -n '/<!--/,/-->/p' .pi/skills/outline/SKILL.md", ["outline"]),
+        ("awk -F '|' '{print $1}' .pi/skills/outline/SKILL.md", ["outline"]),  # a quoted `|`
     ],
 )
 def test_bash_commands_that_print_a_skill(project, command, expected):
