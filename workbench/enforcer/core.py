@@ -122,11 +122,14 @@ class Enforcer:
     # --- the skill set -------------------------------------------------------------------------
 
     def _rebuild(self) -> None:
-        self.checker = Checker(self.skills.graph, self.where)
+        self.checker = Checker(self.skills.graph, self.where, self.allowlist.allows)
         self.prompt_section = render(self.skills.graph, self.where, self.allowlist, self.budget)
 
     def where(self, skill: Skill) -> str:
         return location(skill, self.base)
+
+    def _guidance(self, skill: Skill, via: str | None) -> str:
+        return guidance(self.skills.graph, skill, via, self.where, self.allowlist.allows)
 
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
@@ -260,7 +263,7 @@ class Enforcer:
         for record in records:
             self.state.apply(record)
             skill = self.skills.graph.get(record.skill)
-            line = guidance(self.skills.graph, skill, record.via, self.where) if skill else ""
+            line = self._guidance(skill, record.via) if skill else ""
             if line:
                 lines.append(line)
         if lines:
@@ -303,7 +306,7 @@ class Enforcer:
             return Outcome(refusal_text(record), True, record)
         parts = [notice_text(record)] if record.verdict != "ok" else []
         parts.append(skill_message(skill, self.where(skill)))
-        line = guidance(self.skills.graph, skill, record.via, self.where)
+        line = self._guidance(skill, record.via)
         if line and self.mode != "off":
             parts.append(line)
         note = missing_tools_note(skill, [*self._session_tools(), *self.api.tools])

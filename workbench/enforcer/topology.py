@@ -88,7 +88,7 @@ class _Topology:
 
     def below(self, name: str) -> list[str]:
         skill = self.graph.get(name)
-        return [c for c in delegates_below(self.graph, skill) if self._allowed(c)] if skill else []
+        return list(delegates_below(self.graph, skill, self._allowed)) if skill else []
 
     def head(self, compound: Skill) -> str:
         about = fit(first_sentence(compound.description), 40)

@@ -171,3 +171,26 @@ async def test_state_derived_from_the_messages_equals_the_live_state(harness):
     await h.start(h.messages[:3], reason="fork")  # moving back in the tree restores that state
     assert h.enforcer.state.history == snapshots[2].history
     assert h.enforcer.state.chain == ["triage-bug", "reproduce-bug"]
+
+
+async def test_guidance_and_suggestions_name_only_allowed_skills(harness):
+    h = harness(skills={"deny": ["write-*", "gather-*"]})
+    compound = await h.read("publish-report")
+    guidance = compound.text.rsplit("[skill graph]", 1)[1]
+    assert (
+        guidance
+        == " Loaded compound `publish-report`; it delegates to no molecule this project allows."
+    )
+    await h.read("extract-text")  # an atom under gather-sources (denied) and reproduce-bug
+    [notice] = h.notices()
+    assert "Start from the compound: `triage-bug`" in notice
+    assert "then load the molecule `reproduce-bug`" in notice
+    assert "gather-sources" not in notice and "publish-report" not in notice
+
+
+async def test_a_molecule_whose_compounds_are_all_denied_has_no_route(harness):
+    h = harness(skills={"deny": ["publish-*", "triage-*"]})
+    await h.read("write-draft")
+    [notice] = h.notices()
+    assert "no compound this project allows delegates to it" in notice
+    assert "publish-report" not in notice and "triage-bug" not in notice
