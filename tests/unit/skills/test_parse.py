@@ -194,6 +194,14 @@ def test_duplicate_key(write_skill) -> None:
     assert skill.name == "e"
 
 
+def test_duplicate_key_under_metadata(write_skill) -> None:
+    text = "---\nname: d\ndescription: x\nmetadata:\n  layer: atom\n  layer: molecule\n---\n"
+    skill, found = parse_skill(write_skill("d", text))
+    assert rules(found) == [("key-duplicate", 6)]
+    assert "`metadata.layer` is set twice" in found[0].message
+    assert skill.layer == "molecule"
+
+
 @pytest.mark.parametrize(
     ("fields", "rule", "line", "words"),
     [
