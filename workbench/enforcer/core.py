@@ -237,30 +237,29 @@ class Enforcer:
             records = [r for r in records if r.verdict == "denied"]
             if not records:
                 return
-        for record in records:
-            self._publish(record)
         if records[0].blocked:
             culprit = next(r for r in records if self._refuses(r.verdict))
             event.block = refusal_text(culprit)
             _attach(event.details, records)
             for record in records:
+                self._publish(record)
                 self.state.apply(record)
             return
-        for record in records:
-            if record.verdict != "ok":
-                self.api.send_message(
-                    notice_text(record), "steer", {"skill_notice": record.to_dict()}
-                )
-        self._pending[event.tool_call_id] = records
+        self._pending[event.tool_call_id] = records  # published once the file was really read
 
     def on_tool_result(self, event: ToolResultEvent) -> None:
         records = self._pending.pop(event.tool_call_id, None)
         if records is None:
             return
         if event.result.is_error:
-            return  # the file was not read: nothing was loaded
+            return  # the file was not read: nothing was loaded, nobody is told of it
         lines = []
         for record in records:
+            self._publish(record)
+            if record.verdict != "ok":
+                self.api.send_message(
+                    notice_text(record), "steer", {"skill_notice": record.to_dict()}
+                )
             self.state.apply(record)
             skill = self.skills.graph.get(record.skill)
             line = self._guidance(skill, record.via) if skill else ""

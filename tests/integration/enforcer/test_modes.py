@@ -126,9 +126,10 @@ async def test_a_cycle_through_the_hooks(harness):
 async def test_a_failed_read_loads_nothing(harness):
     h = harness()
     (h.root / ".pi/skills/outline/SKILL.md").unlink()
-    message = await h.read("outline")
+    message = await h.read("outline")  # a violation, had the file been there
     assert message.is_error and "skill_load" not in message.details
     assert "outline" not in h.enforcer.state.loaded
+    assert h.notices() == [] and h.sink.events == []  # nobody is told of a load that failed
 
 
 async def test_a_paged_read_of_a_loaded_skill_is_not_a_new_load(harness):
