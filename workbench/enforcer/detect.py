@@ -38,7 +38,7 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 _OPERATOR_CHARS = frozenset(";&|()<>\n")
 """shlex gives every operator as a token of these characters only; a word holding any other
 character (`'length($0) > 80'`, a quoted awk program) is an argument, whatever else it holds."""
-_QUOTED_OPERATORS = re.compile(r"""(['"])([;&|()<>]+)\1""")
+_QUOTED_OPERATORS = re.compile(r"""(?<!\S)(['"])([;&|()<>]+)\1(?!\S)""")
 """A quoted argument of operator characters only (`-F '|'`): a NUL put inside its quotes keeps it a
 word (a NUL cannot be in a real command line, so nothing else changes)."""
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")

@@ -88,6 +88,7 @@ def test_files_that_are_not_known_skills_are_not_loads(project, tmp_path):
         ("awk 'length($0) > 80' .pi/skills/outline/SKILL.md", ["outline"]),  # a quoted `>`
         ("sed -n '/<!--/,/-->/p' .pi/skills/outline/SKILL.md", ["outline"]),
         ("awk -F '|' '{print $1}' .pi/skills/outline/SKILL.md", ["outline"]),  # a quoted `|`
+        ('cat ".pi/skills/outline/SKILL.md"|"head"', ["outline"]),
     ],
 )
 def test_bash_commands_that_print_a_skill(project, command, expected):
