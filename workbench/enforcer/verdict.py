@@ -30,6 +30,7 @@ Allowed = Callable[[str], bool]
 
 
 def allow_all(_name: str) -> bool:
+    """The allowlist of a project that sets none."""
     return True
 
 
