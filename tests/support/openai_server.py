@@ -33,6 +33,8 @@ class Reply:
     fragments of `fragment_size` characters. `finish_reason` None sends no finish reason at all.
     `cut_after`: stop after this many chunks: `cut="clean"` ends the HTTP body properly (no finish
     reason, no [DONE]); `cut="drop"` closes the socket mid-body.
+    `hold_after`: after this many chunks, wait until the test sets `release` (a reply frozen
+    mid-stream, for pictures of a stream in progress).
     """
 
     text: str = ""
@@ -47,6 +49,8 @@ class Reply:
     delay_s: float = 0.0
     cut_after: int | None = None
     cut: str = "clean"
+    hold_after: int | None = None
+    release: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -224,6 +228,8 @@ class OpenAIServer:
                             break
                         if reply.delay_s and number:
                             time.sleep(reply.delay_s)
+                        if number == reply.hold_after:
+                            reply.release.wait()
                         self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
                     else:
                         self._write_chunk(b"data: [DONE]\n\n")

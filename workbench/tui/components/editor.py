@@ -111,7 +111,7 @@ class PromptEditor(TextArea):
         row, column = self.cursor_location
         line = self.document.get_line(row)
         if kind == "send" and column > 0 and line[:column].endswith("\\"):
-            self.replace((row, column - 1), (row, column), "\n")
+            self.replace("\n", (row, column - 1), (row, column))
             return
         text = self.text.strip()
         if self.completions and kind == "send" and " " not in text:

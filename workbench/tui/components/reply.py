@@ -3,10 +3,14 @@
 Deltas only go into a buffer (cheap, called once per token). A timer hands the buffer to the
 reply's one `MarkdownStream` at most `FLUSHES_PER_SECOND` times a second; the stream appends to
 the Markdown widget, which parses only from its last block on. So a reply is never re-rendered
-whole per token, and the event loop stays free for keystrokes.
+whole per token. Drawing a long reply still costs more as it grows (Textual lays out every block
+again), so the gap between flushes is also kept at `DRAW_SHARE` times what the last flush took to
+draw: the reply never takes more than a third of the time, and keystrokes stay responsive.
 """
 
 from __future__ import annotations
+
+import time
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -18,6 +22,7 @@ from textual.widgets.markdown import MarkdownStream
 from workbench.tui.items import ReplyItem
 
 FLUSHES_PER_SECOND = 20
+DRAW_SHARE = 3
 
 
 class ReplyView(Vertical):
@@ -42,6 +47,10 @@ class ReplyView(Vertical):
         self._buffer: list[str] = []
         self._stream: MarkdownStream | None = None
         self._flush_timer: Timer | None = None
+        self._gap = 1 / FLUSHES_PER_SECOND
+        self._drawing = False
+        self.flushes = 0
+        """How many times the stream was written (a test checks the rate)."""
         self.finished = False
 
     def compose(self) -> ComposeResult:
@@ -50,15 +59,17 @@ class ReplyView(Vertical):
 
     def on_mount(self) -> None:
         self.query_one(".thinking").display = False
-        pause = not self._buffer
-        self._flush_timer = self.set_interval(1 / FLUSHES_PER_SECOND, self._flush, pause=pause)
+        self._schedule()
 
     def append(self, text: str) -> None:
         """Take a streamed piece of the text (shown at the next flush)."""
         self.item.text += text
         self._buffer.append(text)
-        if self._flush_timer is not None:
-            self._flush_timer.resume()
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._buffer and self._flush_timer is None and not self._drawing and self.is_mounted:
+            self._flush_timer = self.set_timer(self._gap, self._flush)
 
     def think(self, text: str) -> None:
         """Take a streamed piece of the thinking: its latest line shows, dimmed."""
@@ -71,21 +82,34 @@ class ReplyView(Vertical):
         thinking.display = True
 
     async def _flush(self) -> None:
+        self._flush_timer = None
+        if self.finished:
+            return
+        self._drawing = True
+        started = time.perf_counter()
+        await self._write()
+        self.call_after_refresh(self._drawn, started)
+
+    async def _write(self) -> None:
         if not self._buffer:
-            if self._flush_timer is not None:
-                self._flush_timer.pause()
             return
         text, self._buffer = "".join(self._buffer), []
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
+        self.flushes += 1
         await self._stream.write(text)
+
+    def _drawn(self, started: float) -> None:
+        self._gap = max(1 / FLUSHES_PER_SECOND, DRAW_SHARE * (time.perf_counter() - started))
+        self._drawing = False
+        self._schedule()
 
     async def finish(self, text: str, stop_reason: str | None, error: str | None) -> None:
         """The reply is recorded: write what is left, end the stream, show how it ended."""
         self.finished = True
         if self._flush_timer is not None:
             self._flush_timer.stop()
-        await self._flush()
+        await self._write()
         if self._stream is not None:
             await self._stream.stop()
         markdown = self.query_one(Markdown)

@@ -1,0 +1,319 @@
+"""The app's speed (a script, not part of the test run).
+
+    python tests/benchmarks/bench_tui.py [--runs N] [--only first-frame|stream|long-session]
+
+1. First frame: `workbench` as a whole process in a pseudo-terminal, in a project holding the
+   example skill graph, from spawning the process until the terminal has received the first
+   frame (the editor's placeholder), and until the session is open (the skill panel's title with
+   the skill count). Then Ctrl+C twice quits it.
+2. Stream: a 2,000-chunk reply through the real litellm path from the local OpenAI-compatible
+   server, in the app (Pilot, headless): from the prompt to the finished reply, how often the
+   Markdown was written, and how long keystrokes typed meanwhile took to reach the editor.
+3. Long session: opening a branch of 10,000 entries: from starting the app until the transcript
+   shows the last reply and a keystroke is handled.
+
+Figures are medians over N runs. The machine is shared; expect noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import os
+import pty
+import select
+import shutil
+import signal
+import statistics
+import struct
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+sys.path.insert(0, str(ROOT / "tests"))
+
+FIRST_FRAME_MARK = b"essage the agent"  # the cursor cell splits off the "M"
+READY_MARK = "Skills · 16".encode()
+SIZE = (40, 140)
+
+
+def example_project(base: Path) -> Path:
+    """A project folder with the example skill graph and this repository's settings."""
+    project = base / "project"
+    shutil.copytree(ROOT / "skills", project / "skills")
+    shutil.copytree(ROOT / ".pi", project / ".pi", ignore=shutil.ignore_patterns("sessions*"))
+    return project
+
+
+def _spawn(project: Path, home: Path) -> tuple[int, int]:
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal of a fixed size, a clean home, the app
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", *SIZE, 0, 0))
+        os.chdir(project)
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(home),
+            "TERM": "xterm-256color",
+            "COLORTERM": "truecolor",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        }
+        os.execve(sys.executable, [sys.executable, "-m", "workbench"], env)
+    return pid, fd
+
+
+def _read_until(fd: int, marks: list[bytes], start: float, timeout: float) -> list[float]:
+    """The time after `start` at which each mark first appeared in the output, in order."""
+    seen = b""
+    found: list[float] = []
+    deadline = start + timeout
+    while len(found) < len(marks) and time.perf_counter() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.01)
+        if not ready:
+            continue
+        try:
+            seen += os.read(fd, 65536)
+        except OSError:
+            break
+        while len(found) < len(marks) and marks[len(found)] in seen:
+            found.append(time.perf_counter() - start)
+    if len(found) < len(marks):
+        raise RuntimeError(
+            f"no {marks[len(found)]!r} within {timeout} s; output ends {seen[-300:]!r}"
+        )
+    return found
+
+
+def first_frame(runs: int) -> None:
+    firsts, readies = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        project = example_project(Path(tmp))
+        home = Path(tmp) / "home"
+        home.mkdir()
+        for _ in range(runs):
+            start = time.perf_counter()
+            pid, fd = _spawn(project, home)
+            try:
+                first, ready = _read_until(fd, [FIRST_FRAME_MARK, READY_MARK], start, 30)
+                firsts.append(first)
+                readies.append(ready)
+                os.write(fd, b"\x03")
+                time.sleep(0.1)
+                os.write(fd, b"\x03")
+                _read_until(fd, [b"\x1b[?1049l"], time.perf_counter(), 10)  # left the screen
+            finally:
+                os.kill(pid, signal.SIGKILL) if _alive(pid) else None
+                os.waitpid(pid, 0)
+                os.close(fd)
+    print(f"first frame: median {statistics.median(firsts):.3f} s (runs: {_list(firsts)})")
+    print(
+        f"session open (skills shown): median {statistics.median(readies):.3f} s ({_list(readies)})"
+    )
+
+
+def _app(open_workbench: Any) -> Any:
+    from workbench.tui.app import WorkbenchApp
+
+    app = WorkbenchApp(open_workbench, cursor_blink=False)
+    app.animation_level = "none"
+    return app
+
+
+async def _until(pilot: Any, condition: Any, timeout: float = 60) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise RuntimeError("timed out")
+        await pilot.pause(0.005)
+
+
+def _markdown_writes() -> list[float]:
+    """Record when any Markdown widget is appended to (the stream's flushes)."""
+    from textual.widgets import Markdown
+
+    times: list[float] = []
+    append = Markdown.append
+
+    def counted(self: Markdown, markdown: str) -> Any:
+        times.append(time.perf_counter())
+        return append(self, markdown)
+
+    Markdown.append = counted  # type: ignore[method-assign]
+    return times
+
+
+async def _keystroke(app: Any) -> float:
+    """Send one key as the terminal driver does; the time until the editor shows it."""
+    from textual import events
+
+    before = len(app.editor.text)
+    pressed = time.perf_counter()
+    app.post_message(events.Key("x", "x"))
+    while len(app.editor.text) == before:
+        await asyncio.sleep(0.001)
+    return time.perf_counter() - pressed
+
+
+def reply_pieces(count: int) -> list[str]:
+    """A reply in `count` chunks shaped like a model's: paragraphs, headings, a list, code."""
+    pieces = []
+    for i in range(count):
+        if i % 400 == 0:
+            pieces.append(f"\n\n## Part {i // 400 + 1}\n\n")
+        elif i % 400 == 200:
+            pieces.append("\n\n```python\ndef check(value):\n    return value > 0\n```\n\n")
+        elif i % 400 in (300, 310, 320):
+            pieces.append(f"\n- point {i}: ")
+        elif i % 60 == 0:
+            pieces.append("\n\nNext, ")
+        else:
+            pieces.append(f"word{i} ")
+    return pieces
+
+
+async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[float], list[float]]:
+    from support.openai_server import OpenAIServer, Reply
+
+    from workbench.runtime import Workbench, WorkbenchOptions
+
+    pieces = reply_pieces(chunks)
+    writes = _markdown_writes()
+    with OpenAIServer([Reply(pieces=pieces)]) as server:
+        options = WorkbenchOptions(
+            cwd=project, model="openai/bench", api_base=server.url, api_key="none"
+        )
+        app = _app(lambda: Workbench.open(options))
+        async with app.run_test(size=(SIZE[1], SIZE[0])) as pilot:
+            await _until(pilot, app.opened.is_set)
+            received: list[str] = []
+            app.workbench.subscribe(
+                lambda e: (
+                    received.append(e.message.text)
+                    if e.type == "message_end" and e.message.role == "assistant"
+                    else None
+                )
+            )
+            app.editor.insert("stream please")
+            start = time.perf_counter()
+            await pilot.press("enter")
+            keys: list[float] = []
+            while not received:
+                keys.append(await _keystroke(app))
+                await asyncio.sleep(0.05)
+            done = time.perf_counter() - start
+            await _until(pilot, lambda: app.transcript._reply is None)
+            await pilot.pause(0.2)
+            shown = app.transcript.live[-1].query_one("Markdown").source
+            assert shown.count("word") == received[0].count("word"), "the reply is not all shown"
+            rendered = time.perf_counter() - start
+    flushes = [t for t in writes if t >= start]
+    return done, rendered, flushes, keys
+
+
+def stream(runs: int, chunks: int = 2000) -> None:
+    import litellm  # noqa: F401  (imported once, outside the measurement)
+
+    dones, shown, rates, latencies = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        project = example_project(Path(tmp))
+        for _ in range(runs):
+            done, rendered, flushes, keys = asyncio.run(_stream_once(project, chunks))
+            dones.append(done)
+            shown.append(rendered)
+            rates.append(len(flushes) / max(done, 1e-9))
+            latencies += keys
+    print(
+        f"{chunks}-chunk reply (litellm, local server): streamed in median "
+        f"{statistics.median(dones):.2f} s ({_list(dones)}), fully shown after "
+        f"{statistics.median(shown):.2f} s; Markdown writes per second: median "
+        f"{statistics.median(rates):.1f} (limit 20)"
+    )
+    print(
+        f"keystrokes while streaming: {len(latencies)}, handled in median "
+        f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
+    )
+
+
+def _long_store(entries: int) -> Any:
+    """A branch of `entries` entries: user, assistant with a tool call, tool result, reply."""
+    from workbench.agent.store import MemoryStore
+    from workbench.messages import Message, ToolCall
+
+    store = MemoryStore()
+    turn = 0
+    while len(store.path()) < entries:
+        turn += 1
+        call = ToolCall(f"c{turn}", "read", {"path": f"src/module_{turn}.py"})
+        for message in (
+            Message("user", f"Question {turn}: what does module {turn} do?"),
+            Message("assistant", f"Let me read module {turn}.", tool_calls=[call]),
+            Message(
+                "tool_result", f"def f{turn}():\n    return {turn}\n" * 20, tool_call_id=call.id
+            ),
+            Message("assistant", f"Module {turn} defines **f{turn}**, which returns {turn}."),
+        ):
+            asyncio.run(store.append(message.role, message.to_dict()))
+    return store
+
+
+async def _open_long(project: Path, store: Any) -> tuple[float, float]:
+    from workbench.runtime import Workbench, WorkbenchOptions
+
+    options = WorkbenchOptions(cwd=project, model="demo", store=store)
+    start = time.perf_counter()
+    app = _app(lambda: Workbench.open(options))
+    async with app.run_test(size=(SIZE[1], SIZE[0])) as pilot:
+        await _until(pilot, app.opened.is_set)
+        await pilot.pause()
+        opened = time.perf_counter() - start
+        await pilot.press("a")
+        assert app.editor.text == "a"
+        interactive = time.perf_counter() - start
+        assert len(app.transcript.history.items) > 9000
+    return opened, interactive
+
+
+def long_session(runs: int, entries: int = 10_000) -> None:
+    store = _long_store(entries)
+    opens, ready = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        project = example_project(Path(tmp))
+        for _ in range(runs):
+            opened, interactive = asyncio.run(_open_long(project, store))
+            opens.append(opened)
+            ready.append(interactive)
+    print(
+        f"{entries}-entry session: shown after median {statistics.median(opens):.2f} s "
+        f"({_list(opens)}); first keystroke handled after {statistics.median(ready):.2f} s"
+    )
+
+
+def _alive(pid: int) -> bool:
+    done, _ = os.waitpid(pid, os.WNOHANG)
+    return done == 0
+
+
+def _list(values: list[float]) -> str:
+    return ", ".join(f"{v:.3f}" for v in values)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", choices=("first-frame", "stream", "long-session"))
+    args = parser.parse_args()
+    if args.only in (None, "first-frame"):
+        first_frame(args.runs)
+    if args.only in (None, "stream"):
+        stream(args.runs)
+    if args.only in (None, "long-session"):
+        long_session(args.runs)
+
+
+if __name__ == "__main__":
+    main()

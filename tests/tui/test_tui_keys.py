@@ -1,0 +1,193 @@
+"""The editor's keys against a real session and a scripted model: send, steer, follow up,
+new lines, take back, stop, clear and quit, and slash-command completion."""
+
+from __future__ import annotations
+
+from tuitools import (
+    SIZE,
+    busy,
+    chat_text,
+    idle,
+    opened,
+    plain,
+    tools,
+    type_text,
+    until,
+    user_texts,
+)
+
+from workbench.tui.components.queue_list import QueueList
+from workbench.tui.components.report_view import ReportView
+
+
+def bash(command: str) -> dict:
+    return {"name": "bash", "arguments": {"command": command}}
+
+
+async def test_enter_sends_and_the_reply_streams_in(make_app, script) -> None:
+    app = make_app(script({"text": "Hello **there**, how can I help?"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await idle(pilot)
+        assert app.editor.text == ""
+        assert user_texts(app) == ["hi"]
+        assert "Hello **there**, how can I help?" in chat_text(app)
+
+
+async def test_enter_while_a_tool_chain_runs_steers_and_skips_the_rest(make_app, script) -> None:
+    model = script(
+        {
+            "text": "Running the checks.",
+            "tool_calls": [bash("sleep 1"), bash("echo two"), bash("echo three")],
+        },
+        {"text": "Understood: pytest -x it is."},
+    )
+    app = make_app(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("run the checks")
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: tools(app) and tools(app)[0].status == "running", "the first tool"
+        )
+        app.editor.insert("use pytest -x")
+        await pilot.press("enter")
+        queue = app.query_one(QueueList)
+        await until(pilot, lambda: queue.steering == ["use pytest -x"], "the steering queue")
+        assert "Steering: use pytest -x" in str(queue.render())
+        await idle(pilot)
+        assert [t.status for t in tools(app)] == ["ok", "skipped", "skipped"]
+        assert "skipped: Skipped due to queued user message." in tools(app)[1].header().plain
+        assert user_texts(app) == ["run the checks", "use pytest -x"]
+        assert "Understood: pytest -x it is." in chat_text(app)
+        assert queue.steering == [] and not queue.has_class("-shown")
+
+
+async def test_ctrl_j_and_alt_enter_queue_follow_ups_delivered_when_the_agent_stops(
+    make_app, script
+) -> None:
+    model = script(
+        {"text": "Working.", "tool_calls": [bash("sleep 1")]},
+        {"text": "Done with the first part."},
+        {"text": "README updated."},
+        {"text": "Tests added."},
+    )
+    app = make_app(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("do the first part")
+        await pilot.press("enter")
+        await until(pilot, lambda: busy(app), "the run to start")
+        app.editor.insert("then update the README")
+        await pilot.press("ctrl+j")
+        app.editor.insert("then add tests")
+        await pilot.press("alt+enter")
+        queue = app.query_one(QueueList)
+        await until(pilot, lambda: len(queue.follow_up) == 2, "two follow-ups")
+        assert "Follow-up: then update the README" in str(queue.render())
+        await idle(pilot)
+        assert user_texts(app) == ["do the first part", "then update the README", "then add tests"]
+        text = chat_text(app)
+        assert text.index("Done with the first part.") < text.index("README updated.")
+        assert text.index("README updated.") < text.index("Tests added.")
+
+
+async def test_alt_up_takes_the_last_queued_message_back(make_app, script) -> None:
+    app = make_app(script({"text": "Working.", "tool_calls": [bash("sleep 2")]}, {"text": "ok"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("start")
+        await pilot.press("enter")
+        await until(pilot, lambda: busy(app), "the run to start")
+        app.editor.insert("first")
+        await pilot.press("ctrl+j")
+        app.editor.insert("second, changed my mind")
+        await pilot.press("ctrl+j")
+        await until(pilot, lambda: len(app.workbench.queues()["follow_up"]) == 2, "two follow-ups")
+        await pilot.press("alt+up")
+        assert app.editor.text == "second, changed my mind"
+        assert app.workbench.queues()["follow_up"] == ["first"]
+        await idle(pilot)
+
+
+async def test_esc_stops_the_run_and_returns_queued_messages_to_the_editor(
+    make_app, script
+) -> None:
+    app = make_app(script({"text": "This takes a while.", "tool_calls": [bash("sleep 20")]}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("long job")
+        await pilot.press("enter")
+        await until(pilot, lambda: tools(app) and tools(app)[0].status == "running", "the tool")
+        app.editor.insert("steer this")
+        await pilot.press("enter")
+        app.editor.insert("and follow up")
+        await pilot.press("ctrl+j")
+        await until(pilot, lambda: sum(map(len, app.workbench.queues().values())) == 2, "queues")
+        await pilot.press("escape")
+        await idle(pilot)
+        assert app.editor.text == "steer this\n\nand follow up"
+        assert app.workbench.queues() == {"steering": [], "follow_up": []}
+        assert tools(app)[0].status == "error"
+        assert "Stopped. Queued messages went back to the editor." in chat_text(app)
+
+
+async def test_new_lines_shift_enter_and_backslash_enter(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await type_text(pilot, "one")
+        await pilot.press("shift+enter")
+        await type_text(pilot, "two\\")
+        await pilot.press("enter")
+        await type_text(pilot, "three")
+        assert app.editor.text == "one\ntwo\nthree"
+        assert user_texts(app) == []
+
+
+async def test_ctrl_c_clears_the_editor_and_twice_quits(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("a draft")
+        await pilot.press("ctrl+c")
+        assert app.editor.text == ""
+        assert app.is_running
+        assert "Ctrl+C again quits" in str(app.status_bar.render())
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+    assert app.return_value == 0
+
+
+async def test_slash_commands_complete_with_tab_and_up_down(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await type_text(pilot, "/s")
+        assert [c.text for c in app.editor.completions] == [
+            "/status ",
+            "/skills",
+            "/skill-graph-status",
+        ]
+        assert app.editor.suggestion == "tatus "
+        await pilot.press("down")
+        assert app.editor.suggestion == "kills"
+        await pilot.press("tab")
+        assert app.editor.text == "/skills"
+        app.editor.replace_text("")
+        await type_text(pilot, "/he")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
+        assert "Alt+Enter or Ctrl+J" in plain(app.screen.body)
+
+
+async def test_an_unknown_command_is_an_error_and_the_text_stays(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("/nosuch thing")
+        await pilot.press("enter")
+        await until(pilot, lambda: "unknown command /nosuch" in chat_text(app), "the error")
+        assert app.editor.text == "/nosuch thing"

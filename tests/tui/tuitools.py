@@ -1,0 +1,89 @@
+"""Helpers for the app's tests: waiting on the app, reading what the chat shows, typing."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, RenderableType
+from textual.pilot import Pilot
+
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.items import Item, ToolItem, UserItem
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (130, 40)
+KEY_NAMES = {" ": "space", "/": "slash", "-": "minus", ".": "full_stop", ",": "comma"}
+
+
+async def until(
+    pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = 15
+) -> None:
+    """Let the app run until `condition()` holds; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def app_of(pilot: Pilot[Any]) -> WorkbenchApp:
+    assert isinstance(pilot.app, WorkbenchApp)
+    return pilot.app
+
+
+async def opened(pilot: Pilot[Any]) -> WorkbenchApp:
+    app = app_of(pilot)
+    await until(pilot, app.opened.is_set, "the session to open")
+    await pilot.pause()
+    return app
+
+
+def busy(app: WorkbenchApp) -> bool:
+    return app.workbench is not None and app.workbench.state().busy
+
+
+async def idle(pilot: Pilot[Any]) -> None:
+    """Wait until the agent has stopped and the app has drawn what it ended with."""
+    app = app_of(pilot)
+    await until(pilot, lambda: not busy(app) and not app.busy, "the agent to stop")
+    await pilot.pause(0.1)
+    await pilot.pause()
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    """Type `text` key by key, as a user would."""
+    await pilot.press(*(KEY_NAMES.get(c, c) for c in text))
+
+
+def items(app: WorkbenchApp) -> list[Item]:
+    """Every record the chat shows, history first, then the live rows."""
+    transcript = app.transcript
+    return [*transcript.history.items, *(row.item for row in transcript.live)]  # type: ignore[attr-defined]
+
+
+def tools(app: WorkbenchApp) -> list[ToolItem]:
+    return [i for i in items(app) if isinstance(i, ToolItem)]
+
+
+def user_texts(app: WorkbenchApp) -> list[str]:
+    return [i.text for i in items(app) if isinstance(i, UserItem)]
+
+
+def chat_text(app: WorkbenchApp) -> str:
+    """The collapsed text of every record (replies: their whole text)."""
+    lines = []
+    for item in items(app):
+        lines += [t.plain for t in item.summary()]
+        lines.append(getattr(item, "text", ""))
+    return "\n".join(lines)
+
+
+def plain(renderable: RenderableType, width: int = 120) -> str:
+    """What a Rich renderable reads as, without colour."""
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
