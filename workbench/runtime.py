@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from workbench.agent.compaction import CompactionSettings
 from workbench.agent.context_files import context_files
-from workbench.agent.events import Event, ModelChange, Notice, QueueUpdate
+from workbench.agent.events import ModelChange, Notice, QueueUpdate
 from workbench.agent.extensions import ExtensionReport, TrustStore, load_extensions
 from workbench.agent.loop import Agent, AgentConfig, RetryPolicy
 from workbench.agent.model import ModelClient
@@ -46,6 +46,8 @@ from workbench.agent.store import ConversationStore, MemoryStore
 from workbench.agent.system_prompt import build_system_prompt
 from workbench.agent.tools import builtin_tools
 from workbench.config import Settings, find_project_root
+from workbench.enforcer.core import Enforcer
+from workbench.enforcer.extension import register as register_enforcer
 from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
@@ -54,7 +56,9 @@ from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
 
 log = logging.getLogger(__name__)
-Listener = Callable[[Event], None]
+Listener = Callable[[Any], None]
+"""Receives each event: a `workbench.agent.events.Event`, or an extension's own event dataclass
+(serialise either with `event_dict`)."""
 QueueName = Literal["steering", "follow_up"]
 
 
@@ -140,8 +144,7 @@ class Workbench:
             "compact": Command("compact", "summarise older history now", self._compact_command)
         }
         self.extensions = ExtensionReport()
-        self.skills = options.skills if options.skills is not None else SkillGraph([])
-        """The project's skill graph (discovered at open unless the options bring one)."""
+        self.enforcer: Enforcer
         self.system_prompt = ""
         self._listeners: list[Listener] = []
         self.startup_notices: list[Notice] = []
@@ -157,8 +160,14 @@ class Workbench:
         return workbench
 
     async def _start(self) -> None:
-        if self.options.skills is None:
-            self.skills = load_project_skills(self.project_root).graph
+        skills = self.options.skills
+        self.enforcer = register_enforcer(
+            self.api,
+            skills if skills is not None else lambda: load_project_skills(self.project_root),
+            self.settings,
+            session_tools=lambda: list(self.agent.tools),
+            cwd=self.cwd,
+        )
         trusted = self.options.trust or TrustStore().is_trusted(self.project_root)
         self.extensions = await load_extensions(self.api, self.project_root, trusted)
         model = await self._open_model(self.options.model)
@@ -223,7 +232,12 @@ class Workbench:
         if listener in self._listeners:
             self._listeners.remove(listener)
 
-    def _emit(self, event: Event) -> None:
+    @property
+    def skills(self) -> SkillGraph:
+        """The project's skill graph as the enforcer sees it (reloaded when files change)."""
+        return self.enforcer.skills.graph
+
+    def _emit(self, event: Any) -> None:
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -250,17 +264,18 @@ class Workbench:
                 "the agent is still working on the previous prompt",
                 "use steer to redirect it now, or follow_up to queue a message for when it stops",
             )
+        details: dict[str, Any] = {}
         if self.bus.has("input"):
             event = InputEvent(text)
             await self.bus.run("input", event)
             if event.handled:
                 return
-            text = event.text
+            text, details = event.text, event.details
         name, _, args = text.removeprefix("/").partition(" ")
         if text.startswith("/") and name in self.commands:
             await self.run_command(name, args.strip())
             return
-        await self._start_run(Message(role="user", text=text))
+        await self._start_run(Message(role="user", text=text, details=details))
 
     async def _start_run(self, message: Message) -> None:
         start = BeforeAgentStartEvent(self.system_prompt, message.text)

@@ -67,7 +67,16 @@ async def test_text_streams_in_pieces_with_usage_and_unknown_cost(project, serve
     assert usage["total_cost"] is None and usage["context_tokens"] == 48
     sent = server.requests[0]
     assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
-    assert [t["function"]["name"] for t in sent["tools"]] == ["read", "bash", "edit", "write"]
+    tools = [t["function"]["name"] for t in sent["tools"]]
+    assert tools == [
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "skill_activate",
+        "skill_deactivate",
+        "prime_query",
+    ]
     assert sent["messages"][0]["role"] == "system"
     assert sent["messages"][1] == {"role": "user", "content": "hi"}
 

@@ -411,7 +411,7 @@ class Agent:
             await self.bus.run("tool_call", gate)
             args = gate.args
             if gate.block:
-                return args, ToolResult(gate.block, is_error=True)
+                return args, ToolResult(gate.block, is_error=True, details=gate.details)
         result = await self._invoke(tool, call, args)
         if self.bus.has("tool_result"):
             patched = ToolResultEvent(call.id, call.name, args, self.cwd, result)

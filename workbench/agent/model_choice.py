@@ -93,12 +93,12 @@ def open_model(
     api_base: str | None = None,
     api_key: str | None = None,
 ) -> ModelClient:
-    """A ready model client for `name`; `skills` is only called for the demo model."""
+    """A ready model client for `name`; the demo model asks `skills` for the current graph."""
     entry = model_settings(settings, name)
     if name == DEMO:
         from workbench.agent.demo_model import DemoModel
 
-        return DemoModel(skills(), cwd)
+        return DemoModel(skills, cwd)
     if name.startswith(scripted_model.PREFIX):
         path = Path(name.removeprefix(scripted_model.PREFIX)).expanduser()
         model = scripted_model.ScriptedModel(path if path.is_absolute() else cwd / path, name)
