@@ -132,8 +132,11 @@ def _run_agent(
     prompt = None if args.mode == "rpc" else read_prompt(args.prompt)
     if args.mode != "rpc" and prompt is None:
         raise UsageError("no prompt given", "pass it as an argument or pipe it on stdin")
+    from workbench.agent.store import MemoryStore
+
     options = WorkbenchOptions(
         cwd=cwd,
+        store=MemoryStore() if args.no_session else None,
         model=name,
         api_base=args.api_base,
         api_key=args.api_key,

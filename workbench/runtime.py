@@ -16,6 +16,7 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.wait_idle()                      # the run's stop reason
     await wb.trust_project()                  # record trust, load the project's extensions
     await wb.close()
+    wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api
 
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
 `follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
@@ -75,7 +76,9 @@ class WorkbenchOptions:
     append_system_prompt: str | None = None
     trust: bool = False
     store: ConversationStore | None = None
+    """Where finished messages go; None keeps them in memory (`--no-session`)."""
     skills: SkillGraph | None = None
+    """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
 
 
 @dataclass
@@ -172,17 +175,9 @@ class Workbench:
         self.extensions = await load_extensions(self.api, self.project_root, trusted)
         model = await self._open_model(self.options.model)
         tools = builtin_tools(self.options.tools) + list(self.api.tools.values())
-        self.system_prompt = build_system_prompt(
-            cwd=self.cwd,
-            tools=tools,
-            context_files=context_files(self.cwd),
-            base=self.options.system_prompt,
-            append=self.options.append_system_prompt,
-        )
         self.agent = Agent(
             model=model,
             tools=tools,
-            system_prompt=self.system_prompt,
             store=self.store,
             emit=self._emit,
             cwd=self.cwd,
@@ -190,6 +185,7 @@ class Workbench:
             config=agent_config(self.settings),
             on_queue_change=self._queues_changed,
         )
+        self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
             await self.bus.run(
@@ -205,6 +201,18 @@ class Workbench:
                 for p, e in self.extensions.failed
             ),
         ]
+
+    def _refresh_system_prompt(self) -> None:
+        """Base prompt, tools, context files, working folder: rebuilt only when the tools change,
+        so it stays byte-identical across turns."""
+        self.system_prompt = build_system_prompt(
+            cwd=self.cwd,
+            tools=list(self.agent.tools.values()),
+            context_files=context_files(self.cwd),
+            base=self.options.system_prompt,
+            append=self.options.append_system_prompt,
+        )
+        self.agent.system_prompt = self.system_prompt
 
     async def _open_model(self, requested: str | None) -> ModelClient:
         name = model_name(requested, self.settings, os.environ)
@@ -362,6 +370,7 @@ class Workbench:
         for path, error in report.failed:
             self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
         self.agent.tools.update(self.api.tools)
+        self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         return report
 
