@@ -20,6 +20,14 @@ SUBCOMMANDS: dict[str, str] = {
     "lint": "check skill folders and report findings",
     "graph": "print the skill graph as a tree, JSON, Mermaid or DOT",
     "compile": "write each skill's summary, core and full projections to disk",
+    "sessions": "list the project's sessions, most recently active first",
+    "tree": "show a session's conversation tree (branches, entries, labels, position)",
+    "navigate": "move a session's position to an entry or a branch head",
+    "fork": "start a conversation branch (with its own git worktree in a git project)",
+    "status": "show a branch's conversation since its fork and its changed files",
+    "commit": "commit a branch's file changes and record a checkpoint",
+    "merge": "merge a branch's commits and conversation into its parent",
+    "label": "label an entry of a session",
 }
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 

@@ -1,0 +1,108 @@
+"""Entries are commits in the project's repository, readable with plain git; nothing else moves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sessiontools import assistant, fsck_problems, git, make_project, run, snapshot, user
+
+from workbench.sessions.session import Session
+
+
+def test_entries_are_commits_on_a_private_ref_and_survive_a_restart(project: Path) -> None:
+    session = Session.create(project)
+    written = [
+        run(session.store.append("user", user("fix the parser"))),
+        run(session.store.append("assistant", assistant("I will read parser.py first"))),
+        run(session.store.append("user", user("go on"))),
+    ]
+    session_id = session.id
+    session.close()
+
+    ref = f"refs/workbench/{session_id}/branches/main"
+    assert git(project, "rev-parse", ref) == written[-1].id
+    subjects = git(project, "log", "--format=%s", "--reverse", ref).splitlines()
+    assert subjects == [
+        "user: fix the parser",
+        "assistant: I will read parser.py first",
+        "user: go on",
+    ]
+    body = git(project, "log", "-1", "--format=%b", written[1].id)
+    assert json.loads(body)["payload"]["text"] == "I will read parser.py first"
+    assert git(project, "rev-parse", f"{written[1].id}^") == written[0].id
+
+    reopened = Session.open(project)
+    try:
+        path = reopened.store.path()
+        assert [e.id for e in path] == [e.id for e in written]
+        assert [e.payload for e in path] == [e.payload for e in written]
+        assert [e.parent for e in path] == [None, written[0].id, written[1].id]
+        assert reopened.store.state.name == "fix the parser"
+    finally:
+        reopened.close()
+    assert fsck_problems(project) == []
+
+
+def test_appends_leave_the_users_branches_index_and_files_alone(project: Path) -> None:
+    (project / "README.md").write_text("edited, not committed\n")
+    git(project, "add", "README.md")
+    (project / "scratch.txt").write_text("untracked\n")
+    before = snapshot(project)
+    index_bytes = (project / ".git" / "index").read_bytes()
+
+    session = Session.create(project)
+    for n in range(20):
+        run(session.store.append("user", user(f"message {n}")))
+    session.close()
+
+    assert snapshot(project) == before
+    assert (project / ".git" / "index").read_bytes() == index_bytes
+    assert git(project, "for-each-ref", "--format=%(refname)", "refs/heads") == "refs/heads/main"
+
+
+def test_large_and_unusual_text_round_trips(project: Path) -> None:
+    big = "x" * 300_000  # larger than one command-line argument may be
+    odd = "naïve 汉字 \x00 nul and a lone surrogate \ud800 and\nnewlines"
+    with Session.create(project) as session:
+        first = run(session.store.append("tool_result", {"role": "tool_result", "text": big}))
+        second = run(session.store.append("user", user(odd)))
+        session_id = session.id
+    with Session.open(project, session_id) as reopened:
+        path = reopened.store.path()
+    assert path[0].id == first.id and path[0].payload["text"] == big
+    assert path[1].id == second.id and path[1].payload["text"] == odd
+    assert fsck_problems(project) == []
+
+
+def test_conversation_commits_use_a_fallback_identity_when_git_has_none(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "anon", identity=False)
+    with Session.create(project) as session:
+        entry = run(session.store.append("user", user("hello")))
+    assert git(project, "log", "-1", "--format=%an <%ae>", entry.id) == (
+        "workbench <workbench@localhost>"
+    )
+
+
+def test_conversation_commits_use_the_users_identity_when_configured(project: Path) -> None:
+    with Session.create(project) as session:
+        entry = run(session.store.append("user", user("hello")))
+    assert git(project, "log", "-1", "--format=%an <%ae>", entry.id) == (
+        "Test User <test@example.com>"
+    )
+
+
+def test_a_project_without_git_keeps_its_conversation_in_pi_sessions_git(tmp_path: Path) -> None:
+    project = tmp_path / "plain"
+    project.mkdir()
+    (project / "notes.txt").write_text("not in git\n")
+    with Session.create(project) as session:
+        entry = run(session.store.append("user", user("hello")))
+        session_id = session.id
+    storage = project / ".pi" / "sessions.git"
+    assert not (project / ".git").exists()
+    assert git(storage, "rev-parse", f"refs/workbench/{session_id}/branches/main") == entry.id
+    with Session.open(project) as reopened:
+        assert [e.id for e in reopened.store.path()] == [entry.id]
+        assert reopened.workspace() == project
+    assert fsck_problems(storage) == []

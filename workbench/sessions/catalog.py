@@ -1,0 +1,79 @@
+"""The sessions of a project: listing them and picking one by id prefix or recency."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import UsageError
+from workbench.sessions.location import find_storage
+from workbench.sessions.refs import ConversationRepo, SessionRefs
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One line of `workbench sessions`."""
+
+    id: str
+    name: str
+    created: float
+    last_activity: float
+    branches: list[str]
+    current_branch: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def render_text(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.last_activity))
+        count = len(self.branches)
+        branches = f"{count} branch{'es' if count != 1 else ''}"
+        return f"{self.id}  {when}  {branches}  {self.name or '(unnamed)'}"
+
+
+def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo]:
+    """The sessions of the checkout at `directory`, most recently active first."""
+    infos = [
+        SessionInfo(
+            refs.session_id,
+            refs.state.name,
+            refs.state.created,
+            max(refs.state.updated, refs.last_entry_time),
+            sorted(refs.state.branches),
+            refs.state.position.branch,
+        )
+        for refs in found
+        if refs.state is not None and refs.state.belongs_to(directory)
+    ]
+    return sorted(infos, key=lambda info: info.last_activity, reverse=True)
+
+
+def list_sessions(project_root: Path) -> list[SessionInfo]:
+    """Every session of the project, most recently active first (none when nothing is stored)."""
+    location = find_storage(project_root)
+    if location is None:
+        return []
+    repo = ConversationRepo(location.runner())
+    try:
+        return session_infos(repo.sessions(), project_root)
+    finally:
+        repo.close()
+
+
+def pick_session(infos: list[SessionInfo], wanted: str | None, project_root: Path) -> SessionInfo:
+    """The session named by an id prefix, or the most recent one when `wanted` is None."""
+    if not infos:
+        raise UsageError(
+            f"no sessions in {project_root}", "start one with `workbench`, then come back"
+        )
+    if wanted is None:
+        return infos[0]
+    matches = [info for info in infos if info.id.startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    hint = "`workbench sessions` lists them"
+    if not matches:
+        raise UsageError(f"no session {wanted!r} in {project_root}", hint)
+    raise UsageError(f"{wanted!r} names {len(matches)} sessions", f"give more of the id; {hint}")

@@ -1,0 +1,76 @@
+"""How an entry is written into a commit message and read back.
+
+The message is a one-line summary (`type: text`), a blank line, then the entry as one line of JSON.
+`git log --oneline` therefore reads like the conversation, and `git show <entry>` shows all of it.
+The entry's id is its commit id, and its parent is the commit's first parent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, cast
+
+from workbench.agent.store import Entry, EntryType
+from workbench.errors import WorkbenchError
+from workbench.sessions.jsontext import json_bytes
+
+SUMMARY_WIDTH = 72
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
+    """The first non-empty line of `text`, control characters blanked, cut to `width`."""
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    line = CONTROL.sub(" ", line)
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def entry_text(type: str, payload: dict[str, Any]) -> str:
+    """A one-line, human summary of an entry for `git log` and the tree."""
+    if type == "assistant":
+        text = one_line(payload.get("text") or "")
+        if text:
+            return text
+        calls = [call.get("name", "?") for call in payload.get("tool_calls") or []]
+        return one_line("calls " + ", ".join(calls)) if calls else "(empty reply)"
+    if type == "tool_result":
+        marker = " (error)" if payload.get("is_error") else ""
+        return one_line(f"{payload.get('tool_name') or 'tool'}{marker}: {payload.get('text', '')}")
+    if type == "checkpoint":
+        return one_line(f"{str(payload.get('commit', ''))[:10]} {payload.get('message', '')}")
+    if type == "merge":
+        return one_line(
+            f"{payload.get('branch')} into {payload.get('into')}: {payload.get('summary', '')}"
+        )
+    if type == "label":
+        return one_line(f"{payload.get('label')} -> {str(payload.get('target', ''))[:10]}")
+    return one_line(payload.get("text") or "") or f"({type})"
+
+
+def encode_entry(type: EntryType, payload: dict[str, Any], branch: str, timestamp: float) -> bytes:
+    """The commit message of a new entry."""
+    record = {"type": type, "branch": branch, "timestamp": timestamp, "payload": payload}
+    subject = f"{type}: {entry_text(type, payload)}".encode(errors="replace")
+    return subject + b"\n\n" + json_bytes(record) + b"\n"
+
+
+def decode_entry(commit: str, parent: str | None, message: str) -> Entry:
+    """Rebuild an entry from its commit id, first parent and commit message."""
+    _, _, body = message.partition("\n\n")
+    try:
+        record = json.loads(body)
+        return Entry(
+            id=commit,
+            parent=parent,
+            type=cast(EntryType, record["type"]),
+            payload=record["payload"],
+            timestamp=float(record["timestamp"]),
+            branch=record["branch"],
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise WorkbenchError(
+            f"conversation entry {commit[:12]} is not a workbench entry: {exc}",
+            f"inspect it with `git show {commit[:12]}`; refs under refs/workbench/ are written "
+            "by workbench only",
+        ) from exc

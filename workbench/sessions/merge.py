@@ -1,0 +1,249 @@
+"""Bringing a branch back: a real git merge of its commits, and a merge entry on the parent.
+
+The file merge is computed before anything is touched: `git merge-tree --write-tree` (git 2.38+)
+merges the two commits into objects only, so a conflict leaves the parent exactly as it was and
+names the files. A clean result becomes a merge commit (`commit-tree` with both parents), which
+`git merge --ff-only` then checks out in the parent's worktree: git itself keeps the parent's
+uncommitted work, and workbench refuses first when that work touches a file the merge changes.
+
+Because the merge commit is known before the parent moves, an interruption is recoverable: the
+intent is saved in the session state, and the next open either records the merge entry (the
+parent has the commit) or drops the intent (it does not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.agent.store import Entry
+from workbench.errors import UsageError, WorkbenchError
+from workbench.sessions.entries import one_line
+from workbench.sessions.files import uncommitted_paths
+from workbench.sessions.gitcmd import GitRunner
+from workbench.sessions.identity import require_user_identity
+from workbench.sessions.state import PendingMerge
+from workbench.sessions.store import GitConversationStore
+from workbench.sessions.workspace import Workspaces
+
+
+class MergeConflict(WorkbenchError):
+    """The branch's commits conflict with the parent's; nothing was changed."""
+
+    def __init__(self, branch: str, into: str, files: list[str], branch_dir: str) -> None:
+        super().__init__(
+            f"merging {branch} into {into} would conflict in {len(files)} file(s): "
+            + ", ".join(files)
+            + f"; {into} was left exactly as it was",
+            f"resolve it in the branch: cd {branch_dir} && git merge <{into}'s commit>, fix the "
+            "files, commit, then merge again",
+        )
+        self.files = files
+
+
+@dataclass
+class MergeResult:
+    """What a merge did."""
+
+    branch: str
+    into: str
+    commit: str | None
+    files: list[str]
+    entry: Entry
+    removed_worktree: bool
+    notes: list[str] = field(default_factory=list)
+
+    def render_text(self) -> str:
+        if self.commit:
+            what = f"merged {self.branch} into {self.into}: commit {self.commit[:10]}, "
+            what += f"{len(self.files)} file(s) changed"
+        else:
+            what = f"merged the conversation of {self.branch} into {self.into} (no file commits)"
+        lines = [what, f"merge entry {self.entry.id[:10]} on {self.into}"]
+        if self.removed_worktree:
+            lines.append(f"removed the worktree of {self.branch}")
+        lines.extend(f"note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+
+def default_summary(branch: str, own: list[Entry]) -> str:
+    """A short summary when the runtime supplies none: counts and the branch's last reply."""
+    checkpoints = sum(1 for e in own if e.type == "checkpoint")
+    last = next((e for e in reversed(own) if e.type == "assistant" and e.payload.get("text")), None)
+    text = f"{len(own)} entries and {checkpoints} checkpoint(s) on {branch}"
+    return text + (f"; last reply: {one_line(last.payload['text'], 200)}" if last else "")
+
+
+def _merge_message(branch: str, into: str, summary: str, checkpoints: list[dict]) -> bytes:
+    lines = [f"Merge workbench branch {branch} into {into}", "", summary]
+    if checkpoints:
+        lines += ["", "Checkpoints:"]
+        lines += [f"- {c['commit'][:10]} {one_line(c['message'])}" for c in checkpoints]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _merge_commit(
+    branch_git: GitRunner, parent_git: GitRunner, names: tuple[str, str], message: bytes
+) -> tuple[str, list[str]] | None:
+    """The merge commit of the branch into the parent, and the files it changes there.
+
+    None when the parent already has every commit of the branch. Raises on conflicts, on
+    uncommitted work in the branch, and on parent work the merge would overwrite.
+    """
+    branch, into = names
+    if uncommitted_paths(branch_git):
+        raise WorkbenchError(
+            f"{branch} has uncommitted changes; only commits are merged",
+            f"commit them first (workbench commit --branch {branch} -m MESSAGE) or discard them",
+        )
+    branch_head = branch_git.run("rev-parse", "HEAD")
+    parent_head = parent_git.run("rev-parse", "HEAD")
+    if parent_git.try_run("merge-base", "--is-ancestor", branch_head, parent_head).status == 0:
+        return None
+    require_user_identity(parent_git)
+    result = parent_git.try_run(
+        "merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", parent_head, branch_head
+    )
+    fields = [f for f in result.stdout.split("\0") if f]
+    if result.status == 1:
+        raise MergeConflict(branch, into, fields[1:], str(branch_git.directory))
+    if result.status != 0:
+        raise WorkbenchError(
+            f"git merge-tree failed: {result.stderr.strip()}", "workbench needs git 2.38 or newer"
+        )
+    tree = fields[0]
+    changed = [
+        p
+        for p in parent_git.run("diff-tree", "-r", "--name-only", "-z", parent_head, tree).split(
+            "\0"
+        )
+        if p
+    ]
+    in_the_way = sorted(set(changed) & set(uncommitted_paths(parent_git)))
+    if in_the_way:
+        raise WorkbenchError(
+            f"{into} has uncommitted changes in files the merge would change: "
+            + ", ".join(in_the_way)
+            + "; nothing was changed",
+            f"commit or stash them in {parent_git.directory}, then merge again",
+        )
+    commit = parent_git.run(
+        "commit-tree", tree, "-p", parent_head, "-p", branch_head, "-F", "-", input=message
+    )
+    return commit, changed
+
+
+def merge_branch(
+    store: GitConversationStore,
+    workspaces: Workspaces,
+    branch: str,
+    into: str | None,
+    summary: str | None,
+    remove_worktree: bool,
+) -> MergeResult:
+    """Merge `branch` into `into` (default: its parent): files first, then the conversation."""
+    record = store.record(branch)
+    into = into or record.parent
+    if into is None or into == branch:
+        raise UsageError(f"{branch} has no parent branch to merge into", "name one with --into")
+    store.record(into)
+    own = store.own_entries(branch)
+    owner = workspaces.owner(store.state, branch) if workspaces.available else None
+    has_worktree = owner is not None and owner.name == branch
+    if not own and not has_worktree:
+        raise UsageError(f"nothing to merge: {branch} has no entries of its own")
+    checkpoints = [
+        {"entry": e.id, "commit": e.payload.get("commit"), "message": e.payload.get("message")}
+        for e in own
+        if e.type == "checkpoint"
+    ]
+    summary = summary or default_summary(branch, own)
+    payload = {
+        "branch": branch,
+        "into": into,
+        "merged_head": store.head(branch),
+        "commit": None,
+        "files": [],
+        "checkpoints": checkpoints,
+        "summary": summary,
+        "entries": len(own),
+    }
+    notes = []
+    if has_worktree:
+        branch_git = workspaces.git(store.state, branch)
+        parent_git = workspaces.git(store.state, into)
+        message = _merge_message(branch, into, summary, checkpoints)
+        merged = _merge_commit(branch_git, parent_git, (branch, into), message)
+        if merged is None:
+            notes.append(f"{into} already has every commit of {branch}")
+        else:
+            payload["commit"], payload["files"] = merged
+            _move_parent(store, parent_git, PendingMerge(branch, into, merged[0], "", payload))
+    else:
+        where = (
+            "the project is not a git repository"
+            if not workspaces.available
+            else f"{branch} works in the worktree of "
+            + (owner.name if owner else "the project checkout")
+        )
+        notes.append(f"no file merge: {where}")
+    entry = record_merge(store, payload)
+    removed = False
+    if remove_worktree and has_worktree and owner and owner.worktree:
+        workspaces.remove(owner.worktree)
+        store.save_state()
+        removed = True
+    return MergeResult(branch, into, payload["commit"], payload["files"], entry, removed, notes)
+
+
+def _move_parent(store: GitConversationStore, parent_git: GitRunner, pending: PendingMerge) -> None:
+    """Fast-forward the parent's worktree to the merge commit, with the intent saved first."""
+    pending.worktree = str(parent_git.directory)
+    store.state.pending_merge = pending
+    store.save_state()
+    result = parent_git.try_run("merge", "--ff-only", "--quiet", pending.commit)
+    if result.status != 0:
+        store.state.pending_merge = None
+        store.save_state()
+        raise WorkbenchError(
+            f"git refused to update {pending.into}: {result.stderr.strip()}",
+            "nothing was changed; commit or stash the parent's work and merge again",
+        )
+
+
+def record_merge(store: GitConversationStore, payload: dict) -> Entry:
+    """Append the merge entry (two parents) on the parent branch and go there."""
+    entry = store.append_to_branch(
+        payload["into"], "merge", payload, merged_from=payload["merged_head"]
+    )
+    store.state.pending_merge = None
+    store.move_to_branch(payload["into"])
+    return entry
+
+
+def finish_interrupted_merge(store: GitConversationStore) -> str | None:
+    """Settle a merge a killed process left half-done; return a notice saying what happened."""
+    pending = store.state.pending_merge
+    if pending is None:
+        return None
+    head = store.head(pending.into)
+    last = store.repo.read_entry(head) if head else None
+    recorded = (
+        last is not None and last.type == "merge" and last.payload.get("commit") == pending.commit
+    )
+    worktree = Path(pending.worktree)
+    landed = recorded
+    if not landed and worktree.is_dir():
+        check = GitRunner(worktree).try_run("merge-base", "--is-ancestor", pending.commit, "HEAD")
+        landed = check.status == 0
+    if landed and not recorded:
+        record_merge(store, pending.payload)
+        return f"finished recording the interrupted merge of {pending.branch} into {pending.into}"
+    store.state.pending_merge = None
+    store.save_state()
+    if recorded:
+        return None
+    return (
+        f"an interrupted merge of {pending.branch} into {pending.into} had not changed any file; "
+        "run the merge again"
+    )

@@ -1,0 +1,44 @@
+"""Moving the current position, and the path it leaves behind.
+
+Navigating never deletes anything: the old path stays on its branch. The next append from a
+position that is not a branch head starts a new branch, and an optional branch summary (written by
+the runtime's model, goal first) records at the new position what the abandoned path learned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.agent.store import Entry
+
+
+@dataclass
+class NavigateResult:
+    """Where navigation went and what it left."""
+
+    entry: Entry
+    branch: str
+    detached: bool
+    abandoned: list[Entry]
+    summary: Entry | None
+
+    def render_text(self) -> str:
+        lines = [f"moved to {self.entry.id[:10]} on {self.branch}"]
+        if self.detached:
+            lines.append("not a branch head: the next message starts a new branch from here")
+        if self.summary is not None:
+            lines.append(
+                f"recorded a summary of the {len(self.abandoned)} entries left behind "
+                f"({self.summary.id[:10]} on {self.summary.branch})"
+            )
+        return "\n".join(lines)
+
+
+def abandoned_path(old_path: list[Entry], new_path: list[Entry]) -> list[Entry]:
+    """The entries of `old_path` after the point where it parts from `new_path`."""
+    shared = 0
+    for old, new in zip(old_path, new_path, strict=False):
+        if old.id != new.id:
+            break
+        shared += 1
+    return old_path[shared:]

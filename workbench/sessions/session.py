@@ -1,0 +1,273 @@
+"""An open session: its conversation store, its workspaces and every tree command.
+
+This is what the runtime holds. `store` is the `ConversationStore` the agent appends to;
+`workspace()` is where the agent's tools run for the current branch. Every command runs its git
+work on the store's serial worker, so it never interleaves with an append. Model-written text
+(a commit message draft, a branch summary) comes from callables the runtime passes in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from types import TracebackType
+
+from workbench.agent.store import Entry, messages_of
+from workbench.config import Settings
+from workbench.errors import UsageError, WorkbenchError
+from workbench.messages import Message, new_id
+from workbench.sessions.catalog import pick_session, session_infos
+from workbench.sessions.commit import CommitResult, commit_branch, draft_prompt
+from workbench.sessions.commit_message import format_commit_message
+from workbench.sessions.fork import ForkResult, fork_branch
+from workbench.sessions.identity import conversation_identity
+from workbench.sessions.location import StorageLocation, ensure_storage, find_storage
+from workbench.sessions.lock import SessionLock
+from workbench.sessions.merge import MergeResult, finish_interrupted_merge, merge_branch
+from workbench.sessions.navigation import NavigateResult, abandoned_path
+from workbench.sessions.refs import ConversationRepo, SessionRefs
+from workbench.sessions.state import SessionState
+from workbench.sessions.status import BranchStatus, branch_status
+from workbench.sessions.store import GitConversationStore
+from workbench.sessions.tree import Tree, build_tree
+from workbench.sessions.workspace import Workspaces
+
+Drafter = Callable[[str], Awaitable[str]]
+"""Prompt in, model text out: drafts a commit message."""
+Summarizer = Callable[[list[Message]], Awaitable[str]]
+"""Messages in, a goal-first summary out: for branch summaries and merge summaries."""
+
+
+class Session:
+    """One open session of a project."""
+
+    def __init__(
+        self,
+        location: StorageLocation,
+        store: GitConversationStore,
+        settings: Settings,
+        notices: list[str],
+    ) -> None:
+        self.location = location
+        self.store = store
+        self.settings = settings
+        custom = settings.get("sessions.worktrees_dir")
+        root = (
+            (location.project_root / str(custom)).resolve() / store.session_id
+            if custom
+            else location.default_worktree_root(store.session_id)
+        )
+        self.workspaces = Workspaces(location, root)
+        self.notices = notices
+        """Things the user should be told about opening (a lock taken over, a merge settled)."""
+
+    # --- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, project_root: Path, settings: Settings | None = None) -> Session:
+        """A new, empty session (nothing is written until its first entry or fork)."""
+        location = ensure_storage(project_root)
+        session_id = new_id()
+        lock = SessionLock.acquire(location.lock_dir / f"{session_id}.lock", session_id)
+        state = SessionState.new(session_id, time.time(), project_root)
+        found = SessionRefs(session_id, state, None, {}, 0.0)
+        return cls._assemble(location, found, settings, lock)
+
+    @classmethod
+    def open(
+        cls,
+        project_root: Path,
+        session_id: str | None = None,
+        branch: str | None = None,
+        readonly: bool = False,
+        settings: Settings | None = None,
+    ) -> Session:
+        """Resume a session: by id prefix, or the most recent one; optionally on `branch`.
+
+        Read-only sessions take no lock (so `tree` and `status` work while the session is open
+        elsewhere) and refuse every write.
+        """
+        location = find_storage(project_root)
+        if location is None:
+            raise UsageError(f"no sessions in {project_root}", "start one with `workbench`")
+        repo = ConversationRepo(location.runner())
+        try:
+            infos = session_infos(repo.sessions(), project_root)
+            info = pick_session(infos, session_id, project_root)
+        finally:
+            repo.close()
+        lock = None
+        if not readonly:
+            lock = SessionLock.acquire(location.lock_dir / f"{info.id}.lock", info.id)
+        session = cls._assemble(location, None, settings, lock, info.id)
+        try:
+            if not readonly:
+                notice = finish_interrupted_merge(session.store)
+                session.notices += [notice] if notice else []
+            if branch is not None:
+                session.store.record(branch)
+                if branch != session.store.branch or session.store.is_detached():
+                    session.store.move_to_branch(branch)
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    @classmethod
+    def _assemble(
+        cls,
+        location: StorageLocation,
+        found: SessionRefs | None,
+        settings: Settings | None,
+        lock: SessionLock | None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Build the session around a held lock (or none); on any failure the lock is released."""
+        try:
+            settings = settings or Settings.load(location.project_root)
+            runner = location.runner()
+            repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
+            if found is None:
+                # Read again under the lock: the listing may predate another process's write.
+                found = next(iter(repo.sessions(session_id)), None)
+            if found is None or found.state is None:
+                raise WorkbenchError(
+                    f"session {session_id} disappeared while it was being opened",
+                    "`workbench sessions` lists the sessions there are",
+                )
+            store = GitConversationStore(repo, found.state, found.state_blob, found.heads, lock)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        notices = [lock.notice] if lock and lock.notice else []
+        return cls(location, store, settings, notices)
+
+    # --- the runtime's view ----------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.store.session_id
+
+    @property
+    def branch(self) -> str:
+        return self.store.branch
+
+    def workspace(self, branch: str | None = None) -> Path:
+        """The directory the agent's tools run in for `branch` (default: the current one)."""
+        return self.workspaces.directory(self.store.state, branch or self.store.branch)
+
+    # --- commands --------------------------------------------------------------------------
+
+    async def tree(self) -> Tree:
+        return await self.store.run(lambda: build_tree(self.store))
+
+    async def status(self, branch: str | None = None) -> BranchStatus:
+        name = branch or self.store.branch
+        return await self.store.run(lambda: branch_status(self.store, self.workspaces, name))
+
+    async def fork(self, name: str, at: str | None = None) -> ForkResult:
+        return await self.store.run(lambda: fork_branch(self.store, self.workspaces, name, at))
+
+    async def switch_branch(self, branch: str) -> None:
+        """Go to the head of `branch`."""
+        await self.store.run(lambda: self.store.move_to_branch(self.store.record(branch).name))
+
+    async def navigate(self, target: str, summarize: Summarizer | None = None) -> NavigateResult:
+        """Move to an entry (id, prefix or label); optionally summarize the path left behind."""
+
+        def move() -> tuple[Entry, list[Entry]]:
+            entry = self.store.resolve(target)
+            before = self.store.path()
+            self.store.move_to(entry)
+            return entry, abandoned_path(before, self.store.path())
+
+        entry, left = await self.store.run(move)
+        detached = self.store.is_detached()
+        summary = None
+        if summarize is not None and messages_of(left):
+            text = (await summarize(messages_of(left))).strip()
+            if text:
+                details = {"abandoned_head": left[-1].id, "entries": len(left)}
+                message = Message(role="branch_summary", text=text, details=details)
+                summary = await self.store.append("branch_summary", message.to_dict())
+        return NavigateResult(entry, self.store.branch, detached, left, summary)
+
+    async def label(self, label: str, target: str | None = None) -> Entry:
+        """Label an entry (default: the current one, labels skipped); labels show in the tree.
+
+        The label entry goes on the head of the current branch, so labelling never starts a
+        branch, even from a position that is not a head.
+        """
+        label = label.strip()
+        if not label or "\n" in label:
+            raise UsageError("a label is one non-empty line", "for example: before-refactor")
+
+        def job() -> Entry:
+            if target:
+                entry_id: str | None = self.store.resolve(target).id
+            else:
+                content = [e for e in self.store.path() if e.type != "label"]
+                entry_id = content[-1].id if content else None
+            if entry_id is None:
+                raise UsageError("there is no entry to label yet", "label after the first message")
+            payload = {"target": entry_id, "label": label}
+            return self.store.append_to_branch(self.store.branch, "label", payload)
+
+        return await self.store.run(job)
+
+    async def commit(
+        self, message: str | None = None, draft: Drafter | None = None, branch: str | None = None
+    ) -> CommitResult:
+        """Commit the branch's files; without `message`, `draft` (the model) writes it."""
+        name = branch or self.store.branch
+        if message is None:
+            prompt = await self.store.run(lambda: draft_prompt(self.store, self.workspaces, name))
+            if prompt is None:
+                return CommitResult(name, None, "", [], None)
+            if draft is None:
+                raise UsageError(
+                    "commit needs a message: pass -m MESSAGE",
+                    "without -m, the model drafts the message (in the TUI, once a model is set)",
+                )
+            message = format_commit_message(await draft(prompt))
+        final = message
+        return await self.store.run(lambda: commit_branch(self.store, self.workspaces, name, final))
+
+    async def merge(
+        self,
+        branch: str | None = None,
+        into: str | None = None,
+        summarize: Summarizer | None = None,
+        remove_worktree: bool | None = None,
+    ) -> MergeResult:
+        """Merge `branch` (default: the current one) into its parent or `into`."""
+        name = branch or self.store.branch
+        summary = None
+        if summarize is not None:
+            own = await self.store.run(lambda: self.store.own_entries(name))
+            summary = (await summarize(messages_of(own))).strip() or None
+        remove = remove_worktree
+        if remove is None:
+            remove = bool(self.settings.get("sessions.remove_worktree_after_merge", False))
+        return await self.store.run(
+            lambda: merge_branch(self.store, self.workspaces, name, into, summary, remove)
+        )
+
+    # --- closing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Finish queued writes, stop git helpers, release the lock (as `store.close()`)."""
+        self.store.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
