@@ -16,15 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.agent import scripted_model
-from workbench.agent.model import ModelClient, ModelInfo
 from workbench.config import Settings
 from workbench.errors import WorkbenchError
-from workbench.skills.graph import SkillGraph
+
+if TYPE_CHECKING:  # kept off the import path: a warm-started run only needs the name
+    from workbench.agent.model import ModelClient, ModelInfo
+    from workbench.skills.graph import SkillGraph
 
 DEMO = "demo"
+SCRIPTED = "scripted:"
 KEY_DEFAULTS: tuple[tuple[str, str], ...] = (
     ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
     ("OPENAI_API_KEY", "gpt-4.1"),
@@ -50,7 +52,7 @@ def model_name(cli_model: str | None, settings: Settings, env: Mapping[str, str]
 
 
 def uses_litellm(name: str) -> bool:
-    return name != DEMO and not name.startswith(scripted_model.PREFIX)
+    return name != DEMO and not name.startswith(SCRIPTED)
 
 
 def model_settings(settings: Settings, name: str) -> dict[str, Any]:
@@ -99,9 +101,11 @@ def open_model(
         from workbench.agent.demo_model import DemoModel
 
         return DemoModel(skills, cwd)
-    if name.startswith(scripted_model.PREFIX):
-        path = Path(name.removeprefix(scripted_model.PREFIX)).expanduser()
-        model = scripted_model.ScriptedModel(path if path.is_absolute() else cwd / path, name)
+    if name.startswith(SCRIPTED):
+        from workbench.agent.scripted_model import ScriptedModel
+
+        path = Path(name.removeprefix(SCRIPTED)).expanduser()
+        model = ScriptedModel(path if path.is_absolute() else cwd / path, name)
         model.info = apply_overrides(model.info, entry)
         return model
     from workbench.agent import litellm_model
