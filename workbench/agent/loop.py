@@ -171,6 +171,10 @@ class Agent:
         except (ModelError, WorkbenchError) as exc:
             stop_reason, error = "error", exc.message
             self.emit(ErrorEvent(exc.message, getattr(exc, "hint", None)))
+        except Exception as exc:  # a bug: end the run visibly instead of leaving it hanging
+            log.exception("the agent run failed")
+            stop_reason, error = "error", f"unexpected error: {exc!r}"
+            self.emit(ErrorEvent(error, "this is a bug in workbench or an extension"))
         if self.bus.has("agent_end"):
             await self.bus.run("agent_end", AgentEndEvent(list(self.messages), stop_reason))
         self.emit(AgentEnd(stop_reason, error))
