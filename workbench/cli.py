@@ -115,13 +115,15 @@ def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
 
 
 def _options(args: argparse.Namespace, model: str | None) -> WorkbenchOptions:
-    """The session options the agent flags ask for."""
+    """The session options the agent flags ask for (the headless modes and the app alike)."""
     from pathlib import Path
 
+    from workbench.agent.store import MemoryStore
     from workbench.runtime import WorkbenchOptions
 
     return WorkbenchOptions(
         cwd=Path.cwd(),
+        store=MemoryStore() if args.no_session else None,
         model=model,
         api_base=args.api_base,
         api_key=args.api_key,
@@ -156,14 +158,11 @@ def _run_agent(
     """Open the app, or a session for the headless modes and run the chosen one."""
     if _interactive(args):
         return _run_app(args)
-    import asyncio
     from pathlib import Path
 
     from workbench.agent.model_choice import model_name, uses_litellm
     from workbench.config import Settings, find_project_root
     from workbench.errors import UsageError
-    from workbench.modes.headless import read_prompt
-    from workbench.runtime import WorkbenchOptions
 
     if not args.print_mode and args.mode == "text":
         if args.prompt:
@@ -178,19 +177,14 @@ def _run_agent(
     name = model_name(args.model, Settings.load(find_project_root(cwd)), os.environ)
     if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
         return code
+    import asyncio
+
+    from workbench.modes.headless import read_prompt
+
     prompt = None if args.mode == "rpc" else read_prompt(args.prompt)
     if args.mode != "rpc" and prompt is None:
         raise UsageError("no prompt given", "pass it as an argument or pipe it on stdin")
-    options = WorkbenchOptions(
-        cwd=cwd,
-        model=name,
-        api_base=args.api_base,
-        api_key=args.api_key,
-        tools=None if args.tools is None else args.tools.split(","),
-        system_prompt=_text_or_file(args.system_prompt),
-        append_system_prompt=_text_or_file(args.append_system_prompt),
-        trust=args.trust,
-    )
+    options = _options(args, name)
     if args.mode == "rpc":
         from workbench.modes import rpc
 
