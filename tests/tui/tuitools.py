@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
+import shutil
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,11 +14,55 @@ from typing import Any
 from rich.console import Console, RenderableType
 from textual.pilot import Pilot
 
+from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.items import Item, ToolItem, UserItem
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (130, 40)
+PICTURE_SIZE = (140, 42)
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def make_project(folder: Path) -> Path:
+    """A git project (local identity, one commit) with the example skills and settings."""
+    shutil.copytree(ROOT / "skills", folder / "skills")
+    (folder / ".pi").mkdir()
+    shutil.copy(ROOT / ".pi" / "settings.json", folder / ".pi" / "settings.json")
+    (folder / "README.md").write_text("demo project\n")
+    git(folder, "init", "--quiet", "--initial-branch=main")
+    git(folder, "config", "user.name", "Test User")
+    git(folder, "config", "user.email", "test@example.com")
+    git(folder, "add", "--all")
+    git(folder, "commit", "--quiet", "-m", "initial")
+    return folder
+
+
+def write_script(
+    project: Path, *turns: dict[str, Any], name: str = "turns.json", **extra: Any
+) -> str:
+    """A scripted model's turns written into the project; the model string."""
+    body: Any = {"turns": list(turns), **extra} if extra else list(turns)
+    (project / name).write_text(json.dumps(body))
+    return f"scripted:{name}"
+
+
+def build_app(project: Path, pictures: bool = True, **options: Any) -> WorkbenchApp:
+    """The app on `project`, as `workbench` opens it there; `options` are `WorkbenchOptions`
+    fields (model, api_base, ...). Cursor blink and animations are off."""
+
+    async def open_workbench() -> Workbench:
+        return await Workbench.open(WorkbenchOptions(cwd=project, **options))
+
+    app = WorkbenchApp(open_workbench, cursor_blink=False, pictures=pictures)
+    app.animation_level = "none"
+    return app
+
+
 KEY_NAMES = {" ": "space", "/": "slash", "-": "minus", ".": "full_stop", ",": "comma"}
 
 

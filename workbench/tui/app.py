@@ -81,6 +81,7 @@ class WorkbenchApp(App[int]):
         self._waiting: tuple[str, SubmitKind] | None = None
         self._last_reply = ""
         self._last_interrupt = 0.0
+        self._unsubscribe: Callable[[], None] = lambda: None
         self.opened = asyncio.Event()
 
     def compose(self) -> ComposeResult:
@@ -144,7 +145,7 @@ class WorkbenchApp(App[int]):
             self.status_bar.change(model="not opened")
             return
         self.workbench = workbench
-        workbench.subscribe(self.on_workbench_event)
+        self._unsubscribe = workbench.subscribe(self.on_workbench_event)
         await self.session.show_all()
         self.opened.set()
         await self.session.offer_trust()
@@ -314,9 +315,22 @@ class WorkbenchApp(App[int]):
         self.run_worker(self.controller.run(name), group="command")
 
     async def quit_app(self) -> None:
-        if self.workbench is not None:
-            await self.workbench.close()
+        await self._close_session()
         self.exit(0)
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q (Textual's quit key) closes the session first, like /quit."""
+        await self.quit_app()
+
+    async def on_unmount(self) -> None:
+        await self._close_session()
+
+    async def _close_session(self) -> None:
+        """Stop any run and close the session (its lock, its git helpers), once."""
+        workbench, self.workbench = self.workbench, None
+        if workbench is not None:
+            self._unsubscribe()
+            await workbench.close()
 
     # -- dialogs ----------------------------------------------------------------------------------
 

@@ -213,7 +213,10 @@ class NoteItem(Item):
 
     def full(self) -> RenderableType:
         icon, style = palette.NOTE_ICONS[self.kind]
-        text = Text.assemble((f"{icon} ", style), (self.text, style))
+        first, _, rest = self.text.partition("\n")
+        text = Text.assemble((f"{icon} ", style), (first, style))
+        if rest:
+            text.append("\n" + rest)
         if self.hint:
             text.append(f"\n  → {self.hint}", palette.DIM)
         return text
@@ -248,7 +251,8 @@ class ItemBuilder:
                 self.items.append(tool)
             finish_tool(tool, message.text, message.is_error, message.details, skipped=None)
         elif message.role == "notice":
-            self.items.append(NoteItem("warning" if message.is_error else "info", message.text))
+            kind = "skill" if "skill_notice" in message.details else "info"
+            self.items.append(NoteItem("warning" if message.is_error else kind, message.text))
         elif message.role == "compaction":
             self.items.append(
                 NoteItem("compaction", "Earlier history was summarised:\n" + message.text)

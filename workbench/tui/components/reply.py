@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
@@ -23,6 +25,21 @@ from workbench.tui.items import ReplyItem
 
 FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
+
+
+def _hard_breaks(state: StateCore) -> None:
+    """Keep the reply's line breaks: models write options and steps one per line."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
+
+
+def reply_parser() -> MarkdownIt:
+    """GitHub-flavoured Markdown where a line break in the text is a line break on screen."""
+    parser = MarkdownIt("gfm-like")
+    parser.core.ruler.push("hard_breaks", _hard_breaks)
+    return parser
 
 
 class ReplyView(Vertical):
@@ -48,17 +65,19 @@ class ReplyView(Vertical):
         self._stream: MarkdownStream | None = None
         self._flush_timer: Timer | None = None
         self._gap = 1 / FLUSHES_PER_SECOND
-        self._drawing = False
-        self.flushes = 0
-        """How many times the stream was written (a test checks the rate)."""
+        self._drawing = True
+        """True until mounted, and while a flush is being drawn: no flush is scheduled then."""
+        self.writes: list[float] = []
+        """When the stream was written to (`time.monotonic()`); a test checks the rate."""
         self.finished = False
 
     def compose(self) -> ComposeResult:
         yield Static(classes="thinking")
-        yield Markdown(self._shown)
+        yield Markdown(self._shown, parser_factory=reply_parser)
 
     def on_mount(self) -> None:
         self.query_one(".thinking").display = False
+        self._drawing = False
         self._schedule()
 
     def append(self, text: str) -> None:
@@ -68,7 +87,7 @@ class ReplyView(Vertical):
         self._schedule()
 
     def _schedule(self) -> None:
-        if self._buffer and self._flush_timer is None and not self._drawing and self.is_mounted:
+        if self._buffer and self._flush_timer is None and not self._drawing:
             self._flush_timer = self.set_timer(self._gap, self._flush)
 
     def think(self, text: str) -> None:
@@ -96,7 +115,7 @@ class ReplyView(Vertical):
         text, self._buffer = "".join(self._buffer), []
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
-        self.flushes += 1
+        self.writes.append(time.monotonic())
         await self._stream.write(text)
 
     def _drawn(self, started: float) -> None:

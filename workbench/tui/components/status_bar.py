@@ -39,8 +39,9 @@ def short_count(number: int) -> str:
 
 def model_label(name: str) -> str:
     """A scripted model is named by its file, not its whole (often temporary) path."""
-    if name.startswith("scripted:"):
-        return "scripted:" + name.replace("\\", "/").rsplit("/", 1)[-1]
+    prefix = "scripted:"
+    if name.startswith(prefix):
+        return prefix + name[len(prefix) :].replace("\\", "/").rsplit("/", 1)[-1]
     return name
 
 

@@ -257,13 +257,6 @@ class Transcript(VerticalScroll, can_focus=True):
             self.note("compaction", text, key="compaction")
         self._notes.pop("compaction", None)
 
-    def _on_skill_load(self, event: Any) -> None:
-        if event.verdict == "ok":
-            return
-        action = "refused" if event.blocked else "loaded anyway"
-        text = f"skill {event.skill}: {event.verdict} ({action}). {event.reason}".strip()
-        self.note("skill", text, event.suggestion or None)
-
     # -- selection ----------------------------------------------------------------------------
 
     @property

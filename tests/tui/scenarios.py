@@ -1,0 +1,203 @@
+"""The app in the states that the snapshot tests check and the README's screenshots show.
+
+Each scenario prepares the session's model (a scripted file, the offline demo, or the local
+OpenAI-compatible server through litellm) and drives the app with Pilot to the state to picture.
+Everything in a picture is fixed: scripted text, fixed branch names, no clocks, no ids, no paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from support.openai_server import OpenAIServer, Reply
+from textual.pilot import Pilot
+from tuitools import app_of, idle, opened, tools, type_text, until, write_script
+
+from workbench.tui.components.quick_pick import QuickPick
+from workbench.tui.components.report_view import ReportView
+
+Options = dict[str, Any]
+"""`WorkbenchOptions` fields for the session (model, api_base, ...)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    caption: str
+    prepare: Callable[[Path, ExitStack], Options]
+    drive: Callable[[Pilot[Any]], Awaitable[None]]
+
+
+async def ask(pilot: Pilot[Any], text: str) -> None:
+    """Type a prompt, send it, wait until the agent has stopped."""
+    app = await opened(pilot)
+    ended: list[object] = []
+    unsubscribe = app.workbench.subscribe(
+        lambda e: ended.append(e) if e.type == "agent_end" else None
+    )
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await until(pilot, lambda: ended, "the run to end")
+    unsubscribe()
+    await idle(pilot)
+
+
+async def command(pilot: Pilot[Any], text: str) -> None:
+    """Run a slash command and wait until it has finished."""
+    app = await opened(pilot)
+    app.editor.insert(text)
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+# -- idle: one offline demo exchange ---------------------------------------------------------
+
+
+def _demo(project: Path, stack: ExitStack) -> Options:
+    return {"model": "demo"}
+
+
+async def _idle(pilot: Pilot[Any]) -> None:
+    await ask(pilot, "ship a change")
+
+
+# -- a reply streaming, with messages queued ---------------------------------------------------
+
+STREAMED = (
+    "I'll plan the change first.\n\n## What changes\n\n"
+    "- `config.py`: read an empty file as no settings\n- `tests/test_config.py`: a test for it\n\n"
+    "## How it is checked\n\nThe new test fails before the change and passes after it, and the "
+    "whole suite still passes."
+)
+
+
+def _streaming(project: Path, stack: ExitStack) -> Options:
+    reply = Reply(text=STREAMED, hold_after=36)
+    server = stack.enter_context(OpenAIServer([reply]))
+    stack.callback(reply.release.set)  # let the held reply finish before the server stops
+    return {"model": "openai/pictures", "api_base": server.url, "api_key": "none"}
+
+
+async def _hold(pilot: Pilot[Any]) -> None:
+    app = await opened(pilot)
+    app.editor.insert("plan the fix for the empty config file")
+    await pilot.press("enter")
+    transcript = app.transcript
+    await until(
+        pilot,
+        lambda: transcript._reply is not None and "## How it" in transcript._reply.item.text,
+        "the reply to stream up to where the server holds it",
+    )
+    await until(
+        pilot, lambda: transcript._reply.writes and not transcript._reply._buffer, "a flush"
+    )
+    app.editor.insert("keep the old behaviour behind a flag")
+    await pilot.press("enter")
+    app.editor.insert("then update the README")
+    await pilot.press("ctrl+j")
+    await until(pilot, lambda: sum(map(len, app.workbench.queues().values())) == 2, "the queues")
+    await pilot.pause(0.3)
+
+
+# -- a skill loaded against the graph --------------------------------------------------------
+
+
+def _violation(project: Path, stack: ExitStack) -> Options:
+    read = {"name": "read", "arguments": {"path": "skills/molecule-implement-change/SKILL.md"}}
+    model = write_script(
+        project,
+        {"text": "I'll go straight to the implementation skill.", "tool_calls": [read]},
+        {"text": "Understood: I should start from `compound-ship-change` and its molecules."},
+    )
+    return {"model": model}
+
+
+async def _violate(pilot: Pilot[Any]) -> None:
+    await ask(pilot, "edit the config loader")
+
+
+# -- the tree after a fork and a merge ---------------------------------------------------------
+
+
+async def _fork_and_merge(pilot: Pilot[Any]) -> None:
+    await ask(pilot, "ship a change")
+    await command(pilot, "/fork try-b")
+    await ask(pilot, "plan a change")
+    app = app_of(pilot)
+    app.editor.insert("/merge try-b")
+    await pilot.press("enter")
+    await until(pilot, lambda: not isinstance(app.screen, type(app.screen_stack[0])), "a dialog")
+    await pilot.press("y")
+    await until(pilot, lambda: isinstance(app.screen, ReportView), "the merge report")
+    await pilot.press("escape")
+    await pilot.press("f3")
+    await pilot.pause(0.2)
+
+
+# -- the status view of a branch with changed files ---------------------------------------------
+
+
+def _branch_work(project: Path, stack: ExitStack) -> Options:
+    write = {"name": "write", "arguments": {"path": "NOTES.md", "content": "# Notes\n\nplan\n"}}
+    model = write_script(
+        project,
+        {"text": "Writing the notes.", "tool_calls": [write]},
+        {"text": "The notes are in NOTES.md."},
+    )
+    return {"model": model}
+
+
+async def _status(pilot: Pilot[Any]) -> None:
+    await command(pilot, "/fork notes")
+    await ask(pilot, "write the notes")
+    app = app_of(pilot)
+    assert tools(app)[-1].status == "ok"
+    app.editor.insert("/status")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, ReportView), "the status view")
+
+
+# -- a question with options: the quick pick ----------------------------------------------------
+
+
+def _question(project: Path, stack: ExitStack) -> Options:
+    text = (
+        "The plan: read an empty config file as no settings, and add a test for it.\n\n"
+        "How should I go on?\n\n"
+        "A) Approve the plan (recommended)\nB) Narrow it to the fix only\n"
+        "C) Change the approach\nD) Other: type your own answer"
+    )
+    return {"model": write_script(project, {"text": text})}
+
+
+async def _pick(pilot: Pilot[Any]) -> None:
+    await ask(pilot, "plan the fix for the empty config file")
+    app = app_of(pilot)
+    await until(pilot, lambda: app.query_one(QuickPick).has_focus, "the quick pick")
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario("idle", "After an exchange with the offline demo model", _demo, _idle),
+        Scenario(
+            "streaming", "A reply streaming, with a steer and a follow-up queued", _streaming, _hold
+        ),
+        Scenario(
+            "violation",
+            "A skill loaded against the graph (enforcer in warn mode)",
+            _violation,
+            _violate,
+        ),
+        Scenario("tree", "The conversation tree after a fork and a merge", _demo, _fork_and_merge),
+        Scenario("status", "The status of a branch that changed a file", _branch_work, _status),
+        Scenario(
+            "quick-pick", "A question with lettered options as a quick pick", _question, _pick
+        ),
+    )
+}

@@ -1,0 +1,146 @@
+"""The chat pane against real sessions: expanding entries, the quick pick, retries and errors,
+long replies streamed in few writes, and the trust question for project extensions."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from tuitools import (
+    SIZE,
+    chat_text,
+    idle,
+    items,
+    opened,
+    plain,
+    tools,
+    type_text,
+    until,
+    user_texts,
+)
+
+from workbench.tui.components.confirm import ConfirmDialog
+from workbench.tui.components.quick_pick import QuickPick
+from workbench.tui.items import NoteItem
+
+OPTIONS = (
+    "Which way?\n\nA) Approve the plan\nB) Narrow it (recommended)\nC) Other: type your own answer"
+)
+
+
+async def ask(pilot, app, text: str) -> None:
+    app.editor.insert(text)
+    await pilot.press("enter")
+    await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
+    await idle(pilot)
+
+
+async def test_up_down_select_entries_and_enter_expands_a_tool_call(make_app, script) -> None:
+    read = {"name": "read", "arguments": {"path": "README.md"}}
+    app = make_app(script({"text": "Reading.", "tool_calls": [read]}, {"text": "It says hello."}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "what is in the readme")
+        await pilot.press("f4")
+        transcript = app.transcript
+        assert transcript.has_focus
+        await pilot.press("end")
+        assert transcript.selected == transcript.row_count - 1
+        row = next(r for r in transcript.live if r.item is tools(app)[0])
+        wanted = len(transcript.history.items) + transcript.live.index(row)
+        while transcript.selected != wanted:
+            await pilot.press("up")
+        assert row.has_class("-selected")
+        assert "README.md" in plain(row.render()) and "demo project" not in plain(row.render())
+        await pilot.press("enter")
+        assert row.expanded and "demo project" in plain(row.render())
+
+
+async def test_a_question_with_options_becomes_a_quick_pick(make_app, script) -> None:
+    app = make_app(script({"text": OPTIONS}, {"text": "Narrowing it."}, {"text": OPTIONS}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "plan it")
+        pick = app.query_one(QuickPick)
+        await until(pilot, lambda: pick.has_focus, "the quick pick")
+        assert pick.highlighted == 1  # the recommended one
+        await pilot.press("enter")
+        await until(pilot, lambda: "B) Narrow it" in user_texts(app), "the picked answer sent")
+        await idle(pilot)
+        assert "Narrowing it." in chat_text(app) and not pick.has_class("-shown")
+        await ask(pilot, app, "and now?")
+        await until(pilot, lambda: pick.has_focus, "the quick pick again")
+        await pilot.press("c")  # the free-form option: back to the editor to type
+        assert app.editor.has_focus and not pick.has_class("-shown")
+        assert user_texts(app) == ["plan it", "B) Narrow it", "and now?"]
+
+
+async def test_typing_over_a_quick_pick_answers_freely(make_app, script) -> None:
+    app = make_app(script({"text": OPTIONS}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "plan it")
+        await until(pilot, lambda: app.query_one(QuickPick).has_focus, "the quick pick")
+        await type_text(pilot, "x only")
+        assert app.editor.has_focus and app.editor.text == "x only"
+
+
+async def test_retries_and_a_final_error_say_what_happened_and_what_to_do(
+    make_app, project, script
+) -> None:
+    settings = project / ".pi" / "settings.json"
+    settings.write_text(settings.read_text().replace("{", '{"retry": {"base_delay_ms": 10},', 1))
+    model = script(
+        {"error": "rate_limit"},
+        {"text": "Got through."},
+        {"error": "auth"},
+    )
+    app = make_app(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "first")
+        notes = [i.text for i in items(app) if isinstance(i, NoteItem)]
+        assert "Retry 1 worked." in notes
+        assert "Got through." in chat_text(app)
+        await ask(pilot, app, "second")
+        errors = [i for i in items(app) if isinstance(i, NoteItem) and i.kind == "error"]
+        assert errors and "auth" in errors[-1].text
+
+
+async def test_a_long_reply_streams_in_few_markdown_writes(make_app, script) -> None:
+    words = " ".join(f"word{i}" for i in range(400))
+    app = make_app(script({"text": words, "delay_ms": 2}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("go")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.transcript._reply is not None, "the reply to start")
+        reply = app.transcript._reply
+        await idle(pilot)
+        assert reply.item.text.split() == words.split()
+        streamed = reply.writes[:-1]  # the last write comes with the finished reply
+        gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
+        assert len(reply.writes) >= 3, "the reply was shown while it streamed"
+        assert min(gaps) > 0.045, "at most 20 writes a second, never one per token"
+
+
+async def test_project_extensions_run_only_after_the_user_trusts_the_project(
+    make_app, project: Path
+) -> None:
+    extensions = project / ".pi" / "extensions"
+    extensions.mkdir()
+    (extensions / "hello.py").write_text(
+        "def register(api):\n"
+        "    api.register_command('hello', 'say hello', lambda args: 'hello from the project')\n"
+    )
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the trust question")
+        assert "hello.py" in str(app.screen.message)
+        assert "hello" not in app.workbench.commands
+        await pilot.press("y")
+        await until(pilot, lambda: "hello" in app.workbench.commands, "the extension to load")
+        assert "Trusted the project: 1 extension(s) loaded." in chat_text(app)
+        await type_text(pilot, "/hel")
+        assert [c.text for c in app.editor.completions] == ["/help", "/hello "]

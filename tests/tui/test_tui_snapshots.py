@@ -1,0 +1,69 @@
+"""Pictures of the app (pytest-textual-snapshot), each in a fixed, scripted state.
+
+Update them after a deliberate change with `python -m pytest tests/tui --snapshot-update` and
+look at every changed picture before committing it. `python tests/tui/make_screenshots.py` draws
+the same states into screenshots/ for the README.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+from scenarios import SCENARIOS
+from tuitools import PICTURE_SIZE, build_app, make_project
+
+
+def matches(snap_compare, tmp_path: Path, name: str) -> bool:
+    scenario = SCENARIOS[name]
+    with ExitStack() as stack:
+        project = make_project(tmp_path / "project")
+        app = build_app(project, **scenario.prepare(project, stack))
+        return snap_compare(app, run_before=scenario.drive, terminal_size=PICTURE_SIZE)
+
+
+def test_idle_after_an_exchange(snap_compare, tmp_path) -> None:
+    """You should see the prompt "ship a change" and the offline demo's replies in the chat:
+    each step a short reply ("Next, the compound skill(s) ...") followed by green-ticked `read`
+    blocks of the SKILL.md files it read, and the final answer listing the compound, molecule
+    and atoms. Right: the skill graph (compound-ship-change > molecules > atoms, C/M/A letters)
+    and the conversation tree (branch main, the prompt marked "here"). Footer: demo (offline
+    demo), tokens, no cost, context share, branch main, enforcer warn. The editor is empty."""
+    assert matches(snap_compare, tmp_path, "idle")
+
+
+def test_a_reply_streaming_with_messages_queued(snap_compare, tmp_path) -> None:
+    """You should see the prompt and a reply cut off mid-way (the server holds the stream):
+    a heading "What changes", two bullets, and the start of "How it is checked". Above the
+    editor: "Steering: keep the old behaviour behind a flag" and "Follow-up: then update the
+    README", with the hint about Alt+Up and Esc. The footer says "working"; the model is
+    openai/pictures with cost unknown."""
+    assert matches(snap_compare, tmp_path, "streaming")
+
+
+def test_a_skill_loaded_against_the_graph(snap_compare, tmp_path) -> None:
+    """You should see a read of skills/atom-edit-code/SKILL.md marked with "skill atom-edit-code
+    violation" in red, a red ◆ note saying why and what to load instead, and the skill panel
+    with a red border, atom-edit-code in red with ⚠1, and "⚠ 1 violation" in its title."""
+    assert matches(snap_compare, tmp_path, "violation")
+
+
+def test_the_tree_after_a_fork_and_a_merge(snap_compare, tmp_path) -> None:
+    """You should see the conversation tree focused: branch main with its prompt, the branch
+    try-b forked from it with its own prompt "plan a change", and a ⇐ merge entry on main for
+    try-b; the current position is marked "here"."""
+    assert matches(snap_compare, tmp_path, "tree")
+
+
+def test_the_status_view(snap_compare, tmp_path) -> None:
+    """You should see the status of branch notes in a framed view: forked from main, its
+    entries and tokens, its worktree (…/notes) with uncommitted changes, and a file table with
+    NOTES.md added and marked uncommitted."""
+    assert matches(snap_compare, tmp_path, "status")
+
+
+def test_a_question_as_a_quick_pick(snap_compare, tmp_path) -> None:
+    """You should see the reply ending in options A-D and, above the editor, the quick pick
+    with "A Approve the plan (recommended)" highlighted, B and C, and D (Other), with the hint
+    that a letter or Enter picks and Esc or typing answers freely."""
+    assert matches(snap_compare, tmp_path, "quick-pick")
