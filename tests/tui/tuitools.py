@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console, RenderableType
 from textual.pilot import Pilot
+from textual.widgets import Tree
 
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.tui.app import WorkbenchApp
@@ -134,3 +135,14 @@ def plain(renderable: RenderableType, width: int = 120) -> str:
     console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
     console.print(renderable)
     return console.export_text()
+
+
+def tree_lines(tree: Tree[Any]) -> list[str]:
+    """The labels of a Tree widget's nodes, depth first (what the panel lists)."""
+    lines: list[str] = []
+    stack = list(reversed(tree.root.children))
+    while stack:
+        node = stack.pop()
+        lines.append(node.label.plain)
+        stack.extend(reversed(node.children))
+    return lines

@@ -11,7 +11,7 @@ KEYS: list[tuple[str, str]] = [
     ("Alt+Enter or Ctrl+J", "queue a follow-up: delivered when the agent would stop"),
     ("Shift+Enter, or \\ then Enter", "new line (Shift+Enter needs the kitty keyboard protocol)"),
     ("Alt+Up", "take the last queued message back into the editor"),
-    ("Esc", "stop the run; queued messages return to the editor"),
+    ("Esc", "stop the run; queued messages return to the editor (idle: back to the editor)"),
     ("Ctrl+C", "clear the editor; press it twice to quit"),
     ("Tab or Right", "complete a slash command (Tab elsewhere: next pane)"),
     ("Up / Down", "choose a completion while they show"),

@@ -1,0 +1,215 @@
+"""Every slash command (and the command palette, F-keys) against a real session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.command import CommandPalette
+from tuitools import (
+    SIZE,
+    chat_text,
+    idle,
+    items,
+    opened,
+    plain,
+    tree_lines,
+    type_text,
+    until,
+    user_texts,
+)
+
+from workbench.tui.components.report_view import ReportView
+from workbench.tui.components.session_picker import SessionPicker
+from workbench.tui.components.skill_panel import SkillPanel
+from workbench.tui.components.text_prompt import TextPrompt
+from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.items import NoteItem
+
+
+async def ask(pilot, app, text: str) -> None:
+    app.editor.insert(text)
+    await pilot.press("enter")
+    await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
+    await idle(pilot)
+
+
+async def command(pilot, app, text: str) -> None:
+    app.editor.insert(text)
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def notes(app) -> list[str]:
+    return [i.text for i in items(app) if isinstance(i, NoteItem)]
+
+
+async def close_view(pilot, app) -> str:
+    """The text of the view on top, which is then closed with Esc."""
+    await until(pilot, lambda: isinstance(app.screen, ReportView), "a view")
+    text = plain(app.screen.body)
+    await pilot.press("escape")
+    return text
+
+
+async def test_help_by_f1_by_command_and_by_the_palette(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("f1")
+        assert "Alt+Up" in await close_view(pilot, app)
+        await command(pilot, app, "/help")
+        assert "/merge <branch>" in await close_view(pilot, app)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await type_text(pilot, "skill-graph")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        assert "Skill graph status (enforcer mode: warn)" in await close_view(pilot, app)
+
+
+async def test_the_palette_asks_for_a_command_argument(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await type_text(pilot, "/label")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the argument prompt")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TextPrompt)
+
+
+async def test_f_keys_and_commands_move_between_panes(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("f2")
+        assert app.query_one(SkillPanel).has_focus
+        await pilot.press("f3")
+        assert app.query_one(TreePanel).has_focus
+        await pilot.press("f4")
+        assert app.transcript.has_focus
+        await pilot.press("escape")
+        assert app.editor.has_focus
+        await command(pilot, app, "/skills")
+        assert app.query_one(SkillPanel).has_focus
+        await pilot.press("escape")
+        await command(pilot, app, "/tree")
+        assert app.query_one(TreePanel).has_focus
+
+
+async def test_model_switches_and_the_footer_follows(make_app, script) -> None:
+    first = script({"text": "from the first"})
+    script({"text": "from the second"}, name="second.json")
+    app = make_app(first)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await command(pilot, app, "/model scripted:second.json")
+        assert "scripted:second.json" in plain(app.status_bar.render())
+        await ask(pilot, app, "who answers?")
+        assert "from the second" in chat_text(app)
+        app.editor.insert("/model")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the model prompt")
+        assert app.screen.value == "scripted:second.json"
+        await pilot.press("escape")
+
+
+async def test_compact_summarises_older_history(make_app, project: Path, script) -> None:
+    settings = project / ".pi" / "settings.json"
+    settings.write_text(
+        '{"compaction": {"keep_recent_tokens": 5}, "skills": {"paths": ["skills"]}}'
+    )
+    turns = [{"text": f"answer {n} " + "words " * 50} for n in range(3)]
+    app = make_app(script(*turns, summaries=["## Goal\nanswer three questions"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        for n in range(3):
+            await ask(pilot, app, f"question {n}")
+        await command(pilot, app, "/compact keep the answers")
+        await until(
+            pilot, lambda: any(n.startswith("Compacted:") for n in notes(app)), "compaction"
+        )
+
+
+async def test_skill_graph_status_activate_and_deactivate(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        panel = app.query_one(SkillPanel)
+        await command(pilot, app, "/activate compound-ship-change")
+        await until(pilot, lambda: "compound-ship-change" in panel.loaded, "the activation")
+        assert panel.active == "compound-ship-change"
+        await command(pilot, app, "/skill-graph-status")
+        assert "Active compound: compound-ship-change" in await close_view(pilot, app)
+        await command(pilot, app, "/deactivate compound-ship-change")
+        await until(pilot, lambda: "compound-ship-change" not in panel.loaded, "the deactivation")
+        await command(pilot, app, "/activate")
+        assert "/activate needs a skill name" in chat_text(app)
+
+
+async def test_quit(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("/quit")
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+    assert app.return_value == 0
+
+
+async def test_fork_label_status_commit_and_merge(make_app, project: Path, script) -> None:
+    write = {"name": "write", "arguments": {"path": "NOTES.md", "content": "notes\n"}}
+    app = make_app(
+        script(
+            {"text": "first answer"}, {"text": "Writing.", "tool_calls": [write]}, {"text": "Done."}
+        )
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        tree = app.query_one(TreePanel)
+        await ask(pilot, app, "start here")
+        await command(pilot, app, "/label before-notes")
+        await until(
+            pilot, lambda: any("[before-notes]" in line for line in tree_lines(tree)), "the label"
+        )
+        await command(pilot, app, "/fork notes")
+        assert "⎇ notes" in plain(app.status_bar.render())
+        await ask(pilot, app, "write the notes")
+        await command(pilot, app, "/status")
+        status = await close_view(pilot, app)
+        assert "NOTES.md" in status and "uncommitted" in status
+        await command(pilot, app, "/commit Add the notes")
+        assert "Add the notes" in await close_view(pilot, app)
+        app.editor.insert("/merge notes")
+        await pilot.press("enter")
+        await until(
+            pilot,
+            lambda: "Remove the worktree of notes?" in str(getattr(app.screen, "title_text", "")),
+            "the worktree question",
+        )
+        await pilot.press("n")
+        merged = await close_view(pilot, app)
+        assert "merged notes into main" in merged
+        assert (project / "NOTES.md").read_text() == "notes\n"
+
+
+async def test_new_and_resume_sessions(make_app, script) -> None:
+    app = make_app(script({"text": "one"}, {"text": "two"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "in the first session")
+        first = app.workbench.state().session_id
+        await command(pilot, app, "/new")
+        await until(pilot, lambda: user_texts(app) == [], "an empty chat")
+        assert app.workbench.state().session_id != first
+        await ask(pilot, app, "in the second session")
+        app.editor.insert("/resume")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
+        position = [info.id for info in app.screen.sessions].index(first)
+        await pilot.press("home", *["down"] * position, "enter")
+        await until(pilot, lambda: user_texts(app) == ["in the first session"], "the first session")

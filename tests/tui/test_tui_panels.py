@@ -1,0 +1,151 @@
+"""The skill graph and conversation tree panels: live updates, their keys, their views."""
+
+from __future__ import annotations
+
+from tuitools import SIZE, chat_text, idle, opened, plain, tree_lines, until, user_texts
+
+from workbench.tui.components.confirm import ConfirmDialog
+from workbench.tui.components.report_view import ReportView
+from workbench.tui.components.skill_detail import SkillDetail
+from workbench.tui.components.skill_panel import SkillPanel
+from workbench.tui.components.text_prompt import TextPrompt
+from workbench.tui.components.tree_panel import TreePanel
+
+
+async def ask(pilot, app, text: str) -> None:
+    app.editor.insert(text)
+    await pilot.press("enter")
+    await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
+    await idle(pilot)
+
+
+def read(path: str) -> dict:
+    return {"name": "read", "arguments": {"path": path}}
+
+
+async def select(pilot, tree, text: str) -> None:
+    """Move a tree panel's cursor to the first node whose label contains `text`."""
+    tree.focus()
+    await pilot.press("home")
+    for _ in range(200):
+        node = tree.cursor_node
+        if node is not None and text in node.label.plain:
+            return
+        await pilot.press("down")
+    raise AssertionError(f"no node with {text!r} in {tree_lines(tree)}")
+
+
+async def test_the_skill_panel_marks_a_violation_while_the_agent_runs(make_app, script) -> None:
+    model = script(
+        {
+            "text": "Straight to implementation.",
+            "tool_calls": [read("skills/molecule-implement-change/SKILL.md")],
+        },
+        {"text": "Now the compound.", "tool_calls": [read("skills/compound-ship-change/SKILL.md")]},
+        {"text": "Done."},
+    )
+    app = make_app(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        panel = app.query_one(SkillPanel)
+        assert panel.border_title == "Skills · 16 · 0 loaded"
+        await ask(pilot, app, "implement it")
+        assert panel.violations["molecule-implement-change"] == 1
+        assert panel.border_title == "Skills · 16 · 2 loaded · ⚠ 1 violation"
+        assert panel.has_class("-violations")
+        label = panel.label_of("molecule-implement-change").plain
+        assert "⚠1" in label and "●" in label
+        assert panel.active == "compound-ship-change"
+        assert panel.label_of("compound-ship-change").plain.startswith("▶ C")
+        assert panel.label_of("atom-run-tests").plain == "A atom-run-tests ◇"
+
+
+async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        panel = app.query_one(SkillPanel)
+        await select(pilot, panel, "atom-edit-code")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SkillDetail), "the skill view")
+        view = app.screen
+        await pilot.pause()
+        assert view.level == "core"
+        assert "lint: no findings" in plain(view.query_one(".findings").render())
+        await pilot.press("3")
+        assert view.level == "full"
+        source = view.query_one("#projection").source
+        assert source.startswith("# atom-edit-code (standalone atom)") and "## Steps" in source
+        await pilot.press("1")
+        assert "atom-edit-code (standalone atom):" in view.query_one("#projection").source
+        await pilot.press("escape")
+        assert isinstance(app.screen, type(app.screen_stack[0]))
+        await pilot.press("a")
+        await until(pilot, lambda: "atom-edit-code" in panel.loaded, "the activation")
+
+
+async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
+    make_app, script
+) -> None:
+    app = make_app(script({"text": "one"}, {"text": "two"}, {"text": "three"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "first question")
+        await ask(pilot, app, "second question")
+        tree = app.query_one(TreePanel)
+        await until(
+            pilot, lambda: any("second question" in line for line in tree_lines(tree)), "the tree"
+        )
+        assert any("◀ here" in line and "second question" in line for line in tree_lines(tree))
+
+        await select(pilot, tree, "first question")
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the label prompt")
+        await pilot.press(*"start", "enter")
+        await until(pilot, lambda: any("[start]" in line for line in tree_lines(tree)), "the label")
+
+        await select(pilot, tree, "first question")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the fork prompt")
+        await pilot.press(*"alt", "enter")
+        await until(
+            pilot, lambda: any(line.startswith("⎇ alt") for line in tree_lines(tree)), "the fork"
+        )
+        await until(
+            pilot, lambda: user_texts(app) == ["first question"], "the chat at the fork point"
+        )
+        await ask(pilot, app, "on the fork")
+        assert "three" in chat_text(app) and "two" not in chat_text(app)
+
+        await select(pilot, tree, "second question")
+        await pilot.press("enter")
+        await until(
+            pilot, lambda: user_texts(app) == ["first question", "second question"], "navigation"
+        )
+
+        await select(pilot, tree, "⎇ alt")
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the status view")
+        assert "alt" in plain(app.screen.body)
+        await pilot.press("escape")
+
+        await select(pilot, tree, "⎇ alt")
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the merge question")
+        await pilot.press("y")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, (ConfirmDialog, ReportView))
+                and not str(app.screen.title_text).startswith("Merge")
+            ),
+            "the next step",
+        )
+        if isinstance(app.screen, ConfirmDialog):  # the branch has a worktree: keep it
+            await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the merge report")
+        assert "merged" in plain(app.screen.body) and "alt" in plain(app.screen.body)
+        await pilot.press("escape")
+        await until(
+            pilot, lambda: any(line.startswith("⇐") for line in tree_lines(tree)), "the merge entry"
+        )
