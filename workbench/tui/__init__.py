@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 def run(open_workbench: Callable[[], Awaitable[Workbench]], prompt: str | None = None) -> int:
     """Run the app until the user quits; the exit code."""
     from workbench.tui.app import WorkbenchApp
+    from workbench.tui.logfile import start_logging
 
+    start_logging()
     code = WorkbenchApp(open_workbench, prompt=prompt).run()
     return int(code or 0)

@@ -9,6 +9,7 @@ The app only calls `Workbench` methods and renders its events; each pane renders
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -33,11 +34,13 @@ from workbench.tui.components.status_bar import StatusBar
 from workbench.tui.components.transcript import Transcript
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.controller import Controller
+from workbench.tui.logfile import log_path
 from workbench.tui.session_view import SessionView
 
 if TYPE_CHECKING:
     from workbench.runtime import Workbench
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 QUIT_WINDOW_S = 2.0
 IDLE_HINT = "Message the agent · / for commands · Ctrl+P palette · F1 help"
@@ -122,6 +125,22 @@ class WorkbenchApp(App[int]):
     def action_focus_pane(self, pane: str) -> None:
         self.focus_pane(pane)
 
+    def act(self, action: Awaitable[None]) -> None:
+        """Run a user's action in the background. A failure is told in the chat, never a crash:
+        expected ones with their hint, unexpected ones with where the traceback was logged."""
+        self.run_worker(self._guarded(action), group="actions")
+
+    async def _guarded(self, action: Awaitable[None]) -> None:
+        try:
+            await action
+        except WorkbenchError as exc:
+            self.show_error(exc.message, exc.hint)
+        except Exception as exc:
+            log.exception("an action failed")
+            self.show_error(
+                f"that failed unexpectedly: {exc!r}", f"the traceback is in {log_path()}"
+            )
+
     def note(self, kind: str, text: str, hint: str | None = None) -> None:
         self.transcript.note(kind, text, hint)
 
@@ -140,7 +159,10 @@ class WorkbenchApp(App[int]):
     async def open_session(self) -> None:
         try:
             workbench = await self._open_workbench()
-        except WorkbenchError as exc:
+        except Exception as exc:
+            if not isinstance(exc, WorkbenchError):
+                log.exception("opening the session failed")
+                exc = WorkbenchError(repr(exc), f"the traceback is in {log_path()}")
             self.show_error(f"Could not open the session: {exc.message}", exc.hint)
             self.status_bar.change(model="not opened")
             return
@@ -175,7 +197,7 @@ class WorkbenchApp(App[int]):
             self._offer_choices(event.stop_reason)
             self.sync_skills()
         elif kind in ("tree_update", "skills_reloaded"):
-            self.run_worker(self.session.changed(event), group="session")
+            self.act(self.session.changed(event))
 
     def _offer_choices(self, stop_reason: str) -> None:
         found = choices.find_choices(self._last_reply) if stop_reason == "completed" else None
@@ -201,7 +223,7 @@ class WorkbenchApp(App[int]):
 
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         self.editor.replace_text("")
-        self.run_worker(self.submit(message.text, message.kind), group="submit")
+        self.act(self.submit(message.text, message.kind))
 
     async def submit(self, text: str, kind: SubmitKind) -> None:
         """Send what the user wrote: a command, a prompt, a steering or follow-up message."""
@@ -262,7 +284,7 @@ class WorkbenchApp(App[int]):
 
     def on_quick_pick_picked(self, message: QuickPick.Picked) -> None:
         self.editor.focus()
-        self.run_worker(self.submit(message.answer, "send"), group="submit")
+        self.act(self.submit(message.answer, "send"))
 
     def on_quick_pick_dismissed(self, message: QuickPick.Dismissed) -> None:
         self.editor.focus()
@@ -276,12 +298,10 @@ class WorkbenchApp(App[int]):
 
     def on_skill_panel_activation_requested(self, message: SkillPanel.ActivationRequested) -> None:
         command = "activate" if message.activate else "deactivate"
-        self.run_worker(self.controller.run(command, message.skill), group="command")
+        self.act(self.controller.run(command, message.skill))
 
     def on_tree_panel_requested(self, message: TreePanel.Requested) -> None:
-        self.run_worker(
-            self.controller.tree_request(message.action, message.target), group="command"
-        )
+        self.act(self.controller.tree_request(message.action, message.target))
 
     # -- keys -------------------------------------------------------------------------------------
 
@@ -304,7 +324,7 @@ class WorkbenchApp(App[int]):
         """Ctrl+C: clear the editor; a second Ctrl+C soon after quits."""
         now = time.monotonic()
         if now - self._last_interrupt < QUIT_WINDOW_S:
-            self.run_worker(self.quit_app(), group="quit")
+            self.act(self.quit_app())
             return
         self._last_interrupt = now
         self.editor.replace_text("")
@@ -312,7 +332,7 @@ class WorkbenchApp(App[int]):
         self.set_timer(QUIT_WINDOW_S, lambda: self.status_bar.change(message=""))
 
     def action_command(self, name: str) -> None:
-        self.run_worker(self.controller.run(name), group="command")
+        self.act(self.controller.run(name))
 
     async def quit_app(self) -> None:
         await self._close_session()
@@ -352,7 +372,7 @@ class WorkbenchApp(App[int]):
         yield from super().get_system_commands(screen)
 
     def _palette_run(self, command: slash.SlashCommand) -> None:
-        self.run_worker(self._palette_command(command), group="command")
+        self.act(self._palette_command(command))
 
     async def _palette_command(self, command: slash.SlashCommand) -> None:
         args = ""

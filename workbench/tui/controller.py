@@ -1,8 +1,7 @@
 """The app's commands: each slash command and panel key, run against the `Workbench`.
 
-Every handler is a coroutine the app runs in a worker, so a slow command (a model switch, a
-merge) never blocks typing. Expected failures (`WorkbenchError`) are shown in the chat with their
-hint; the user's work is never dropped.
+Every handler is a coroutine the app runs in a worker (`WorkbenchApp.act`), so a slow command (a
+model switch, a merge) never blocks typing, and a failure is shown in the chat with its hint.
 """
 
 from __future__ import annotations
@@ -36,14 +35,7 @@ class Controller:
         return self.app.workbench
 
     async def run(self, name: str, args: str = "") -> None:
-        try:
-            await getattr(self, "cmd_" + name.replace("-", "_"))(args)
-        except WorkbenchError as exc:
-            files = getattr(exc, "files", None)
-            if files:  # a merge conflict: nothing changed, these files would conflict
-                self.show("Merge conflict", reports.conflict_report(exc.message, exc.hint, files))
-            else:
-                self.app.show_error(exc.message, exc.hint)
+        await getattr(self, "cmd_" + name.replace("-", "_"))(args)
 
     def show(self, title: str, body: Any) -> None:
         self.app.push_screen(ReportView(title, body))
@@ -87,7 +79,14 @@ class Controller:
                 yes="Remove it",
                 no="Keep it",
             )
-        result = await self.wb.merge(branch, remove_worktree=remove)
+        try:
+            result = await self.wb.merge(branch, remove_worktree=remove)
+        except WorkbenchError as exc:
+            files = getattr(exc, "files", None)  # a conflict: the parent is as it was
+            if not files:
+                raise
+            self.show("Merge conflict", reports.conflict_report(exc.message, exc.hint, files))
+            return
         self.show("Merge", reports.merge_report(result))
 
     async def cmd_label(self, args: str, target: str | None = None) -> None:
@@ -99,12 +98,6 @@ class Controller:
 
     async def tree_request(self, action: TreeAction, target: Target) -> None:
         """A key in the tree panel, on a branch or an entry."""
-        try:
-            await self._tree_request(action, target)
-        except WorkbenchError as exc:
-            self.app.show_error(exc.message, exc.hint)
-
-    async def _tree_request(self, action: TreeAction, target: Target) -> None:
         if action == "go":
             if target.entry is None:
                 await self.wb.switch_branch(target.branch)
