@@ -33,7 +33,7 @@ from support.openai_server import OpenAIServer, Reply
 
 from workbench.agent import forkserver
 from workbench.agent.events import Event
-from workbench.cli import LITELLM_WARM_UP
+from workbench.agent.forkserver import LITELLM_WARM_UP
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
 

@@ -16,7 +16,7 @@ from support.processes import wait_group_gone
 from support.workbench_process import run_workbench, workbench_command
 
 from workbench.agent import forkserver
-from workbench.cli import LITELLM_WARM_UP
+from workbench.agent.forkserver import LITELLM_WARM_UP
 
 
 @pytest.fixture
