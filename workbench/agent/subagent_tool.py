@@ -1,0 +1,307 @@
+"""The `subagent` tool: hand focused work to child agents with a fresh context.
+
+Exactly one mode per call: single `{agent, task, cwd?}`; parallel `{tasks: [{agent, task, cwd?}]}`
+(at most `max_parallel_tasks`, at most `max_concurrency` running at once); chain `{chain: [...]}`,
+run in order, where `{previous}` in a task becomes the previous step's answer, stopping at the
+first failure. Agents come from `agent_defs` in the call's `scope`; project agents run only once
+the user has confirmed (or trusts the project). Children are separate `workbench` processes
+(`subagent_run`); their progress streams into the call's updates, their answers, costs, skill
+loads and violations come back in the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.agent.agent_defs import SCOPES, AgentCatalog, AgentDef, discover_agents
+from workbench.agent.extensions import TrustStore
+from workbench.agent.subagent_report import ChildReport
+from workbench.agent.subagent_run import PROGRESS_INTERVAL_S, SUBAGENT_MARKER, Launch, run_child
+from workbench.agent.subagent_settings import SubagentHost, SubagentSettings
+from workbench.agent.subagent_text import progress, result_text
+from workbench.errors import WorkbenchError
+from workbench.tool import Tool, ToolContext, ToolResult
+
+PREVIOUS = "{previous}"
+_TASK = {
+    "type": "object",
+    "properties": {
+        "agent": {"type": "string", "description": "The agent's name"},
+        "task": {"type": "string", "description": "What the agent should do"},
+        "cwd": {"type": "string", "description": "Working folder (default: the current one)"},
+    },
+    "required": ["agent", "task"],
+}
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "agent": {"type": "string", "description": "Single mode: the agent's name"},
+        "task": {"type": "string", "description": "Single mode: the task"},
+        "cwd": {"type": "string", "description": "Single mode: working folder"},
+        "tasks": {
+            "type": "array",
+            "items": _TASK,
+            "description": "Parallel mode: independent tasks, each {agent, task, cwd?}",
+        },
+        "chain": {
+            "type": "array",
+            "items": _TASK,
+            "description": "Chain mode: steps run in order; {previous} in a step's task is "
+            "replaced by the previous step's answer",
+        },
+        "scope": {
+            "type": "string",
+            "enum": list(SCOPES),
+            "description": "Which agents: user (default), project (this repository's "
+            ".pi/agents, needs the user's confirmation) or both",
+        },
+    },
+}
+
+
+@dataclass
+class Item:
+    """One requested run: which agent, what task (a chain step's may hold `{previous}`), where."""
+
+    agent: str
+    task: str
+    cwd: Path
+
+
+def _items(raw: Any, what: str, base: Path) -> list[Item]:
+    if not isinstance(raw, list) or not raw:
+        raise WorkbenchError(f"{what} must be a non-empty list of {{agent, task, cwd?}} objects")
+    return [_item(entry, f"{what}[{number}]", base) for number, entry in enumerate(raw, 1)]
+
+
+def _item(entry: Any, where: str, base: Path) -> Item:
+    if not isinstance(entry, dict):
+        raise WorkbenchError(f"{where} must be an object {{agent, task, cwd?}}")
+    agent, task, cwd = entry.get("agent"), entry.get("task"), entry.get("cwd")
+    if not isinstance(agent, str) or not agent.strip():
+        raise WorkbenchError(f"{where} needs an agent name")
+    if not isinstance(task, str) or not task.strip():
+        raise WorkbenchError(f"{where} needs a task")
+    if cwd is not None and not isinstance(cwd, str):
+        raise WorkbenchError(f"{where}: cwd must be a folder path")
+    folder = (base / Path(cwd).expanduser()).resolve() if cwd else base
+    if not folder.is_dir():
+        raise WorkbenchError(f"{where}: the folder {folder} does not exist")
+    return Item(agent.strip(), task, folder)
+
+
+def requested(
+    args: dict[str, Any], base: Path, settings: SubagentSettings
+) -> tuple[str, list[Item]]:
+    """The call's mode and its runs, or a WorkbenchError saying what is wrong."""
+    given = [
+        name
+        for name, present in (
+            ("single", "agent" in args or "task" in args),
+            ("parallel", args.get("tasks") is not None),
+            ("chain", args.get("chain") is not None),
+        )
+        if present
+    ]
+    if len(given) != 1:
+        gave = f" (this call gave {' and '.join(given)})" if given else ""
+        raise WorkbenchError(
+            f"give exactly one mode{gave}",
+            "single: {agent, task}; parallel: {tasks: [{agent, task}, ...]}; "
+            "chain: {chain: [{agent, task}, ...]} with {previous} in a later task",
+        )
+    mode = given[0]
+    if mode != "single" and args.get("cwd") is not None:
+        raise WorkbenchError(f"cwd applies to single mode; in {mode} mode give each task its cwd")
+    if mode == "single":
+        return mode, [_item(args, "single mode", base)]
+    items = _items(args.get(mode if mode == "chain" else "tasks"), mode, base)
+    if mode == "parallel" and len(items) > settings.max_parallel_tasks:
+        raise WorkbenchError(
+            f"at most {settings.max_parallel_tasks} parallel tasks per call; this call gave "
+            f"{len(items)}",
+            "split the work over several calls (setting subagents.max_parallel_tasks)",
+        )
+    return mode, items
+
+
+def _unknown(name: str, catalog: AgentCatalog, cwd: Path) -> WorkbenchError:
+    """An unknown name: list what there is, including project agents outside the scope."""
+    hint = []
+    if catalog.scope == "user":
+        hidden = discover_agents(cwd, "project").agents
+        if hidden:
+            hint.append(f"project agents ({', '.join(hidden)}) need scope 'project' or 'both'")
+    if catalog.problems:
+        hint.append("skipped files: " + "; ".join(str(p) for p in catalog.problems))
+    return WorkbenchError(
+        f"unknown agent {name!r}; available (scope {catalog.scope}): {catalog.listing()}",
+        "; ".join(hint) or None,
+    )
+
+
+async def _confirmed(
+    agents: Sequence[AgentDef],
+    catalog: AgentCatalog,
+    host: SubagentHost,
+    settings: SubagentSettings,
+) -> str | None:
+    """None when the project agents among `agents` may run; else why not."""
+    project = sorted({a.name for a in agents if a.source == "project"})
+    if not project or catalog.project_dir is None:
+        return None
+    root = catalog.project_dir.parents[1]
+    if host.options.trust or not settings.confirm_project_agents or TrustStore().is_trusted(root):
+        return None
+    names = ", ".join(project)
+    if host.options.confirm is None:
+        return (
+            f"project agents ({names}) from {catalog.project_dir} are code from this repository "
+            "and need the user's confirmation, which no one can give here. Run with --trust, "
+            "trust the project, or set subagents.confirm_project_agents to false in "
+            "~/.pi/agent/settings.json."
+        )
+    question = (
+        f"Run project agents {names} from {catalog.project_dir}?\n\nThey are defined by this "
+        "repository: only continue if you trust it."
+    )
+    if await host.options.confirm("Run project agents?", question):
+        return None
+    return f"the user declined to run the project agents {names}"
+
+
+class Progress:
+    """Streams the call's progress to `ctx.update`: at most every `PROGRESS_INTERVAL_S`, and at
+    once whenever a child starts or ends."""
+
+    def __init__(self, ctx: ToolContext, mode: str, reports: list[ChildReport]) -> None:
+        self.ctx, self.mode, self.reports = ctx, mode, reports
+        self._last, self._statuses = 0.0, [r.status for r in reports]
+
+    def __call__(self) -> None:
+        statuses = [r.status for r in self.reports]
+        now = time.monotonic()
+        if statuses == self._statuses and now - self._last < PROGRESS_INTERVAL_S:
+            return
+        self._last, self._statuses = now, statuses
+        self.ctx.update(progress(self.mode, self.reports))
+
+
+class SubagentTool:
+    """The tool's state: the host it serves."""
+
+    def __init__(self, host: SubagentHost) -> None:
+        self.host = host
+
+    def launch(self, agent: AgentDef, task: str, cwd: Path) -> Launch:
+        parent = self.host.model()
+        model = agent.model or parent
+        inherits = model == parent
+        return Launch(
+            agent=agent,
+            task=task,
+            cwd=cwd,
+            model=model,
+            env=dict(os.environ),
+            api_base=self.host.options.api_base if inherits else None,
+            api_key=self.host.options.api_key if inherits else None,
+            trust=self.host.options.trust,
+        )
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        settings = SubagentSettings.load(ctx.cwd)
+        mode, items = requested(args, ctx.cwd, settings)
+        scope = args.get("scope") or settings.scope
+        if scope not in SCOPES:
+            raise WorkbenchError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        catalog = discover_agents(ctx.cwd, scope)
+        unknown = next((i.agent for i in items if i.agent not in catalog.agents), None)
+        if unknown is not None:
+            raise _unknown(unknown, catalog, ctx.cwd)
+        agents = [catalog.agents[i.agent] for i in items]
+        refusal = await _confirmed(agents, catalog, self.host, settings)
+        if refusal is not None:
+            return ToolResult(f"Not run: {refusal}", is_error=True)
+        reports = [
+            ChildReport(
+                agent=item.agent,
+                source=agent.source,
+                task=item.task,
+                step=number if mode == "chain" else None,
+                model=agent.model,
+                cwd=str(item.cwd),
+            )
+            for number, (item, agent) in enumerate(zip(items, agents, strict=True), 1)
+        ]
+        changed = Progress(ctx, mode, reports)
+        launches = [self.launch(a, i.task, i.cwd) for a, i in zip(agents, items, strict=True)]
+        if mode == "chain":
+            await self._chain(launches, reports, settings, changed)
+        else:
+            await self._parallel(launches, reports, settings, changed)
+        details = {
+            "subagent": {"mode": mode, "scope": scope, "results": [r.to_dict() for r in reports]}
+        }
+        failed = any(not r.ok for r in reports)
+        return ToolResult(result_text(mode, reports, settings.max_result_chars), failed, details)
+
+    async def _parallel(
+        self,
+        launches: list[Launch],
+        reports: list[ChildReport],
+        settings: SubagentSettings,
+        changed: Progress,
+    ) -> None:
+        slots = asyncio.Semaphore(settings.max_concurrency)
+
+        async def one(launch: Launch, report: ChildReport) -> None:
+            async with slots:
+                await run_child(launch, report, settings.timeout_seconds, changed)
+
+        async with asyncio.TaskGroup() as group:
+            for launch, report in zip(launches, reports, strict=True):
+                group.create_task(one(launch, report))
+
+    async def _chain(
+        self,
+        launches: list[Launch],
+        reports: list[ChildReport],
+        settings: SubagentSettings,
+        changed: Progress,
+    ) -> None:
+        previous = ""
+        for launch, report in zip(launches, reports, strict=True):
+            launch.task = launch.task.replace(PREVIOUS, previous)
+            await run_child(launch, report, settings.timeout_seconds, changed)
+            if not report.ok:
+                return
+            previous = report.answer
+
+
+def _description(catalog: AgentCatalog) -> str:
+    listed = "; ".join(f"{a.name} ({a.source}): {a.description}" for a in catalog.agents.values())
+    return (
+        "Delegate focused work to specialised agents, each a separate process with a fresh "
+        "context. Modes: single {agent, task}; parallel {tasks: [...]} for independent work; "
+        "chain {chain: [...]} for steps in order, where {previous} in a task is the previous "
+        "step's answer. You get each agent's final answer, cost and skill loads. "
+        f"Agents: {listed or 'none yet'}. Project agents need scope 'project' or 'both'."
+    )
+
+
+def subagent_tools(host: SubagentHost, cwd: Path) -> list[Tool]:
+    """The `subagent` tool when any agent definition exists (valid or not: a broken file is then
+    reported when it is called); none inside a child, so children cannot fan out further."""
+    if SUBAGENT_MARKER in os.environ:
+        return []
+    catalog = discover_agents(cwd, "both")
+    if not catalog.agents and not catalog.problems:
+        return []
+    tool = SubagentTool(host)
+    return [Tool("subagent", _description(catalog), PARAMETERS, tool.execute)]
