@@ -1,8 +1,10 @@
-"""Find and kill everything a process started, including commands in their own process groups.
+"""Find and kill everything a child started, wherever it went.
 
-A child workbench runs bash commands in new sessions, so signalling the child's own group does not
-reach them. Before a hard kill we walk the process tree (Linux `/proc`) while it is still intact:
-once the child is gone its descendants are re-parented and can no longer be traced to it.
+A child workbench runs each bash command in a new session, and a command's background jobs outlive
+the command, re-parented away from the child. Neither the child's process group nor its process
+tree reaches them, but they all inherit the child's environment: each child gets a unique marker
+variable, and `kill_marked` ends every process of ours that carries it (Linux `/proc`; elsewhere
+only the child's own group is reached).
 """
 
 from __future__ import annotations
@@ -15,46 +17,28 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
-def _table() -> dict[int, tuple[int, int]]:
-    """pid -> (parent pid, process group) of every live process (empty without /proc)."""
-    table: dict[int, tuple[int, int]] = {}
-    for stat in PROC.glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # the process ended while we looked
-        if fields[0] != "Z":
-            table[int(stat.parent.name)] = (int(fields[1]), int(fields[2]))
-    return table
-
-
-def descendants(pid: int) -> list[tuple[int, int]]:
-    """(pid, process group) of every live descendant of `pid`."""
-    table = _table()
-    children: dict[int, list[int]] = {}
-    for child, (parent, _group) in table.items():
-        children.setdefault(parent, []).append(child)
-    found, todo = [], list(children.get(pid, []))
-    while todo:
-        current = todo.pop()
-        found.append((current, table[current][1]))
-        todo.extend(children.get(current, []))
-    return found
-
-
 def signal_group(pgid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
 
 
-def kill_tree(leader: int) -> None:
-    """SIGKILL the group `leader` leads, every descendant, and every group a descendant leads
-    (background jobs of a command stay in the command's group even after it exits)."""
-    below = descendants(leader)
-    pids = {pid for pid, _ in below}
-    signal_group(leader, signal.SIGKILL)
-    for pid, group in below:
-        if group in pids:
-            signal_group(group, signal.SIGKILL)
+def marked(name: str, value: str) -> list[int]:
+    """Pids of the live processes whose environment has `name=value` (ours only: others'
+    environments cannot be read)."""
+    needle = f"{name}={value}".encode()
+    found = []
+    for environ in PROC.glob("[0-9]*/environ"):
+        try:
+            entries = environ.read_bytes().split(b"\0")
+        except OSError:
+            continue  # another user's process, or one that ended while we looked
+        if needle in entries:
+            found.append(int(environ.parent.name))
+    return found
+
+
+def kill_marked(name: str, value: str) -> None:
+    """SIGKILL every process carrying the marker `name=value`."""
+    for pid in marked(name, value):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)

@@ -5,8 +5,9 @@ process group of its own. Cold: `python -m workbench` in a new session; used for
 (they start fast anyway) and whenever no warm interpreter can be reached. Either way the child's
 pid is its process group id, stdin is a file (the task) and stdout/stderr are pipes.
 
-Ending a child: SIGTERM to its group (the child aborts its run and kills its commands), then after
-`GRACE_S` SIGKILL to its group and everything below it (`process_tree.kill_tree`).
+Ending a child: SIGTERM to its group (the child aborts its run and kills its running command),
+SIGKILL to the group if it is still there after `GRACE_S`, then SIGKILL to every process that
+carries the child's marker variable (background jobs of earlier commands: `process_tree`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,11 +37,13 @@ it started may still hold them open."""
 
 @dataclass
 class ChildCommand:
-    """How to start a child: workbench's arguments, folder, environment, the task as stdin."""
+    """How to start a child: workbench's arguments, folder, environment (which holds `marker`,
+    a variable unique to this child), the task as stdin, and whether to try a warm start."""
 
     argv: list[str]
     cwd: Path
     env: Mapping[str, str]
+    marker: tuple[str, str]
     stdin: Path
     warm: bool
 
@@ -54,9 +57,11 @@ class Child:
         stdout: asyncio.StreamReader,
         stderr: asyncio.StreamReader,
         exit_code: Coroutine[Any, Any, int | None],
+        command: ChildCommand,
         warm: bool,
     ) -> None:
         self.pid = pid
+        self.marker = command.marker
         self.warm = warm
         self.stdout = stdout
         self.killed = False
@@ -128,17 +133,17 @@ class Child:
         return code
 
     async def end(self, grace: float = GRACE_S) -> None:
-        """SIGTERM the child's group; SIGKILL it and all below it if it is still there after
-        `grace` seconds. Returns once the child is gone."""
-        if self.exited:
-            return
-        process_tree.signal_group(self.pid, signal.SIGTERM)
-        try:
-            await asyncio.wait_for(asyncio.shield(self._exit), grace)
-        except TimeoutError:
-            self.killed = True
-            process_tree.kill_tree(self.pid)
-            await asyncio.shield(self._exit)
+        """SIGTERM the child's group; SIGKILL it if it is still there after `grace` seconds;
+        then SIGKILL whatever it started that is still running. Returns once the child is gone."""
+        if not self.exited:
+            process_tree.signal_group(self.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(asyncio.shield(self._exit), grace)
+            except TimeoutError:
+                self.killed = True
+                process_tree.signal_group(self.pid, signal.SIGKILL)
+                await asyncio.shield(self._exit)
+        process_tree.kill_marked(*self.marker)
 
 
 async def _reader_for(fd: int) -> asyncio.StreamReader:
@@ -166,14 +171,19 @@ async def _start_cold(command: ChildCommand) -> Child:
             limit=MAX_LINE_BYTES,
         )
     assert process.stdout is not None and process.stderr is not None
-    return Child(process.pid, process.stdout, process.stderr, process.wait(), warm=False)
+    return Child(process.pid, process.stdout, process.stderr, process.wait(), command, warm=False)
 
 
-def _kill_late(spawned: asyncio.Future[forkserver.WarmChild | None]) -> None:
+def _kill_late(marker: tuple[str, str]) -> Callable[[asyncio.Future[Any]], None]:
     """A warm child that arrives after its caller was cancelled is stopped at once."""
-    if not spawned.cancelled() and (late := spawned.result()) is not None:
-        process_tree.kill_tree(late.pid)
-        late.connection.close()
+
+    def kill(spawned: asyncio.Future[forkserver.WarmChild | None]) -> None:
+        if not spawned.cancelled() and (late := spawned.result()) is not None:
+            process_tree.signal_group(late.pid, signal.SIGKILL)
+            process_tree.kill_marked(*marker)
+            late.connection.close()
+
+    return kill
 
 
 async def _exit_code(warm: forkserver.WarmChild) -> int | None:
@@ -208,7 +218,7 @@ async def _start_warm(command: ChildCommand) -> Child | None:
         try:
             warm = await asyncio.shield(spawned)
         except asyncio.CancelledError:
-            spawned.add_done_callback(_kill_late)
+            spawned.add_done_callback(_kill_late(command.marker))
             os.close(out_read)
             os.close(err_read)
             raise
@@ -220,7 +230,7 @@ async def _start_warm(command: ChildCommand) -> Child | None:
         os.close(err_read)
         return None
     stdout, stderr = await _reader_for(out_read), await _reader_for(err_read)
-    return Child(warm.pid, stdout, stderr, _exit_code(warm), warm=True)
+    return Child(warm.pid, stdout, stderr, _exit_code(warm), command, warm=True)
 
 
 async def start_child(command: ChildCommand) -> Child:

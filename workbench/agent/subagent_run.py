@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,8 @@ from workbench.agent.subagent_process import Child, ChildCommand, start_child
 from workbench.agent.subagent_report import ChildReport
 
 SUBAGENT_MARKER = "WORKBENCH_SUBAGENT"
-"""Set in a child's environment: children get no `subagent` tool of their own."""
+"""Set in a child's environment, to a value unique to the child: children get no `subagent` tool
+of their own, and ending a child ends every process that carries its value."""
 PROGRESS_INTERVAL_S = 0.1
 STREAMING_PREFIX = b'{"type": "message_update"'
 
@@ -62,9 +65,10 @@ class Launch:
     def command(self, folder: Path) -> ChildCommand:
         stdin = folder / "task.md"
         stdin.write_text(self.task, encoding="utf-8")
-        env = {**self.env, SUBAGENT_MARKER: "1"}
+        marker = (SUBAGENT_MARKER, f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
+        env = {**self.env, marker[0]: marker[1]}
         warm = forkserver.enabled(env) and uses_litellm(self.model)
-        return ChildCommand(self.argv(folder), self.cwd, env, stdin, warm)
+        return ChildCommand(self.argv(folder), self.cwd, env, marker, stdin, warm)
 
 
 async def _follow(child: Child, report: ChildReport, changed: Callable[[], None]) -> None:

@@ -177,20 +177,32 @@ async def _confirmed(
 
 
 class Progress:
-    """Streams the call's progress to `ctx.update`: at most every `PROGRESS_INTERVAL_S`, and at
-    once whenever a child starts or ends."""
+    """Streams the call's progress to `ctx.update`: at once when a child starts or ends, else at
+    most every `PROGRESS_INTERVAL_S` (a change inside the interval is sent at its end)."""
 
     def __init__(self, ctx: ToolContext, mode: str, reports: list[ChildReport]) -> None:
         self.ctx, self.mode, self.reports = ctx, mode, reports
         self._last, self._statuses = 0.0, [r.status for r in reports]
+        self._later: asyncio.TimerHandle | None = None
 
     def __call__(self) -> None:
         statuses = [r.status for r in self.reports]
-        now = time.monotonic()
-        if statuses == self._statuses and now - self._last < PROGRESS_INTERVAL_S:
-            return
-        self._last, self._statuses = now, statuses
+        wait = self._last + PROGRESS_INTERVAL_S - time.monotonic()
+        if statuses != self._statuses or wait <= 0:
+            self._send()
+        elif self._later is None:
+            self._later = asyncio.get_running_loop().call_later(wait, self._send)
+
+    def _send(self) -> None:
+        self.close()
+        self._last, self._statuses = time.monotonic(), [r.status for r in self.reports]
         self.ctx.update(progress(self.mode, self.reports))
+
+    def close(self) -> None:
+        """No more updates from this call (none may arrive after its result)."""
+        if self._later is not None:
+            self._later.cancel()
+            self._later = None
 
 
 class SubagentTool:
@@ -241,10 +253,13 @@ class SubagentTool:
         ]
         changed = Progress(ctx, mode, reports)
         launches = [self.launch(a, i.task, i.cwd) for a, i in zip(agents, items, strict=True)]
-        if mode == "chain":
-            await self._chain(launches, reports, settings, changed)
-        else:
-            await self._parallel(launches, reports, settings, changed)
+        try:
+            if mode == "chain":
+                await self._chain(launches, reports, settings, changed)
+            else:
+                await self._parallel(launches, reports, settings, changed)
+        finally:
+            changed.close()
         details = {
             "subagent": {"mode": mode, "scope": scope, "results": [r.to_dict() for r in reports]}
         }
