@@ -121,7 +121,8 @@ def requested(
         raise WorkbenchError(f"cwd applies to single mode; in {mode} mode give each task its cwd")
     if mode == "single":
         return mode, [_item(args, "single mode", base)]
-    items = _items(args.get(mode if mode == "chain" else "tasks"), mode, base)
+    key = "chain" if mode == "chain" else "tasks"
+    items = _items(args.get(key), key, base)
     if mode == "parallel" and len(items) > settings.max_parallel_tasks:
         raise WorkbenchError(
             f"at most {settings.max_parallel_tasks} parallel tasks per call; this call gave "
