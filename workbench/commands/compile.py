@@ -19,12 +19,14 @@ import yaml
 
 from workbench.config import find_project_root
 from workbench.enforcer.activation import required_tools
+from workbench.errors import WorkbenchError
 from workbench.skills.discover import load_paths, shown
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
 from workbench.skills.projection import LEVELS, estimate_tokens, project, skill_tags
 
 MARKER = "skill.yaml"
+INDEX = "index.yaml"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -43,8 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def folder_names(names: list[str]) -> dict[str, str]:
-    """A safe, unique folder name for each skill name (names come from other people's files)."""
-    taken: set[str] = set()
+    """A safe, unique folder name for each skill name (names come from other people's files),
+    never the index file's name."""
+    taken: set[str] = {INDEX}
     folders: dict[str, str] = {}
     for name in sorted(names):
         base = _UNSAFE.sub("-", name).strip("-.") or "skill"
@@ -110,7 +113,7 @@ def compile_skills(graph: SkillGraph, out: Path) -> dict[str, int]:
         (folder / "graph.yaml").write_text(_dump(_edges(graph, skill)), "utf-8")
         entry = {"name": name, "folder": folders[name], "layer": skill.layer}
         index.append({**entry, "summary": chunks["summary"]})
-    (out / "index.yaml").write_text(_dump(index), "utf-8")
+    (out / INDEX).write_text(_dump(index), "utf-8")
     current = {folder.lower() for folder in folders.values()}
     for stale in sorted(out.iterdir()):
         if stale.is_dir() and (stale / MARKER).is_file() and stale.name.lower() not in current:
@@ -121,7 +124,13 @@ def compile_skills(graph: SkillGraph, out: Path) -> dict[str, int]:
 def run(args: argparse.Namespace) -> int:
     skills = load_paths(args.paths, use_cache=not args.no_cache)
     out = args.out or find_project_root(Path.cwd()) / ".pi" / "compiled"
-    totals = compile_skills(skills.graph, out)
+    try:
+        totals = compile_skills(skills.graph, out)
+    except OSError as exc:
+        raise WorkbenchError(
+            f"cannot write the projections to {shown(out)}: {exc.strerror or exc}",
+            "give --out a folder you can write to",
+        ) from exc
     count = len(skills.graph)
     if not count:
         print(f"no skills found; wrote an empty index to {shown(out)}")

@@ -25,7 +25,7 @@ from workbench.enforcer.locations import location
 from workbench.enforcer.reload import LiveSkills
 from workbench.enforcer.state import DEACTIVATE_KEY, LOAD_KEY, LOADS_KEY, LoadingState, LoadRecord
 from workbench.enforcer.status import format_status
-from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, render
+from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, MIN_BUDGET_TOKENS, render
 from workbench.enforcer.verdict import Checker, Verdict
 from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
@@ -78,10 +78,10 @@ def mode_of(settings: Settings) -> str:
 
 def budget_of(settings: Settings) -> int:
     budget = settings.get("enforcer.prompt_budget_tokens", DEFAULT_BUDGET_TOKENS)
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 200:
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_BUDGET_TOKENS:
         raise WorkbenchError(
             f"settings: enforcer.prompt_budget_tokens is {budget!r}; it must be a whole number "
-            "of at least 200",
+            f"of at least {MIN_BUDGET_TOKENS} (the rules and template alone take about 400)",
             f"remove it to use the default ({DEFAULT_BUDGET_TOKENS})",
         )
     return budget
@@ -122,11 +122,14 @@ class Enforcer:
     # --- the skill set -------------------------------------------------------------------------
 
     def _rebuild(self) -> None:
-        self.checker = Checker(self.skills.graph, self.where)
+        self.checker = Checker(self.skills.graph, self.where, self.allowlist.allows)
         self.prompt_section = render(self.skills.graph, self.where, self.allowlist, self.budget)
 
     def where(self, skill: Skill) -> str:
         return location(skill, self.base)
+
+    def _guidance(self, skill: Skill, via: str | None) -> str:
+        return guidance(self.skills.graph, skill, via, self.where, self.allowlist.allows)
 
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
@@ -153,9 +156,13 @@ class Enforcer:
             blocked=blocked,
         )
 
-    def _denied(self, skill: Skill, refusal: str) -> Verdict:
+    def _similar(self, name: str) -> list[str]:
+        """Allowed skills whose names are like `name`, for a refused or unknown one."""
         allowed = [n for n in self.skills.graph.skills if self.allowlist.allows(n)]
-        similar = close_matches(skill.name, allowed)
+        return close_matches(name, allowed)
+
+    def _denied(self, skill: Skill, refusal: str) -> Verdict:
+        similar = self._similar(skill.name)
         hint = f" Allowed skills with similar names: {', '.join(similar)}." if similar else ""
         return Verdict(
             skill,
@@ -230,33 +237,32 @@ class Enforcer:
             records = [r for r in records if r.verdict == "denied"]
             if not records:
                 return
-        for record in records:
-            self._publish(record)
         if records[0].blocked:
             culprit = next(r for r in records if self._refuses(r.verdict))
             event.block = refusal_text(culprit)
             _attach(event.details, records)
             for record in records:
+                self._publish(record)
                 self.state.apply(record)
             return
-        for record in records:
-            if record.verdict != "ok":
-                self.api.send_message(
-                    notice_text(record), "steer", {"skill_notice": record.to_dict()}
-                )
-        self._pending[event.tool_call_id] = records
+        self._pending[event.tool_call_id] = records  # published once the file was really read
 
     def on_tool_result(self, event: ToolResultEvent) -> None:
         records = self._pending.pop(event.tool_call_id, None)
         if records is None:
             return
         if event.result.is_error:
-            return  # the file was not read: nothing was loaded
+            return  # the file was not read: nothing was loaded, nobody is told of it
         lines = []
         for record in records:
+            self._publish(record)
+            if record.verdict != "ok":
+                self.api.send_message(
+                    notice_text(record), "steer", {"skill_notice": record.to_dict()}
+                )
             self.state.apply(record)
             skill = self.skills.graph.get(record.skill)
-            line = guidance(self.skills.graph, skill, record.via, self.where) if skill else ""
+            line = self._guidance(skill, record.via) if skill else ""
             if line:
                 lines.append(line)
         if lines:
@@ -266,8 +272,7 @@ class Enforcer:
     # --- activation ----------------------------------------------------------------------------
 
     def _unknown(self, name: str, how: str) -> Outcome:
-        allowed = [n for n in self.skills.graph.skills if self.allowlist.allows(n)]
-        similar = close_matches(name, allowed)
+        similar = self._similar(name)
         reason = f"There is no skill named `{name}`."
         suggestion = (
             f"Did you mean: {', '.join(similar)}?"
@@ -300,7 +305,7 @@ class Enforcer:
             return Outcome(refusal_text(record), True, record)
         parts = [notice_text(record)] if record.verdict != "ok" else []
         parts.append(skill_message(skill, self.where(skill)))
-        line = guidance(self.skills.graph, skill, record.via, self.where)
+        line = self._guidance(skill, record.via)
         if line and self.mode != "off":
             parts.append(line)
         note = missing_tools_note(skill, [*self._session_tools(), *self.api.tools])

@@ -5,8 +5,9 @@ through `..` and symlinks, with the file name's case ignored (`SKILL.MD`). A ski
 not in the graph is not a load. Bash commands are split with `shlex` into simple commands (at `;`,
 `&&`, `||`, `|`, `&`, newlines and parentheses); a command that prints files (cat, head, tail,
 less, more, sed, awk, bat...) loads every skill file among its arguments, and an input redirection
-(`< file`) loads its file whatever the command. `cd DIR` moves the folder later commands resolve
-against; `sh -c '...'`, `$(...)` and backquotes are looked into; here-document bodies are not.
+(`< file`) loads its file whatever the command. Arguments are brace-expanded (`{a,b}`) and
+globbed as bash would. `cd DIR` moves the folder later commands resolve against; `sh -c '...'`,
+`$(...)`, `<(...)` and backquotes are looked into; here-document bodies are not.
 """
 
 from __future__ import annotations
@@ -34,9 +35,17 @@ PREFIXES = frozenset(
 """Words that run the command after them (or shell keywords that start a command)."""
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-_SEPARATOR_CHARS = frozenset(";&|()\n")
+_OPERATOR_CHARS = frozenset(";&|()<>\n")
+"""shlex gives every operator as a token of these characters only; a word holding any other
+character (`'length($0) > 80'`, a quoted awk program) is an argument, whatever else it holds."""
+_QUOTED_OPERATORS = re.compile(r"""(?<!\S)(['"])([;&|()<>]+)\1(?!\S)""")
+"""A quoted argument of operator characters only (`-F '|'`): a NUL put inside its quotes keeps it a
+word (a NUL cannot be in a real command line, so nothing else changes)."""
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SUBSTITUTION = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
+_SUBSTITUTION = re.compile(r"[$<>]\(([^()]*)\)|`([^`]*)`")
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+MAX_EXPANSIONS = 64
+"""More words than this from one argument's braces: the argument is taken as it is."""
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1[^\n]*\n.*?(?:\n[ \t]*\2[ \t]*(?=\n|$)|$)", re.DOTALL)
 
 
@@ -54,6 +63,7 @@ def skill_at(graph: SkillGraph, raw: str, cwd: Path) -> Skill | None:
 
 
 def _tokens(command: str) -> list[str]:
+    command = _QUOTED_OPERATORS.sub(lambda m: f"{m[1]}\0{m[2]}{m[1]}", command)
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>\n")
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
@@ -66,16 +76,16 @@ def _simple_commands(tokens: list[str]) -> Iterator[tuple[list[str], list[str]]]
     inputs: list[str] = []
     tokens_iter = iter(tokens)
     for token in tokens_iter:
-        if "<" in token or ">" in token:
+        if not set(token) <= _OPERATOR_CHARS:
+            words.append(token)
+        elif "<" in token or ">" in token:
             target = next(tokens_iter, "")
             if token == "<" and target:
                 inputs.append(target)
-        elif set(token) <= _SEPARATOR_CHARS:
+        else:
             if words or inputs:
                 yield words, inputs
             words, inputs = [], []
-        else:
-            words.append(token)
     if words or inputs:
         yield words, inputs
 
@@ -92,7 +102,23 @@ def _program(words: list[str]) -> tuple[str, list[str]]:
     return "", []
 
 
-def _expand(argument: str, cwd: Path) -> list[str]:
+def _braces(argument: str) -> list[str]:
+    """`a{b,c}d` -> `abd`, `acd`, as bash's brace expansion (innermost braces first)."""
+    pending, words = [argument], []
+    while pending:
+        word = pending.pop()
+        found = _BRACES.search(word)
+        if found is None:
+            words.append(word)
+            continue
+        options = found.group(1).split(",")
+        pending += [word[: found.start()] + o + word[found.end() :] for o in reversed(options)]
+        if len(pending) + len(words) > MAX_EXPANSIONS:
+            return [argument]
+    return words
+
+
+def _glob(argument: str, cwd: Path) -> list[str]:
     """A glob argument expanded against `cwd` (sorted); any other argument as it is."""
     if not any(ch in argument for ch in "*?["):
         return [argument]
@@ -100,6 +126,11 @@ def _expand(argument: str, cwd: Path) -> list[str]:
     base = Path(pattern.anchor) if pattern.is_absolute() else cwd
     relative = str(pattern.relative_to(base)) if pattern.is_absolute() else str(pattern)
     return sorted(str(p) for p in base.glob(relative)) or [argument]
+
+
+def _expand(argument: str, cwd: Path) -> list[str]:
+    """The words bash makes of one argument: braces, then globs."""
+    return [path for word in _braces(argument) for path in _glob(word, cwd)]
 
 
 def _files_read(command: str, cwd: Path, depth: int = 0) -> Iterator[tuple[str, Path]]:

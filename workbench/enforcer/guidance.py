@@ -6,7 +6,7 @@ says it may be used on its own. Files are named so the model can read them witho
 
 from __future__ import annotations
 
-from workbench.enforcer.verdict import Where, delegates_below
+from workbench.enforcer.verdict import Allowed, Where, allow_all, delegates_below
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
 
@@ -23,14 +23,17 @@ def _named(graph: SkillGraph, names: tuple[str, ...], where: Where) -> str:
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
-def guidance(graph: SkillGraph, skill: Skill, via: str | None, where: Where) -> str:
+def guidance(
+    graph: SkillGraph, skill: Skill, via: str | None, where: Where, allowed: Allowed = allow_all
+) -> str:
     """One line for the model after `skill` was loaded (`via`: the skill above that allowed it);
-    empty for an unlayered skill."""
+    empty for an unlayered skill. Skills the allowlist refuses are not offered."""
     name = skill.name
-    below = delegates_below(graph, skill)
+    below = delegates_below(graph, skill, allowed)
+    refused = " this project allows" if not below and delegates_below(graph, skill) else ""
     if skill.layer == "compound":
         if not below:
-            return f"{PREFIX}Loaded compound `{name}`; it delegates to no molecule."
+            return f"{PREFIX}Loaded compound `{name}`; it delegates to no molecule{refused}."
         return (
             f"{PREFIX}Loaded compound `{name}`. Load each molecule only when you reach its step: "
             + _named(graph, below, where)
@@ -38,7 +41,7 @@ def guidance(graph: SkillGraph, skill: Skill, via: str | None, where: Where) -> 
         )
     if skill.layer == "molecule":
         if not below:
-            return f"{PREFIX}Loaded molecule `{name}`; it delegates to no atom."
+            return f"{PREFIX}Loaded molecule `{name}`; it delegates to no atom{refused}."
         return (
             f"{PREFIX}Loaded molecule `{name}`. Follow its steps; it may load these atoms when a "
             "step calls for them: " + _named(graph, below, where) + "."

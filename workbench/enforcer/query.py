@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 
 from workbench.enforcer.verdict import Where
 from workbench.skills.graph import SkillGraph
-from workbench.skills.model import Skill
+from workbench.skills.model import LAYER_RANK, Skill
 from workbench.skills.projection import LEVELS, project, skill_tags, token_ceiling
 
-LAYER_ORDER = {"compound": 0, "molecule": 1, "atom": 2, None: 3}
 SCOPE_HELP = (
     'scope is "", "all", "compound", "molecule", "atom", "unlayered", "standalone", '
     '"skill:NAME", "under:NAME" (or "compound:NAME"/"molecule:NAME") or "focus:WORDS"'
@@ -126,7 +125,7 @@ def prime_query(
         score = _score(skill, focus, wanted_tags)
         if focus and score == 0:
             continue
-        rank = (position,) if ordered else (-score, LAYER_ORDER[skill.layer], skill.name)
+        rank = (position,) if ordered else (-score, LAYER_RANK[skill.layer], skill.name)
         scored.append((rank, skill))
     scored.sort(key=lambda pair: pair[0])
     matches = [skill for _, skill in scored]

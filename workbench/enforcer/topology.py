@@ -20,6 +20,9 @@ from workbench.skills.model import Skill
 from workbench.skills.projection import first_sentence, fit, token_ceiling
 
 DEFAULT_BUDGET_TOKENS = 2000
+MIN_BUDGET_TOKENS = 600
+"""The smallest budget the section can keep: the intro, rules and template take about 400 tokens
+whatever the graph, and a shortened unlayered listing about 100 more."""
 MAX_BYTES = 8000
 """A ceiling on the whole section, whatever the budget (pi's flat list costs ~272 B a skill)."""
 
@@ -85,7 +88,7 @@ class _Topology:
 
     def below(self, name: str) -> list[str]:
         skill = self.graph.get(name)
-        return [c for c in delegates_below(self.graph, skill) if self._allowed(c)] if skill else []
+        return list(delegates_below(self.graph, skill, self._allowed)) if skill else []
 
     def head(self, compound: Skill) -> str:
         about = fit(first_sentence(compound.description), 40)
@@ -208,10 +211,11 @@ def render(
     layered_tokens = max(share[0], budget_tokens - token_ceiling(listing_full))
     layered_bytes = max(share[1], MAX_BYTES - len(listing_full.encode()) - 2)
     layered = _layered_section(topology, layered_tokens, layered_bytes)
+    # The blank line that joins the two parts costs up to one token of its own.
     listing = _listing(
         unlayered,
         where,
-        budget_tokens - token_ceiling(layered),
+        budget_tokens - token_ceiling(layered) - 1,
         MAX_BYTES - len(layered.encode()) - 2,
     )
     return layered + "\n\n" + listing

@@ -25,17 +25,27 @@ MAX_NAMED = 3
 
 Where = Callable[[Skill], str]
 """Names a skill's file for the model (see `locations.location`)."""
+Allowed = Callable[[str], bool]
+"""Whether the project's allowlist lets a skill of this name be loaded."""
 
 
-def delegates_below(graph: SkillGraph, skill: Skill) -> tuple[str, ...]:
-    """What `skill` delegates to that the rules let it load: known skills of the layer directly
-    below (a compound's molecules, a molecule's atoms), in declared order. Edges that skip or
-    climb a layer, or name no skill, are lint findings and are not offered to the model."""
+def allow_all(_name: str) -> bool:
+    """The allowlist of a project that sets none."""
+    return True
+
+
+def delegates_below(
+    graph: SkillGraph, skill: Skill, allowed: Allowed = allow_all
+) -> tuple[str, ...]:
+    """What `skill` delegates to that the rules let it load: allowed, known skills of the layer
+    directly below (a compound's molecules, a molecule's atoms), in declared order. Edges that
+    skip or climb a layer, or name no skill, are lint findings and are not offered to the model;
+    nor are skills the allowlist refuses."""
     below = LAYER_BELOW.get(skill.layer or "")
     return tuple(
         name
         for name in graph.children(skill.name)
-        if (child := graph.get(name)) is not None and child.layer == below
+        if (child := graph.get(name)) is not None and child.layer == below and allowed(name)
     )
 
 
@@ -63,11 +73,17 @@ def _listed(names: list[str], where: Callable[[str], str]) -> str:
 
 
 class Checker:
-    """Checks loads against one graph; `where` names skill files in suggestions."""
+    """Checks loads against one graph; `where` names skill files in suggestions, which name only
+    skills the allowlist (`allowed`) lets the model load."""
 
-    def __init__(self, graph: SkillGraph, where: Where) -> None:
+    def __init__(self, graph: SkillGraph, where: Where, allowed: Allowed = allow_all) -> None:
         self.graph = graph
         self._where = where
+        self._allowed = allowed
+
+    def _parents(self, name: str) -> list[str]:
+        """The allowed skills of the layer above that delegate to `name`, by name."""
+        return sorted(p for p in self.graph.parents_above(name) if self._allowed(p))
 
     def _file(self, name: str) -> str:
         skill = self.graph.get(name)
@@ -118,11 +134,12 @@ class Checker:
         """What was skipped, and which skills to load first, by name and file."""
         name, layer = skill.name, skill.layer
         above = "compound" if layer == "molecule" else "molecule"
-        parents = sorted(self.graph.parents_above(name))
+        parents = self._parents(name)
         if not parents:
+            allowed = " this project allows" if self.graph.parents_above(name) else ""
             return (
-                f"The {layer} `{name}` was loaded directly, but no {above} delegates to it and it "
-                "is not marked standalone, so no top-down path leads to it.",
+                f"The {layer} `{name}` was loaded directly, but no {above}{allowed} delegates to "
+                "it and it is not marked standalone, so no top-down path leads to it.",
                 f"Do not use `{name}` on its own. Start from a compound of the skill graph that "
                 "fits the task; use this skill only if the user asks for it by name.",
             )
@@ -141,14 +158,14 @@ class Checker:
                 f"Load the molecule first: {_listed(ready, self._file)}. "
                 f"It tells you when to use `{name}`."
             )
-        routed = [m for m in parents if self.graph.parents_above(m)]
+        routed = [m for m in parents if self._parents(m)]
         if not routed:
             return reason, (
                 f"Load the molecule first: {_listed(parents, self._file)}. "
                 f"It tells you when to use `{name}`."
             )
         molecule = routed[0]
-        compounds = sorted(self.graph.parents_above(molecule))
+        compounds = self._parents(molecule)
         return reason, (
             f"Start from the compound: {_listed(compounds, self._file)}; then load the molecule "
             f"`{molecule}` ({self._file(molecule)}), which tells you when to use `{name}`."

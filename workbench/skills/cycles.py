@@ -7,8 +7,7 @@ otherwise does Tarjan's algorithm run.
 from __future__ import annotations
 
 from workbench.skills.graph import SkillGraph
-
-_RANK = {"compound": 0, "molecule": 1, "atom": 2}
+from workbench.skills.model import LAYER_RANK
 
 
 def find_cycles(graph: SkillGraph) -> list[list[str]]:
@@ -65,9 +64,10 @@ def _has_edge_not_pointing_down(graph: SkillGraph) -> bool:
     for skill in skills.values():
         if skill.layer is None:
             continue
+        rank = LAYER_RANK[skill.layer]
         for target in graph.children(skill.name):
             other = skills.get(target)
-            if other is not None and other.layer and _RANK[other.layer] <= _RANK[skill.layer]:
+            if other is not None and other.layer and LAYER_RANK[other.layer] <= rank:
                 return True
     return False
 

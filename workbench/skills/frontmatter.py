@@ -95,19 +95,23 @@ def _record_lines(node: yaml.MappingNode, read: Frontmatter) -> None:
     for key, value in node.value:
         if not isinstance(key, yaml.ScalarNode):
             continue
-        line = key.start_mark.line + 2
-        if key.value in read.field_lines:
-            message = f"`{key.value}` is set twice; the last one wins"
-            read.problems.append(("key-duplicate", line, message, None))
-        read.field_lines[key.value] = line
+        _record_key(key.value, key, read)
         if key.value == "metadata" and isinstance(value, yaml.MappingNode):
             for sub_key, sub_value in value.value:
                 if isinstance(sub_key, yaml.ScalarNode):
-                    read.field_lines[f"metadata.{sub_key.value}"] = sub_key.start_mark.line + 2
+                    _record_key(f"metadata.{sub_key.value}", sub_key, read)
                     if sub_key.value == "delegates-to":
                         _record_delegate_lines(sub_value, read)
         elif key.value == "delegates-to":
             _record_delegate_lines(value, read)
+
+
+def _record_key(name: str, key: yaml.ScalarNode, read: Frontmatter) -> None:
+    line = key.start_mark.line + 2
+    if name in read.field_lines:
+        message = f"`{name}` is set twice; the last one wins"
+        read.problems.append(("key-duplicate", line, message, None))
+    read.field_lines[name] = line
 
 
 def _record_delegate_lines(node: yaml.Node, read: Frontmatter) -> None:

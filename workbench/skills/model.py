@@ -10,6 +10,9 @@ Layer = Literal["atom", "molecule", "compound"]
 LAYERS: tuple[Layer, ...] = ("compound", "molecule", "atom")
 """Top to bottom: a compound delegates to molecules, a molecule to atoms."""
 
+LAYER_RANK: dict[str | None, int] = {**{layer: rank for rank, layer in enumerate(LAYERS)}, None: 3}
+"""Sort key of a layer, top first; unlayered skills (None) last."""
+
 LAYER_BELOW: dict[str, Layer] = {"compound": "molecule", "molecule": "atom"}
 LAYER_ABOVE: dict[str, Layer] = {"molecule": "compound", "atom": "molecule"}
 

@@ -24,6 +24,7 @@ LARGE_FILE_BYTES = 1 << 20
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
 _MISSING = object()
+_FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
 _FRONTMATTER_HINT = "start SKILL.md with a line `---`, the fields (name, description), then `---`"
 
 
@@ -264,10 +265,12 @@ def _names(value: Any, skill: Skill, reader: _Reader) -> tuple[str, ...]:
 
 
 def _flag(value: Any, skill: Skill, reader: _Reader) -> bool:
+    """A boolean, or one written as text. The words are YAML 1.1's booleans, so that quoting
+    a value (as the spec-clean form does) never changes what it means: `yes` and `"yes"` agree."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
+    if isinstance(value, str) and value.strip().lower() in _FLAG_WORDS:
+        return _FLAG_WORDS[value.strip().lower()]
     if value is None:
         return False
     reader.report(

@@ -10,14 +10,12 @@ import json
 from collections.abc import Callable, Iterator
 
 from workbench.skills.graph import SkillGraph
-from workbench.skills.model import LAYERS, Skill
-
-_ORDER = {layer: rank for rank, layer in enumerate(LAYERS)}
+from workbench.skills.model import LAYER_RANK, LAYERS, Skill
 
 
 def _sorted(graph: SkillGraph) -> list[Skill]:
     """Compounds, molecules, atoms, then unlayered skills; by name within each."""
-    return sorted(graph.skills.values(), key=lambda s: (_ORDER.get(s.layer or "", 3), s.name))
+    return sorted(graph.skills.values(), key=lambda s: (LAYER_RANK[s.layer], s.name))
 
 
 def _edges(graph: SkillGraph) -> Iterator[tuple[str, str]]:

@@ -104,3 +104,23 @@ def test_projections_stay_within_budget_on_every_corpus_skill():
             if estimate_tokens(project(skill, level)) > TARGET_TOKENS[level]:
                 over.append((skill.name, level))
     assert over == []
+
+
+def test_a_skill_named_like_the_index_gets_its_own_folder(tmp_path):
+    write_skill(tmp_path / "skills", "odd", Spec(extra={"name": "index.yaml"}))
+    done = compile_cli("skills", "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    index = yaml.safe_load((tmp_path / "out" / "index.yaml").read_text())
+    assert [(e["name"], e["folder"]) for e in index] == [("index.yaml", "index.yaml-2")]
+    assert (tmp_path / "out" / "index.yaml-2" / "chunks" / "full.md").is_file()
+
+
+def test_an_output_folder_that_cannot_be_written_is_one_clear_line(tmp_path):
+    write_tree(tmp_path / "skills")
+    (tmp_path / "taken").write_text("a file, not a folder")
+    done = compile_cli("skills", "--out", "taken", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("workbench: cannot write the projections to taken: ")
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "taken").read_text() == "a file, not a folder"

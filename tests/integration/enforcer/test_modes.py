@@ -126,9 +126,10 @@ async def test_a_cycle_through_the_hooks(harness):
 async def test_a_failed_read_loads_nothing(harness):
     h = harness()
     (h.root / ".pi/skills/outline/SKILL.md").unlink()
-    message = await h.read("outline")
+    message = await h.read("outline")  # a violation, had the file been there
     assert message.is_error and "skill_load" not in message.details
     assert "outline" not in h.enforcer.state.loaded
+    assert h.notices() == [] and h.sink.events == []  # nobody is told of a load that failed
 
 
 async def test_a_paged_read_of_a_loaded_skill_is_not_a_new_load(harness):
@@ -171,3 +172,26 @@ async def test_state_derived_from_the_messages_equals_the_live_state(harness):
     await h.start(h.messages[:3], reason="fork")  # moving back in the tree restores that state
     assert h.enforcer.state.history == snapshots[2].history
     assert h.enforcer.state.chain == ["triage-bug", "reproduce-bug"]
+
+
+async def test_guidance_and_suggestions_name_only_allowed_skills(harness):
+    h = harness(skills={"deny": ["write-*", "gather-*"]})
+    compound = await h.read("publish-report")
+    guidance = compound.text.rsplit("[skill graph]", 1)[1]
+    assert (
+        guidance
+        == " Loaded compound `publish-report`; it delegates to no molecule this project allows."
+    )
+    await h.read("extract-text")  # an atom under gather-sources (denied) and reproduce-bug
+    [notice] = h.notices()
+    assert "Start from the compound: `triage-bug`" in notice
+    assert "then load the molecule `reproduce-bug`" in notice
+    assert "gather-sources" not in notice and "publish-report" not in notice
+
+
+async def test_a_molecule_whose_compounds_are_all_denied_has_no_route(harness):
+    h = harness(skills={"deny": ["publish-*", "triage-*"]})
+    await h.read("write-draft")
+    [notice] = h.notices()
+    assert "no compound this project allows delegates to it" in notice
+    assert "publish-report" not in notice and "triage-bug" not in notice

@@ -82,6 +82,13 @@ def test_files_that_are_not_known_skills_are_not_loads(project, tmp_path):
         ("bash -c 'cat .pi/skills/outline/SKILL.md'", ["outline"]),
         ("cat .pi/skills/out*/SKILL.md", ["outline"]),
         ("cat .pi/skills/outline/SKILL.md .pi/skills/outline/SKILL.md", ["outline"]),
+        ("cat .pi/skills/{outline,fetch-url}/SKILL.md", ["outline", "fetch-url"]),
+        ("head .pi/skills/{out*,gone}/SKILL.md", ["outline"]),
+        ("diff <(cat .pi/skills/outline/SKILL.md) notes.md", ["outline"]),
+        ("awk 'length($0) > 80' .pi/skills/outline/SKILL.md", ["outline"]),  # a quoted `>`
+        ("sed -n '/<!--/,/-->/p' .pi/skills/outline/SKILL.md", ["outline"]),
+        ("awk -F '|' '{print $1}' .pi/skills/outline/SKILL.md", ["outline"]),  # a quoted `|`
+        ('cat ".pi/skills/outline/SKILL.md"|"head"', ["outline"]),
     ],
 )
 def test_bash_commands_that_print_a_skill(project, command, expected):
@@ -100,6 +107,7 @@ def test_bash_commands_that_print_a_skill(project, command, expected):
         "cat <<EOF > notes.md\ncat .pi/skills/outline/SKILL.md\nEOF",
         "cat '.pi/skills/outline/SKILL.md",
         "cat .pi/skills/outline/README.md",
+        "cat .pi/skills/{outline}/SKILL.md",  # no comma: bash leaves the braces as they are
     ],
 )
 def test_bash_commands_that_do_not_print_a_skill(project, command):
@@ -111,3 +119,9 @@ def test_bash_resolves_against_the_tool_folder(project):
     root, graph = project
     assert names(graph, "bash", {"command": "cat ../.pi/skills/outline/SKILL.md"}, root / "src")
     assert not names(graph, "bash", {"command": "cat .pi/skills/outline/SKILL.md"}, root / "src")
+
+
+def test_brace_expansion_is_bounded(project):
+    root, graph = project
+    command = "cat " + "{a,b}" * 40 + " .pi/skills/outline/SKILL.md"
+    assert names(graph, "bash", {"command": command}, root) == ["outline"]

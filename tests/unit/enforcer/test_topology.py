@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from skill_trees import EXAMPLE, Spec, graph_in_memory, layered_specs, write_tree
 
+from workbench.config import Settings
 from workbench.enforcer.allowlist import Allowlist
-from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, MAX_BYTES, render
+from workbench.enforcer.core import budget_of
+from workbench.enforcer.topology import (
+    DEFAULT_BUDGET_TOKENS,
+    MAX_BYTES,
+    MIN_BUDGET_TOKENS,
+    render,
+)
+from workbench.errors import WorkbenchError
 from workbench.skills.projection import token_ceiling
 
 
@@ -107,3 +116,33 @@ def test_layered_and_unlayered_share_the_budget(tmp_path):
     assert len(text.encode()) < MAX_BYTES
     assert token_ceiling(text) <= DEFAULT_BUDGET_TOKENS
     assert "### Compounds (entry points)" in text and "<available_skills>" in text
+
+
+MIXED_SHAPES = {
+    "example": lambda: EXAMPLE,
+    "mixed": lambda: {
+        **layered_specs(12),
+        **{f"tool-{n}": Spec(description="y " * 10) for n in range(40)},
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(MIXED_SHAPES))
+def test_every_accepted_budget_is_kept(tmp_path, shape):
+    """The rules and template alone take about 400 tokens: a budget is accepted only from
+    MIN_BUDGET_TOKENS up, and from there on the section never exceeds it, layered and unlayered
+    parts together (joined by a blank line, which costs a token of its own)."""
+    graph = graph_in_memory(tmp_path, MIXED_SHAPES[shape]())
+    for budget in range(MIN_BUDGET_TOKENS, DEFAULT_BUDGET_TOKENS + 1):
+        text = render(graph, where_in(tmp_path), budget_tokens=budget)
+        assert token_ceiling(text) <= budget, budget
+
+
+@pytest.mark.parametrize("value", [MIN_BUDGET_TOKENS - 1, "2000", 2.5, True])
+def test_budgets_the_section_cannot_keep_are_refused(tmp_path, value):
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.json").write_text(
+        json.dumps({"enforcer": {"prompt_budget_tokens": value}})
+    )
+    with pytest.raises(WorkbenchError, match=f"at least {MIN_BUDGET_TOKENS}"):
+        budget_of(Settings.load(tmp_path))

@@ -70,11 +70,25 @@ def test_spec_clean_metadata_form(write_skill) -> None:
     assert skill.body_line == 9
 
 
-@pytest.mark.parametrize("value", ['"true"', "true", "'True'", "True"])
-def test_standalone_accepts_text_and_booleans(write_skill, value: str) -> None:
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ('"true"', True),
+        ("true", True),
+        ("'True'", True),
+        ("True", True),
+        ("yes", True),  # YAML 1.1 reads these as booleans ...
+        ("off", False),
+        ('"yes"', True),  # ... so the same words quoted, as the spec-clean form writes them, agree
+        ("'On'", True),
+        ('"NO"', False),
+        ('"false"', False),
+    ],
+)
+def test_standalone_accepts_text_and_booleans(write_skill, value: str, expected: bool) -> None:
     text = f"---\nname: x\ndescription: d\nmetadata:\n  layer: atom\n  standalone: {value}\n---\n"
     skill, found = parse_skill(write_skill("x", text))
-    assert (skill.standalone, found) == (True, [])
+    assert (skill.standalone, found) == (expected, [])
 
 
 def test_field_in_both_forms_is_reported_and_top_level_wins(write_skill) -> None:
@@ -178,6 +192,14 @@ def test_duplicate_key(write_skill) -> None:
     skill, found = parse_skill(write_skill("d", "---\nname: d\nname: e\ndescription: x\n---\n"))
     assert rules(found) == [("key-duplicate", 3)]
     assert skill.name == "e"
+
+
+def test_duplicate_key_under_metadata(write_skill) -> None:
+    text = "---\nname: d\ndescription: x\nmetadata:\n  layer: atom\n  layer: molecule\n---\n"
+    skill, found = parse_skill(write_skill("d", text))
+    assert rules(found) == [("key-duplicate", 6)]
+    assert "`metadata.layer` is set twice" in found[0].message
+    assert skill.layer == "molecule"
 
 
 @pytest.mark.parametrize(
