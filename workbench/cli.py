@@ -116,6 +116,17 @@ def _system_prompt(args: argparse.Namespace) -> str | None:
         ) from exc
 
 
+def warm_up() -> None:
+    """What a warm interpreter (`workbench.agent.forkserver`) prepares before it forks runs:
+    litellm, exercised once, and the modules every headless run imports."""
+    from workbench.agent.litellm_model import warm_up as warm_up_litellm
+
+    warm_up_litellm()
+    importlib.import_module("workbench.modes.json_mode")
+    importlib.import_module("workbench.modes.print_mode")
+    importlib.import_module("workbench.modes.rpc")
+
+
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
     (see workbench.agent.forkserver); when none can be reached, start importing it in the
@@ -123,7 +134,7 @@ def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     from workbench.agent import forkserver
 
     if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
-        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.LITELLM_WARM_UP)
+        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP)
         if code is not None:
             return code
     from workbench.agent.litellm_model import preload

@@ -96,3 +96,18 @@ def test_a_broken_file_is_reported_and_the_others_still_load(tmp_path: Path) -> 
         f"{folder / 'bad.md'}: the file does not start with a `---` frontmatter line",
         f"{folder / 'good.md'}: agent 'good' is already again.md",
     ]
+
+
+def test_this_repositorys_agents_load_cleanly() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    catalog = discover_agents(repo, "project")
+    assert catalog.problems == []
+    assert {name: agent.tools for name, agent in catalog.agents.items()} == {
+        "planner": ("read", "bash"),
+        "reviewer": ("read", "bash"),
+        "scout": ("read", "bash"),
+    }
+    assert all(
+        "Never edit" in a.system_prompt or "read-only" in a.system_prompt
+        for a in catalog.agents.values()
+    )

@@ -45,8 +45,9 @@ IDLE_SECONDS = 600.0
 START_TIMEOUT_S = 60.0
 """How long a client waits for a new server to finish its imports (slow, busy machines)."""
 CHILD_MARKER = "WORKBENCH_WARM_CHILD"
-LITELLM_WARM_UP = "workbench.agent.litellm_model:warm_up"
-"""The warm-up of the one server that headless runs and sub-agent children share."""
+WARM_UP = "workbench.cli:warm_up"
+"""The warm-up of the one server that headless runs and sub-agent children share (litellm and
+the headless modes imported)."""
 CLI_ENTRY = "workbench.cli:main"
 """A run of the `workbench` command line in a warm child."""
 

@@ -208,7 +208,7 @@ async def _start_warm(command: ChildCommand) -> Child | None:
                 forkserver.spawn,
                 forkserver.CLI_ENTRY,
                 command.argv,
-                forkserver.LITELLM_WARM_UP,
+                forkserver.WARM_UP,
                 cwd=command.cwd,
                 env=command.env,
                 stdio=(stdin.fileno(), out_write, err_write),

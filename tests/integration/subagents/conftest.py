@@ -16,9 +16,9 @@ from workbench.agent import forkserver
 def warm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Children start from a warm interpreter (this test's own); it is stopped afterwards."""
     monkeypatch.setenv("WORKBENCH_WARM_START", "1")
-    path = forkserver.socket_path(forkserver.LITELLM_WARM_UP, os.environ)
+    path = forkserver.socket_path(forkserver.WARM_UP, os.environ)
     yield path
-    assert forkserver.stop(forkserver.LITELLM_WARM_UP, os.environ), "no warm server was running"
+    assert forkserver.stop(forkserver.WARM_UP, os.environ), "no warm server was running"
     deadline = time.monotonic() + 5
     while path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
