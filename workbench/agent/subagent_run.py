@@ -66,7 +66,8 @@ class Launch:
         stdin = folder / "task.md"
         stdin.write_text(self.task, encoding="utf-8")
         marker = (SUBAGENT_MARKER, f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
-        env = {**self.env, marker[0]: marker[1]}
+        inherited = {k: v for k, v in self.env.items() if k != forkserver.CHILD_MARKER}
+        env = {**inherited, marker[0]: marker[1]}  # a warm parent's children may start warm
         warm = forkserver.enabled(env) and uses_litellm(self.model)
         return ChildCommand(self.argv(folder), self.cwd, env, marker, stdin, warm)
 

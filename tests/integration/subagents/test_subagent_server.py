@@ -8,6 +8,7 @@ from pathlib import Path
 
 from subagent_kit import call, user_agents, write_agent
 from support.openai_server import OpenAIServer, Reply
+from support.workbench_process import run_workbench
 
 
 def serve_models(project: Path, server: OpenAIServer, *names: str) -> None:
@@ -78,3 +79,33 @@ async def test_an_agent_without_a_model_uses_the_parents_model_and_server(
 
     assert done.reports[0]["answer"] == "helped"
     assert server.requests[0]["model"] == "parent-model"
+
+
+def test_a_warm_headless_parent_starts_its_children_warm(
+    project: Path, server: OpenAIServer, warm: Path
+) -> None:
+    write_agent(user_agents(), "helper")
+    delegate = {"name": "subagent", "arguments": {"agent": "helper", "task": "help me"}}
+    server.add(Reply(tool_calls=[delegate]), Reply(text="helped"), Reply(text="all done"))
+
+    run = run_workbench(
+        "--mode",
+        "json",
+        "--model",
+        "openai/parent",
+        "--api-base",
+        server.url,
+        "--api-key",
+        "k",
+        "go",
+        cwd=project,
+        timeout=90,
+    )
+
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    result = next(e for e in events if e["type"] == "tool_execution_end")["result"]
+    (child,) = result["details"]["subagent"]["results"]
+    assert (child["answer"], child["warm"], child["model"]) == ("helped", True, "openai/parent")
+    assert server.requests[1]["messages"][1]["content"] == "help me"
+    assert events[-1] == {"type": "agent_end", "stop_reason": "completed", "error": None}
