@@ -181,14 +181,13 @@ def spawn(
         while b"\n" not in buffer:
             chunk = connection.recv(4096)
             if not chunk:
-                connection.close()
-                return None
+                raise ConnectionError("the warm server closed the connection")
             buffer += chunk
-    except OSError:
+        first, pending = buffer.split(b"\n", 1)
+        return WarmChild(int(json.loads(first)["pid"]), connection, pending)
+    except (OSError, ValueError, KeyError):
         connection.close()
         return None
-    first, pending = buffer.split(b"\n", 1)
-    return WarmChild(int(json.loads(first)["pid"]), connection, pending)
 
 
 def run_warm(entry: str, argv: Sequence[str], warm_up: str) -> int | None:

@@ -49,7 +49,8 @@ class ChildCommand:
 
 
 class Child:
-    """A started child. Read `lines()` to the end, then `wait()`; `end()` stops it for sure."""
+    """A started child. Read `lines()` to the end, then `wait()`; `end()` stops it for sure
+    (`killed` then says whether it took a SIGKILL)."""
 
     def __init__(
         self,
@@ -57,11 +58,11 @@ class Child:
         stdout: asyncio.StreamReader,
         stderr: asyncio.StreamReader,
         exit_code: Coroutine[Any, Any, int | None],
-        command: ChildCommand,
+        marker: tuple[str, str],
         warm: bool,
     ) -> None:
         self.pid = pid
-        self.marker = command.marker
+        self.marker = marker
         self.warm = warm
         self.stdout = stdout
         self.killed = False
@@ -171,7 +172,9 @@ async def _start_cold(command: ChildCommand) -> Child:
             limit=MAX_LINE_BYTES,
         )
     assert process.stdout is not None and process.stderr is not None
-    return Child(process.pid, process.stdout, process.stderr, process.wait(), command, warm=False)
+    return Child(
+        process.pid, process.stdout, process.stderr, process.wait(), command.marker, warm=False
+    )
 
 
 def _kill_late(marker: tuple[str, str]) -> Callable[[asyncio.Future[Any]], None]:
@@ -230,7 +233,7 @@ async def _start_warm(command: ChildCommand) -> Child | None:
         os.close(err_read)
         return None
     stdout, stderr = await _reader_for(out_read), await _reader_for(err_read)
-    return Child(warm.pid, stdout, stderr, _exit_code(warm), command, warm=True)
+    return Child(warm.pid, stdout, stderr, _exit_code(warm), command.marker, warm=True)
 
 
 async def start_child(command: ChildCommand) -> Child:

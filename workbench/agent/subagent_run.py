@@ -22,7 +22,7 @@ from pathlib import Path
 from workbench.agent import forkserver
 from workbench.agent.agent_defs import AgentDef
 from workbench.agent.model_choice import uses_litellm
-from workbench.agent.subagent_process import Child, ChildCommand, start_child
+from workbench.agent.subagent_process import GRACE_S, Child, ChildCommand, start_child
 from workbench.agent.subagent_report import ChildReport
 
 SUBAGENT_MARKER = "WORKBENCH_SUBAGENT"
@@ -86,6 +86,12 @@ async def _follow(child: Child, report: ChildReport, changed: Callable[[], None]
         changed()
 
 
+def _ended(child: Child) -> str:
+    if child.killed:
+        return f"the child ignored SIGTERM for {GRACE_S:g} s and was killed"
+    return "the child was stopped"
+
+
 async def run_child(
     launch: Launch, report: ChildReport, timeout_s: float, changed: Callable[[], None]
 ) -> None:
@@ -106,12 +112,12 @@ async def run_child(
                 await _follow(child, report, changed)
                 exit_code = await child.wait()
         except TimeoutError:
-            await child.end()
-            report.fail("timeout", f"no answer within {timeout_s:g} s; the child was stopped")
+            await asyncio.shield(child.end())
+            report.fail("timeout", f"no answer within {timeout_s:g} s; {_ended(child)}")
         except asyncio.CancelledError:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(child.end())
-            report.fail("aborted", "aborted by the user; the child was stopped")
+            report.fail("aborted", f"aborted by the user; {_ended(child)}")
             raise
         else:
             report.conclude(exit_code, child.stderr)
