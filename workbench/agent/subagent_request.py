@@ -16,6 +16,8 @@ from workbench.agent.subagent_settings import SubagentSettings
 from workbench.errors import WorkbenchError
 
 PREVIOUS = "{previous}"
+MODES = {"single": ("agent", "task"), "parallel": ("tasks",), "chain": ("chain",)}
+"""Each mode and the arguments that choose it."""
 _TASK = {
     "type": "object",
     "properties": {
@@ -75,7 +77,7 @@ def _item(entry: Any, where: str, base: Path) -> Item:
         raise WorkbenchError(f"{where} needs an agent name")
     if not isinstance(task, str) or not task.strip():
         raise WorkbenchError(f"{where} needs a task")
-    if cwd is not None and not isinstance(cwd, str):
+    if _given(cwd) and not isinstance(cwd, str):
         raise WorkbenchError(f"{where}: cwd must be a folder path")
     folder = (base / Path(cwd).expanduser()).resolve() if cwd else base
     if not folder.is_dir():
@@ -83,19 +85,16 @@ def _item(entry: Any, where: str, base: Path) -> Item:
     return Item(agent.strip(), task, folder)
 
 
+def _given(value: Any) -> bool:
+    """Models often fill unused optional arguments with null, "" or []: those count as absent."""
+    return value not in (None, "", [], {})
+
+
 def requested(
     args: dict[str, Any], base: Path, settings: SubagentSettings
 ) -> tuple[str, list[Item]]:
     """The call's mode and its runs, or a WorkbenchError saying what is wrong."""
-    given = [
-        name
-        for name, present in (
-            ("single", "agent" in args or "task" in args),
-            ("parallel", args.get("tasks") is not None),
-            ("chain", args.get("chain") is not None),
-        )
-        if present
-    ]
+    given = [mode for mode, keys in MODES.items() if any(_given(args.get(k)) for k in keys)]
     if len(given) != 1:
         gave = f" (this call gave {' and '.join(given)})" if given else ""
         raise WorkbenchError(
@@ -104,11 +103,11 @@ def requested(
             "chain: {chain: [{agent, task}, ...]} with {previous} in a later task",
         )
     mode = given[0]
-    if mode != "single" and args.get("cwd") is not None:
+    if mode != "single" and _given(args.get("cwd")):
         raise WorkbenchError(f"cwd applies to single mode; in {mode} mode give each task its cwd")
     if mode == "single":
         return mode, [_item(args, "single mode", base)]
-    key = "chain" if mode == "chain" else "tasks"
+    (key,) = MODES[mode]
     items = _items(args.get(key), key, base)
     if mode == "parallel" and len(items) > settings.max_parallel_tasks:
         raise WorkbenchError(

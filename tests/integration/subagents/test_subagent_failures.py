@@ -21,7 +21,8 @@ from workbench.errors import WorkbenchError
             r"^give exactly one mode \(this call gave single and chain\)$",
         ),
         ({"agent": "a"}, r"^single mode needs a task$"),
-        ({"tasks": []}, r"^tasks must be a non-empty list"),
+        ({"agent": "", "task": "", "tasks": [], "chain": None}, r"^give exactly one mode$"),
+        ({"tasks": "scout"}, r"^tasks must be a non-empty list"),
         ({"chain": [{"agent": "a", "task": "t"}, "b"]}, r"^chain\[2\] must be an object"),
         (
             {"tasks": [{"agent": "a", "task": "t"}], "cwd": "x"},
