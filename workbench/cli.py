@@ -147,14 +147,11 @@ def _run_agent(
     parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]
 ) -> int:
     """Open a session for the headless modes and run the chosen one."""
-    import asyncio
     from pathlib import Path
 
     from workbench.agent.model_choice import model_name, uses_litellm
     from workbench.config import Settings, find_project_root
     from workbench.errors import UsageError
-    from workbench.modes.headless import read_prompt
-    from workbench.runtime import WorkbenchOptions
 
     if not args.print_mode and args.mode == "text":
         if args.prompt:
@@ -169,11 +166,18 @@ def _run_agent(
     name = model_name(args.model, Settings.load(find_project_root(cwd)), os.environ)
     if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
         return code
+    import asyncio
+
+    from workbench.agent.store import MemoryStore
+    from workbench.modes.headless import read_prompt
+    from workbench.runtime import WorkbenchOptions
+
     prompt = None if args.mode == "rpc" else read_prompt(args.prompt)
     if args.mode != "rpc" and prompt is None:
         raise UsageError("no prompt given", "pass it as an argument or pipe it on stdin")
     options = WorkbenchOptions(
         cwd=cwd,
+        store=MemoryStore() if args.no_session else None,
         model=name,
         api_base=args.api_base,
         api_key=args.api_key,

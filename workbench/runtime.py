@@ -16,6 +16,7 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.wait_idle()                      # the run's stop reason
     await wb.trust_project()                  # record trust, load the project's extensions
     await wb.close()
+    wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api
 
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
 `follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
@@ -36,7 +37,7 @@ from typing import Any, Literal
 
 from workbench.agent.compaction import CompactionSettings
 from workbench.agent.context_files import context_files
-from workbench.agent.events import Event, ModelChange, Notice, QueueUpdate
+from workbench.agent.events import ModelChange, Notice, QueueUpdate
 from workbench.agent.extensions import ExtensionReport, TrustStore, load_extensions
 from workbench.agent.loop import Agent, AgentConfig, RetryPolicy
 from workbench.agent.model import ModelClient
@@ -48,6 +49,8 @@ from workbench.agent.subagent_tool import subagent_tools
 from workbench.agent.system_prompt import build_system_prompt
 from workbench.agent.tools import builtin_tools
 from workbench.config import Settings, find_project_root
+from workbench.enforcer.core import Enforcer
+from workbench.enforcer.extension import register as register_enforcer
 from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
@@ -56,7 +59,9 @@ from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
 
 log = logging.getLogger(__name__)
-Listener = Callable[[Event], None]
+Listener = Callable[[Any], None]
+"""Receives each event: a `workbench.agent.events.Event`, or an extension's own event dataclass
+(serialise either with `event_dict`)."""
 QueueName = Literal["steering", "follow_up"]
 
 
@@ -73,7 +78,9 @@ class WorkbenchOptions:
     append_system_prompt: str | None = None
     trust: bool = False
     store: ConversationStore | None = None
+    """Where finished messages go; None keeps them in memory (`--no-session`)."""
     skills: SkillGraph | None = None
+    """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
     confirm: Confirm | None = None
     """Asks the user yes or no (title, message), e.g. before project sub-agents run."""
 
@@ -144,8 +151,7 @@ class Workbench:
             "compact": Command("compact", "summarise older history now", self._compact_command)
         }
         self.extensions = ExtensionReport()
-        self.skills = options.skills if options.skills is not None else SkillGraph([])
-        """The project's skill graph (discovered at open unless the options bring one)."""
+        self.enforcer: Enforcer
         self.system_prompt = ""
         self._listeners: list[Listener] = []
         self.startup_notices: list[Notice] = []
@@ -161,25 +167,23 @@ class Workbench:
         return workbench
 
     async def _start(self) -> None:
-        if self.options.skills is None:
-            self.skills = load_project_skills(self.project_root).graph
+        skills = self.options.skills
+        self.enforcer = register_enforcer(
+            self.api,
+            skills if skills is not None else lambda: load_project_skills(self.project_root),
+            self.settings,
+            session_tools=lambda: list(self.agent.tools),
+            cwd=self.cwd,
+        )
         trusted = self.options.trust or TrustStore().is_trusted(self.project_root)
         self.extensions = await load_extensions(self.api, self.project_root, trusted)
         model = await self._open_model(self.options.model)
         host = SubagentHost(self.options, lambda: self.agent.model.info.name)
         tools = builtin_tools(self.options.tools) + subagent_tools(host, self.cwd)
         tools += self.api.tools.values()
-        self.system_prompt = build_system_prompt(
-            cwd=self.cwd,
-            tools=tools,
-            context_files=context_files(self.cwd),
-            base=self.options.system_prompt,
-            append=self.options.append_system_prompt,
-        )
         self.agent = Agent(
             model=model,
             tools=tools,
-            system_prompt=self.system_prompt,
             store=self.store,
             emit=self._emit,
             cwd=self.cwd,
@@ -187,6 +191,7 @@ class Workbench:
             config=agent_config(self.settings),
             on_queue_change=self._queues_changed,
         )
+        self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
             await self.bus.run(
@@ -202,6 +207,18 @@ class Workbench:
                 for p, e in self.extensions.failed
             ),
         ]
+
+    def _refresh_system_prompt(self) -> None:
+        """Base prompt, tools, context files, working folder: rebuilt only when the tools change,
+        so it stays byte-identical across turns."""
+        self.system_prompt = build_system_prompt(
+            cwd=self.cwd,
+            tools=list(self.agent.tools.values()),
+            context_files=context_files(self.cwd),
+            base=self.options.system_prompt,
+            append=self.options.append_system_prompt,
+        )
+        self.agent.system_prompt = self.system_prompt
 
     async def _open_model(self, requested: str | None) -> ModelClient:
         name = model_name(requested, self.settings, os.environ)
@@ -229,7 +246,12 @@ class Workbench:
         if listener in self._listeners:
             self._listeners.remove(listener)
 
-    def _emit(self, event: Event) -> None:
+    @property
+    def skills(self) -> SkillGraph:
+        """The project's skill graph as the enforcer sees it (reloaded when files change)."""
+        return self.enforcer.skills.graph
+
+    def _emit(self, event: Any) -> None:
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -256,17 +278,18 @@ class Workbench:
                 "the agent is still working on the previous prompt",
                 "use steer to redirect it now, or follow_up to queue a message for when it stops",
             )
+        details: dict[str, Any] = {}
         if self.bus.has("input"):
             event = InputEvent(text)
             await self.bus.run("input", event)
             if event.handled:
                 return
-            text = event.text
+            text, details = event.text, event.details
         name, _, args = text.removeprefix("/").partition(" ")
         if text.startswith("/") and name in self.commands:
             await self.run_command(name, args.strip())
             return
-        await self._start_run(Message(role="user", text=text))
+        await self._start_run(Message(role="user", text=text, details=details))
 
     async def _start_run(self, message: Message) -> None:
         start = BeforeAgentStartEvent(self.system_prompt, message.text)
@@ -353,6 +376,7 @@ class Workbench:
         for path, error in report.failed:
             self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
         self.agent.tools.update(self.api.tools)
+        self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         return report
 

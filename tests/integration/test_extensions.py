@@ -154,3 +154,27 @@ async def test_extensions_add_commands_tools_and_steering(project):
     texts = [m.text for m in workbench.agent.messages if m.role in ("tool_result", "notice")]
     assert texts == ["HI", "Skipped due to queued user message.", "the user wants a summary now"]
     assert "shout" in workbench.system_prompt
+
+
+async def test_next_turn_messages_travel_with_the_next_prompt(project):
+    source = textwrap.dedent(
+        """
+        def register(api):
+            def remember(event):
+                api.send_message("the repository uses tabs", deliver_as="next_turn")
+
+            api.on("session_start", remember)
+        """
+    )
+    install(agent_dir() / "extensions", "remember.py", source)
+    model = write_script(project, [{"text": "noted"}])
+    workbench = await Workbench.open(
+        WorkbenchOptions(cwd=project, model=model, skills=SkillGraph([]))
+    )
+    await workbench.prompt("format the file")
+    await workbench.wait_idle()
+    assert [(m.role, m.text) for m in workbench.agent.messages] == [
+        ("notice", "the repository uses tabs"),
+        ("user", "format the file"),
+        ("assistant", "noted"),
+    ]

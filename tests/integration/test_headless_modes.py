@@ -131,3 +131,15 @@ def test_a_model_string_reads_then_answers_through_litellm(project, server):
     system = server.requests[0]["messages"][0]["content"]
     assert "Always answer in English." in system and system.endswith("Be brief.\n")
     assert server.requests[1]["messages"][-1]["content"] == "the answer is 42"
+
+
+def test_the_enforcer_watches_headless_runs_and_its_events_are_printed(tmp_path):
+    done = run_workbench("--mode", "json", "--model", "demo", "ship a change", cwd=REPO)
+    loads = [json.loads(line) for line in done.stdout.splitlines() if '"skill_load"' in line]
+    loads = [e for e in loads if e["type"] == "skill_load"]
+    assert [(e["layer"], e["verdict"]) for e in loads][:3] == [
+        ("compound", "ok"),
+        ("molecule", "ok"),
+        ("atom", "ok"),
+    ]
+    assert done.returncode == 0 and done.stderr == ""

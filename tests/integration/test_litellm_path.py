@@ -67,7 +67,16 @@ async def test_text_streams_in_pieces_with_usage_and_unknown_cost(project, serve
     assert usage["total_cost"] is None and usage["context_tokens"] == 48
     sent = server.requests[0]
     assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
-    assert [t["function"]["name"] for t in sent["tools"]] == ["read", "bash", "edit", "write"]
+    tools = [t["function"]["name"] for t in sent["tools"]]
+    assert tools == [
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "skill_activate",
+        "skill_deactivate",
+        "prime_query",
+    ]
     assert sent["messages"][0]["role"] == "system"
     assert sent["messages"][1] == {"role": "user", "content": "hi"}
 
@@ -196,3 +205,36 @@ async def test_abort_during_a_retry_wait_is_immediate(project, server) -> None:
     assert time.monotonic() - started < 1
     assert await workbench.wait_idle() == "aborted"
     assert of_type(events, "retry_end")[-1]["error"] == "aborted"
+
+
+async def test_compact_by_hand_with_a_focus(project, server) -> None:
+    write_settings(project, {"compaction": {"keep_recent_tokens": 10}})
+    server.add(
+        Reply(text="First answer, " + " ".join(f"w{n}" for n in range(60))),
+        Reply(text="## Goal\nthe API\n\n## Progress"),
+        Reply(text="after compaction"),
+    )
+    workbench, events = await open_session(project, server)
+    await run(workbench, "describe the API")
+    await workbench.prompt("/compact keep the API notes")
+    await workbench.wait_idle()
+    end = of_type(events, "compaction_end")[-1]
+    assert end["reason"] == "manual" and end["error"] is None
+    assert end["message"]["text"].startswith("## Goal\nthe API")
+    summary_prompt = server.requests[1]["messages"][-1]["content"]
+    assert summary_prompt.endswith("Pay particular attention to: keep the API notes")
+    await run(workbench, "go on")
+    after = server.requests[2]["messages"]
+    assert after[1]["content"].endswith("## Goal\nthe API\n\n## Progress")
+    assert "describe the API" not in json.dumps(after), "the first exchange was summarised"
+
+
+async def test_reasoning_streams_as_thinking_and_stays_home(project, server) -> None:
+    server.add(Reply(text="42", reasoning="let me think"), Reply(text="ok"))
+    workbench, events = await open_session(project, server)
+    await run(workbench, "question")
+    kinds = [(e["delta_type"], e["delta"]) for e in of_type(events, "message_update")]
+    assert kinds[0] == ("thinking", "let me think")
+    assert workbench.agent.messages[-1].thinking == "let me think"
+    await run(workbench, "again")
+    assert "let me think" not in json.dumps(server.requests[1]["messages"])

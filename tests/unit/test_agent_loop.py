@@ -334,3 +334,24 @@ async def test_auth_errors_are_not_retried(tmp_path: Path) -> None:
     agent, _, events = setup(tmp_path, [{"error": "auth"}, {"text": "never"}])
     assert await agent.start([user("x")], "system") == "error"
     assert not [e for e in events if e.type.startswith("retry")]
+
+
+class Broken:
+    """A model with a bug."""
+
+    def __init__(self) -> None:
+        from workbench.agent.model import ModelInfo
+
+        self.info = ModelInfo("broken", offline=True)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
+        raise KeyError("oops")
+        yield TextDelta("")
+
+
+async def test_a_bug_ends_the_run_visibly(tmp_path: Path) -> None:
+    events: list[Event] = []
+    agent = Agent(model=Broken(), tools=[], store=MemoryStore(), emit=events.append, cwd=tmp_path)
+    assert await agent.start([user("x")], "system") == "error"
+    assert events[-1].to_dict()["error"] == "unexpected error: KeyError('oops')"
+    assert not agent.busy

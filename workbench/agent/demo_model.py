@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from workbench.agent.model import (
@@ -62,8 +62,8 @@ def _first_paragraph(text: str) -> str:
 class DemoModel:
     """Follows compound -> molecule -> atoms with read calls, then summarises what it read."""
 
-    def __init__(self, graph: SkillGraph, cwd: Path) -> None:
-        self.graph = graph
+    def __init__(self, skills: Callable[[], SkillGraph], cwd: Path) -> None:
+        self.skills = skills
         self.cwd = cwd
         self.info = ModelInfo(name=NAME, offline=True)
 
@@ -76,17 +76,16 @@ class DemoModel:
     def _plan(self, prompt: str) -> list[list[Skill]]:
         """The reads to make, step by step: [compound], [molecule], [atoms...]."""
         words = _words(prompt)
-        compound = _best(self.graph.layered("compound"), words)
+        graph = self.skills()
+        compound = _best(graph.layered("compound"), words)
         if compound is None:
             return []
         steps = [[compound]]
-        molecules = [
-            s for n in self.graph.children(compound.name) if (s := self.graph.get(n)) is not None
-        ]
+        molecules = [s for n in graph.children(compound.name) if (s := graph.get(n)) is not None]
         molecule = _best([m for m in molecules if m.layer == "molecule"], words)
         if molecule is not None:
             steps.append([molecule])
-            atoms = [self.graph.get(n) for n in self.graph.children(molecule.name)]
+            atoms = [graph.get(n) for n in graph.children(molecule.name)]
             found = [a for a in atoms if a is not None and a.layer == "atom"]
             if found:
                 steps.append(found)

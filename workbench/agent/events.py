@@ -9,7 +9,7 @@ and arguments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -35,6 +35,18 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     return value
+
+
+def event_dict(event: Any) -> dict[str, Any]:
+    """Any event as JSON-ready data: ours, or an extension's dataclass with a `type` field (the
+    enforcer's `skill_load`, for example)."""
+    if isinstance(event, Event):
+        return event.to_dict()
+    if not is_dataclass(event) or isinstance(event, type):
+        raise TypeError(f"an event must be a dataclass with a type, not {event!r}")
+    data: dict[str, Any] = {"type": getattr(event, "type", type(event).__name__)}
+    data.update((f.name, jsonable(getattr(event, f.name))) for f in fields(event))
+    return data
 
 
 @dataclass

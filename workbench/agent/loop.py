@@ -171,6 +171,10 @@ class Agent:
         except (ModelError, WorkbenchError) as exc:
             stop_reason, error = "error", exc.message
             self.emit(ErrorEvent(exc.message, getattr(exc, "hint", None)))
+        except Exception as exc:  # a bug: end the run visibly instead of leaving it hanging
+            log.exception("the agent run failed")
+            stop_reason, error = "error", f"unexpected error: {exc!r}"
+            self.emit(ErrorEvent(error, "this is a bug in workbench or an extension"))
         if self.bus.has("agent_end"):
             await self.bus.run("agent_end", AgentEndEvent(list(self.messages), stop_reason))
         self.emit(AgentEnd(stop_reason, error))
@@ -411,7 +415,7 @@ class Agent:
             await self.bus.run("tool_call", gate)
             args = gate.args
             if gate.block:
-                return args, ToolResult(gate.block, is_error=True)
+                return args, ToolResult(gate.block, is_error=True, details=gate.details)
         result = await self._invoke(tool, call, args)
         if self.bus.has("tool_result"):
             patched = ToolResultEvent(call.id, call.name, args, self.cwd, result)

@@ -16,15 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.agent import scripted_model
-from workbench.agent.model import ModelClient, ModelInfo
 from workbench.config import Settings
 from workbench.errors import WorkbenchError
-from workbench.skills.graph import SkillGraph
+
+if TYPE_CHECKING:  # kept off the import path: a warm-started run only needs the name
+    from workbench.agent.model import ModelClient, ModelInfo
+    from workbench.skills.graph import SkillGraph
 
 DEMO = "demo"
+SCRIPTED = "scripted:"
 KEY_DEFAULTS: tuple[tuple[str, str], ...] = (
     ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
     ("OPENAI_API_KEY", "gpt-4.1"),
@@ -50,7 +52,7 @@ def model_name(cli_model: str | None, settings: Settings, env: Mapping[str, str]
 
 
 def uses_litellm(name: str) -> bool:
-    return name != DEMO and not name.startswith(scripted_model.PREFIX)
+    return name != DEMO and not name.startswith(SCRIPTED)
 
 
 def model_settings(settings: Settings, name: str) -> dict[str, Any]:
@@ -93,15 +95,17 @@ def open_model(
     api_base: str | None = None,
     api_key: str | None = None,
 ) -> ModelClient:
-    """A ready model client for `name`; `skills` is only called for the demo model."""
+    """A ready model client for `name`; the demo model asks `skills` for the current graph."""
     entry = model_settings(settings, name)
     if name == DEMO:
         from workbench.agent.demo_model import DemoModel
 
-        return DemoModel(skills(), cwd)
-    if name.startswith(scripted_model.PREFIX):
-        path = Path(name.removeprefix(scripted_model.PREFIX)).expanduser()
-        model = scripted_model.ScriptedModel(path if path.is_absolute() else cwd / path, name)
+        return DemoModel(skills, cwd)
+    if name.startswith(SCRIPTED):
+        from workbench.agent.scripted_model import ScriptedModel
+
+        path = Path(name.removeprefix(SCRIPTED)).expanduser()
+        model = ScriptedModel(path if path.is_absolute() else cwd / path, name)
         model.info = apply_overrides(model.info, entry)
         return model
     from workbench.agent import litellm_model

@@ -35,7 +35,6 @@ from workbench.agent.model import (
 from workbench.errors import WorkbenchError
 from workbench.messages import Usage
 
-PREFIX = "scripted:"
 FINISHED = "(script finished)"
 
 
@@ -69,11 +68,12 @@ class ScriptedModel:
     """Plays the script's turns in order; summary requests take the script's `summaries`."""
 
     def __init__(self, path: Path, name: str | None = None) -> None:
+        """`name` is the model string the user gave (default `scripted:PATH`)."""
         script = _load(path)
         self.turns: list[dict[str, Any]] = script["turns"]
         self.summaries: list[str] = [str(s) for s in script.get("summaries", [])]
         window = int(script.get("context_window", DEFAULT_CONTEXT_WINDOW))
-        self.info = ModelInfo(name=name or f"{PREFIX}{path}", offline=True, context_window=window)
+        self.info = ModelInfo(name=name or f"scripted:{path}", offline=True, context_window=window)
         self.calls = 0
 
     def _next(self, request: ModelRequest) -> dict[str, Any]:

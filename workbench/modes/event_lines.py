@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from workbench.agent.events import Event
+from workbench.agent.events import event_dict
 from workbench.runtime import Workbench
 
 
@@ -22,8 +22,8 @@ class EventLines:
         self.stream.write(json.dumps(data, ensure_ascii=False) + "\n")
         self.stream.flush()
 
-    def event(self, event: Event) -> None:
-        self.write(event.to_dict())
+    def event(self, event: Any) -> None:
+        self.write(event_dict(event))
 
     def header(self, workbench: Workbench) -> None:
         """The `session` line: id, branch, model (and whether it is offline), cwd."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -26,6 +27,7 @@ from workbench.modes.event_lines import EventLines
 from workbench.modes.headless import EXIT_OK, Interrupts
 from workbench.runtime import Workbench, WorkbenchOptions
 
+log = logging.getLogger(__name__)
 Handler = Callable[[Workbench, dict[str, Any]], Awaitable[Any]]
 COMMANDS: dict[str, Handler] = {}
 SLOW_COMMANDS = {"set_model"}
@@ -156,6 +158,10 @@ class Session:
             return
         except WorkbenchError as exc:
             self.lines.write({**reply, "success": False, "error": exc.message, "hint": exc.hint})
+            return
+        except Exception as exc:  # a bug must not end the session the client is driving
+            log.exception("rpc command %s failed", cmd["type"])
+            self.lines.write({**reply, "success": False, "error": repr(exc), "hint": None})
             return
         self.lines.write({**reply, "success": True, "data": data})
 
