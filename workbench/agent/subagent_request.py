@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.agent_defs import SCOPES
+from workbench.agent.agent_defs import SCOPES, Scope
 from workbench.agent.subagent_settings import SubagentSettings
 from workbench.errors import WorkbenchError
 
@@ -90,10 +90,20 @@ def _given(value: Any) -> bool:
     return value not in (None, "", [], {})
 
 
-def requested(
-    args: dict[str, Any], base: Path, settings: SubagentSettings
-) -> tuple[str, list[Item]]:
-    """The call's mode and its runs, or a WorkbenchError saying what is wrong."""
+@dataclass
+class Request:
+    """What a call asks for: its mode, its runs in order, and the scope to find agents in."""
+
+    mode: str
+    items: list[Item]
+    scope: Scope
+
+
+def requested(args: dict[str, Any], base: Path, settings: SubagentSettings) -> Request:
+    """The call's request, or a WorkbenchError saying what is wrong."""
+    scope = args.get("scope") or settings.scope
+    if scope not in SCOPES:
+        raise WorkbenchError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
     given = [mode for mode, keys in MODES.items() if any(_given(args.get(k)) for k in keys)]
     if len(given) != 1:
         gave = f" (this call gave {' and '.join(given)})" if given else ""
@@ -106,7 +116,7 @@ def requested(
     if mode != "single" and _given(args.get("cwd")):
         raise WorkbenchError(f"cwd applies to single mode; in {mode} mode give each task its cwd")
     if mode == "single":
-        return mode, [_item(args, "single mode", base)]
+        return Request(mode, [_item(args, "single mode", base)], scope)
     (key,) = MODES[mode]
     items = _items(args.get(key), key, base)
     if mode == "parallel" and len(items) > settings.max_parallel_tasks:
@@ -115,4 +125,4 @@ def requested(
             f"{len(items)}",
             "split the work over several calls (setting subagents.max_parallel_tasks)",
         )
-    return mode, items
+    return Request(mode, items, scope)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.agent_defs import SCOPES, AgentCatalog, AgentDef, discover_agents
+from workbench.agent.agent_defs import AgentCatalog, AgentDef, discover_agents
 from workbench.agent.extensions import TrustStore
 from workbench.agent.subagent_report import ChildReport
 from workbench.agent.subagent_request import PARAMETERS, PREVIOUS, requested
@@ -103,7 +103,7 @@ class Progress:
 
 
 class SubagentTool:
-    """The tool's state: the host it serves."""
+    """The tool for one session: its `execute` runs a call with what the session lends."""
 
     def __init__(self, host: SubagentHost) -> None:
         self.host = host
@@ -125,11 +125,9 @@ class SubagentTool:
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         settings = SubagentSettings.load(ctx.cwd)
-        mode, items = requested(args, ctx.cwd, settings)
-        scope = args.get("scope") or settings.scope
-        if scope not in SCOPES:
-            raise WorkbenchError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
-        catalog = discover_agents(ctx.cwd, scope)
+        request = requested(args, ctx.cwd, settings)
+        mode, items = request.mode, request.items
+        catalog = discover_agents(ctx.cwd, request.scope)
         unknown = next((i.agent for i in items if i.agent not in catalog.agents), None)
         if unknown is not None:
             raise _unknown(unknown, catalog, ctx.cwd)
@@ -158,7 +156,11 @@ class SubagentTool:
         finally:
             changed.close()
         details = {
-            "subagent": {"mode": mode, "scope": scope, "results": [r.to_dict() for r in reports]}
+            "subagent": {
+                "mode": mode,
+                "scope": request.scope,
+                "results": [r.to_dict() for r in reports],
+            }
         }
         failed = any(not r.ok for r in reports)
         return ToolResult(result_text(mode, reports, settings.max_result_chars), failed, details)
