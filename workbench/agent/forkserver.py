@@ -60,6 +60,9 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 WARM_PACKAGES = ("litellm",)
 """Installed packages whose version a warm server depends on (their install time is hashed)."""
+LITELLM_ENV_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION"}
+"""What `litellm_model` sets before importing litellm unless the user did: a variable at its
+default selects the same server as an unset one (a run that has imported litellm has them set)."""
 
 
 def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
@@ -74,7 +77,11 @@ def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
         found = importlib.util.find_spec(name)
         if found is not None and found.origin:
             parts.append(f"{found.origin}:{Path(found.origin).stat().st_mtime_ns}")
-    parts += sorted(f"{k}={v}" for k, v in env.items() if k.startswith("LITELLM_"))
+    parts += sorted(
+        f"{k}={v}"
+        for k, v in env.items()
+        if k.startswith("LITELLM_") and LITELLM_ENV_DEFAULTS.get(k) != v
+    )
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
 
 

@@ -4,11 +4,14 @@ from the warm interpreter: what each child sends is what its agent file and task
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from subagent_kit import call, user_agents, write_agent
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench
+
+from workbench.agent import forkserver
 
 
 def serve_models(project: Path, server: OpenAIServer, *names: str) -> None:
@@ -115,3 +118,13 @@ def test_a_warm_headless_parent_starts_its_children_warm(
     assert (child["answer"], child["warm"], child["model"]) == ("helped", True, "openai/parent")
     assert server.requests[1]["messages"][1]["content"] == "help me"
     assert events[-1] == {"type": "agent_end", "stop_reason": "completed", "error": None}
+
+
+def test_children_of_a_run_that_imported_litellm_share_its_warm_interpreter() -> None:
+    """Importing litellm sets its defaults in the environment that children inherit: they must
+    select the same warm interpreter as a plain run, or every call would start another one."""
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
+    imported = {**plain, "LITELLM_MODE": "PRODUCTION", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    path = forkserver.socket_path(forkserver.WARM_UP, plain)
+    assert forkserver.socket_path(forkserver.WARM_UP, imported) == path
+    assert forkserver.socket_path(forkserver.WARM_UP, {**plain, "LITELLM_MODE": "DEV"}) != path
