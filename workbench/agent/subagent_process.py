@@ -7,7 +7,7 @@ pid is its process group id, stdin is a file (the task) and stdout/stderr are pi
 
 Ending a child: SIGTERM to its group (the child aborts its run and kills its running command),
 SIGKILL to the group if it is still there after `GRACE_S`, then SIGKILL to every process that
-carries the child's marker variable (background jobs of earlier commands: `process_tree`).
+carries the child's marker variable (background jobs of earlier commands: `process_sweep`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.agent import forkserver, process_tree
+from workbench.agent import forkserver, process_sweep
 
 GRACE_S = 5.0
 READ_CHUNK = 1 << 16
@@ -137,14 +137,14 @@ class Child:
         """SIGTERM the child's group; SIGKILL it if it is still there after `grace` seconds;
         then SIGKILL whatever it started that is still running. Returns once the child is gone."""
         if not self.exited:
-            process_tree.signal_group(self.pid, signal.SIGTERM)
+            process_sweep.signal_group(self.pid, signal.SIGTERM)
             try:
                 await asyncio.wait_for(asyncio.shield(self._exit), grace)
             except TimeoutError:
                 self.killed = True
-                process_tree.signal_group(self.pid, signal.SIGKILL)
+                process_sweep.signal_group(self.pid, signal.SIGKILL)
                 await asyncio.shield(self._exit)
-        process_tree.kill_marked(*self.marker)
+        process_sweep.kill_marked(*self.marker)
 
 
 async def _reader_for(fd: int) -> asyncio.StreamReader:
@@ -182,8 +182,8 @@ def _kill_late(marker: tuple[str, str]) -> Callable[[asyncio.Future[Any]], None]
 
     def kill(spawned: asyncio.Future[forkserver.WarmChild | None]) -> None:
         if not spawned.cancelled() and (late := spawned.result()) is not None:
-            process_tree.signal_group(late.pid, signal.SIGKILL)
-            process_tree.kill_marked(*marker)
+            process_sweep.signal_group(late.pid, signal.SIGKILL)
+            process_sweep.kill_marked(*marker)
             late.connection.close()
 
     return kill

@@ -15,8 +15,8 @@ Status = Literal["pending", "running", "completed", "failed"]
 LAST_LINES = 3
 GARBAGE_KEPT = 3
 SKILL_LOAD_FIELDS = ("skill", "layer", "standalone", "verdict", "reason", "suggestion", "blocked")
-SKILL_LOAD_NOTICES = ("ok", "repeat")
-"""Verdicts that are no violation: everything else a child's load gets is reported as one."""
+FINE_VERDICTS = ("ok", "repeat")
+"""Verdicts that are no violation; a child's load with any other verdict is reported as one."""
 
 
 @dataclass
@@ -75,7 +75,7 @@ class ChildReport:
 
     @property
     def violations(self) -> list[dict[str, Any]]:
-        return [load for load in self.skill_loads if load["verdict"] not in SKILL_LOAD_NOTICES]
+        return [load for load in self.skill_loads if load["verdict"] not in FINE_VERDICTS]
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
