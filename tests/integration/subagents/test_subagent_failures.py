@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from subagent_kit import bash, call, project_agents, script, user_agents, write_agent
+from support.workbench_process import run_workbench
 
 from workbench.config import agent_dir
 from workbench.errors import WorkbenchError
@@ -131,3 +132,25 @@ async def test_garbage_between_events_does_not_spoil_a_good_run(project: Path) -
         "fine",
         ["hello from an extension"],
     )
+
+
+def test_the_system_prompt_file_flag_reports_bad_use(project: Path) -> None:
+    model = script(project, "m", [{"text": "hi"}])
+    missing = run_workbench(
+        "-p", "--model", model, "--system-prompt-file", "gone.md", "hi", cwd=project
+    )
+    both = run_workbench(
+        "-p",
+        "--model",
+        model,
+        "--system-prompt",
+        "x",
+        "--system-prompt-file",
+        "m.json",
+        "hi",
+        cwd=project,
+    )
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.startswith("workbench: cannot read the system prompt file gone.md: ")
+    assert both.returncode == 2
+    assert both.stderr == "workbench: give --system-prompt or --system-prompt-file, not both\n"
