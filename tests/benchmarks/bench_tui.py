@@ -187,7 +187,7 @@ async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[f
         options = WorkbenchOptions(
             cwd=project, model="openai/bench", api_base=server.url, api_key="none"
         )
-        app = _app(lambda: Workbench.open(options))
+        app = _app(lambda confirm: Workbench.open(options))
         async with app.run_test(size=(SIZE[1], SIZE[0])) as pilot:
             await _until(pilot, app.opened.is_set)
             received: list[str] = []
@@ -266,7 +266,7 @@ async def _open_long(project: Path, store: Any) -> tuple[float, float]:
 
     options = WorkbenchOptions(cwd=project, model="demo", store=store)
     start = time.perf_counter()
-    app = _app(lambda: Workbench.open(options))
+    app = _app(lambda confirm: Workbench.open(options))
     async with app.run_test(size=(SIZE[1], SIZE[0])) as pilot:
         await _until(pilot, app.opened.is_set)
         await pilot.pause()

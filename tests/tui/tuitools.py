@@ -7,7 +7,7 @@ import json
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,8 @@ def build_app(project: Path, pictures: bool = True, **options: Any) -> Workbench
     """The app on `project`, as `workbench` opens it there; `options` are `WorkbenchOptions`
     fields (model, api_base, ...). Cursor blink and animations are off."""
 
-    async def open_workbench() -> Workbench:
-        return await Workbench.open(WorkbenchOptions(cwd=project, **options))
+    async def open_workbench(confirm: Callable[[str, str], Awaitable[bool]]) -> Workbench:
+        return await Workbench.open(WorkbenchOptions(cwd=project, confirm=confirm, **options))
 
     app = WorkbenchApp(open_workbench, cursor_blink=False, pictures=pictures)
     app.animation_level = "none"

@@ -9,10 +9,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from workbench.agent.subagent_settings import Confirm
     from workbench.runtime import Workbench
 
 
-def run(open_workbench: Callable[[], Awaitable[Workbench]], prompt: str | None = None) -> int:
+def run(
+    open_workbench: Callable[[Confirm], Awaitable[Workbench]], prompt: str | None = None
+) -> int:
     """Run the app until the user quits; the exit code."""
     from workbench.tui.app import WorkbenchApp
     from workbench.tui.logfile import start_logging

@@ -38,6 +38,7 @@ from workbench.tui.logfile import log_path
 from workbench.tui.session_view import SessionView
 
 if TYPE_CHECKING:
+    from workbench.agent.subagent_settings import Confirm
     from workbench.runtime import Workbench
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,9 @@ PANES = {"skills": "#skills", "tree": "#tree", "chat": "#chat", "editor": "#edit
 
 
 class WorkbenchApp(App[int]):
-    """See the module docstring. `open_workbench` opens the session (called after mount)."""
+    """See the module docstring. `open_workbench(confirm)` opens the session after the first
+    frame; `confirm` is the app's yes/no dialog, for the session to ask the user (project
+    sub-agents)."""
 
     TITLE = "workbench"
     CSS_PATH = "app.tcss"
@@ -66,7 +69,7 @@ class WorkbenchApp(App[int]):
 
     def __init__(
         self,
-        open_workbench: Callable[[], Awaitable[Workbench]],
+        open_workbench: Callable[[Confirm], Awaitable[Workbench]],
         *,
         prompt: str | None = None,
         cursor_blink: bool = True,
@@ -158,7 +161,7 @@ class WorkbenchApp(App[int]):
     @work(exclusive=True, group="open")
     async def open_session(self) -> None:
         try:
-            workbench = await self._open_workbench()
+            workbench = await self._open_workbench(self.confirm)
         except Exception as exc:
             if not isinstance(exc, WorkbenchError):
                 log.exception("opening the session failed")
