@@ -144,3 +144,37 @@ async def test_project_extensions_run_only_after_the_user_trusts_the_project(
         assert "Trusted the project: 1 extension(s) loaded." in chat_text(app)
         await type_text(pilot, "/hel")
         assert [c.text for c in app.editor.completions] == ["/help", "/hello "]
+
+
+async def test_project_sub_agents_run_only_after_the_user_says_yes_in_the_dialog(
+    make_app, project: Path, script
+) -> None:
+    agents = project / ".pi" / "agents"
+    agents.mkdir()
+    script({"text": "reviewed: looks fine"}, name="child.json")
+    child = f"scripted:{project / 'child.json'}"
+    (agents / "reviewer.md").write_text(
+        f"---\nname: reviewer\ndescription: reviews\nmodel: {child}\n---\nReview.\n"
+    )
+    call = {
+        "name": "subagent",
+        "arguments": {"agent": "reviewer", "task": "review", "scope": "project"},
+    }
+    app = make_app(
+        script(
+            {"text": "Asking the reviewer.", "tool_calls": [call]},
+            {"text": "The reviewer is happy."},
+        )
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("get a review")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the sub-agent question")
+        assert app.screen.title_text == "Run project agents?"
+        assert "reviewer" in app.screen.message
+        await pilot.press("y")
+        await idle(pilot)
+        assert tools(app)[0].status == "ok"
+        assert "reviewed: looks fine" in tools(app)[0].result
+        assert "The reviewer is happy." in chat_text(app)
