@@ -122,6 +122,24 @@ class ReplyItem(Item):
 
 
 @dataclass
+class ThinkingItem(Item):
+    """A reply's thinking while it streams: its latest line, the whole of it when expanded."""
+
+    text: str = ""
+
+    @property
+    def live_full(self) -> bool:
+        return False
+
+    def summary(self) -> list[Text]:
+        lines = self.text.strip().splitlines()
+        return [Text(f"  thinking: {lines[-1] if lines else ''}", palette.THINKING)]
+
+    def full(self) -> RenderableType:
+        return Text(_clip(self.text.strip(), DETAIL_LINES), palette.THINKING)
+
+
+@dataclass
 class ToolItem(Item):
     call_id: str
     name: str

@@ -23,6 +23,7 @@ from workbench.tui.items import (
     ItemBuilder,
     NoteItem,
     ReplyItem,
+    ThinkingItem,
     ToolItem,
     UserItem,
     finish_tool,
@@ -60,6 +61,7 @@ class Transcript(VerticalScroll, can_focus=True):
         self._reply: ReplyView | None = None
         self._tools: dict[str, ItemRow] = {}
         self._notes: dict[str, ItemRow] = {}
+        self._thinking: ItemRow | None = None
 
     def compose(self) -> Any:
         yield self.history
@@ -87,7 +89,8 @@ class Transcript(VerticalScroll, can_focus=True):
     def _clear(self) -> None:
         for row in self.live:
             row.remove()
-        self.live, self._tools, self._notes, self._reply = [], {}, {}, None
+        self.live, self._tools, self._notes = [], {}, {}
+        self._reply = self._thinking = None
         self.selected = None
         self.history.clear()
 
@@ -155,9 +158,16 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def _on_message_update(self, event: Any) -> None:
         if event.delta_type == "text":
-            self._current_reply().append(event.delta)
+            self._current_reply().append_text(event.delta)
         elif event.delta_type == "thinking":
-            self._current_reply().think(event.delta)
+            self._think(event.delta)
+
+    def _think(self, delta: str) -> None:
+        """Thinking shows as one dim row above the reply (its latest line; Enter shows all)."""
+        if self._thinking is None:
+            self._thinking = self._add_row(ThinkingItem())  # type: ignore[assignment]
+        self._thinking.item.text += delta  # type: ignore[attr-defined]
+        self._thinking.changed()
 
     def _on_message_end(self, event: Any) -> None:
         message = event.message
@@ -173,19 +183,28 @@ class Transcript(VerticalScroll, can_focus=True):
             self.anchor()
 
     def _end_reply(self, message: Message) -> None:
-        reply, self._reply = self._reply, None
-        shown = message.text or message.thinking or message.stop_reason in ("aborted", "error")
-        error = message.details.get("error")
+        """The reply is recorded. A reply with text keeps its thinking in its record (the
+        thinking row goes); one with thinking only keeps the thinking row."""
+        reply, thinking = self._reply, self._thinking
+        self._reply = self._thinking = None
+        shown = message.text or message.stop_reason in ("aborted", "error")
+        if shown and thinking is not None:
+            self._drop(thinking)
         if reply is None and shown:
             reply = self._current_reply()
             self._reply = None
         if reply is None:
             return
         if not shown:
-            self.live.remove(reply)
-            reply.remove()
+            self._drop(reply)
             return
+        reply.item.thinking = message.thinking
+        error = message.details.get("error")
         reply.call_later(reply.finish, message.text, message.stop_reason, error)
+
+    def _drop(self, row: Widget) -> None:
+        self.live.remove(row)
+        row.remove()
 
     def _on_tool_execution_start(self, event: Any) -> None:
         item = ToolItem(event.tool_call_id, event.tool_name, dict(event.args))
