@@ -200,12 +200,33 @@ class Agent:
             if not pending:
                 return
 
-    async def record(self, message: Message) -> None:
-        """Publish a finished message and append it to the store before anything else happens."""
-        self.emit(MessageStart(message))
-        await self.store.append(message.role, message.to_dict())
+    async def record(self, message: Message, announce: bool = True) -> None:
+        """Publish a finished message and append it to the store before anything else happens
+        (`announce=False`: its message_start was already published while it streamed)."""
+        if announce:
+            self.emit(MessageStart(message))
+        try:
+            await self._append(message)
+        finally:
+            if self.messages and self.messages[-1] is message:
+                self.emit(MessageEnd(message))
+
+    async def _append(self, message: Message) -> None:
+        """Store `message` and add it to `self.messages` as one step that an abort cannot split.
+
+        A store that writes on another thread (git) finishes an entry even when its caller is
+        cancelled; were the loop to forget that entry, the abort handling would record the same
+        tool call's result a second time and the next run would see a different history than
+        the log. So the append is awaited to its end, then the cancellation goes on.
+        """
+        append = asyncio.ensure_future(self.store.append(message.role, message.to_dict()))
+        try:
+            await asyncio.shield(append)
+        except asyncio.CancelledError:
+            await append
+            self.messages.append(message)
+            raise
         self.messages.append(message)
-        self.emit(MessageEnd(message))
 
     # -- the model call ---------------------------------------------------------------------
 
@@ -325,11 +346,7 @@ class Agent:
                 message.details["error"] = error
         if message.usage is not None:
             message.usage.cost = self.model.info.cost(message.usage)
-        if not started:
-            self.emit(MessageStart(message))
-        await self.store.append("assistant", message.to_dict())
-        self.messages.append(message)
-        self.emit(MessageEnd(message))
+        await self.record(message, announce=not started)
         if message.usage is not None:
             self.emit(
                 UsageUpdate(
@@ -474,8 +491,7 @@ class Agent:
             self.emit(CompactionEnd(reason, before, error=exc.message))
             raise
         message = compaction.summary_message(plan, body, before)
-        await self.store.append("compaction", message.to_dict())
-        self.messages.append(message)
+        await self._append(message)
         self.emit(CompactionEnd(reason, before, self.context_tokens(), message))
         return message
 
