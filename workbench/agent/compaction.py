@@ -81,10 +81,6 @@ def context_tokens(messages: list[Message], overhead: int = 0) -> int:
     return overhead + sum(estimate_tokens(m) for m in build_context(messages))
 
 
-def should_compact(tokens: int, window: int, settings: CompactionSettings) -> bool:
-    return settings.enabled and tokens > window - settings.reserve_tokens
-
-
 @dataclass
 class CompactionPlan:
     """What to summarise, what to keep, and what the previous summary already said."""

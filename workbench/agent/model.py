@@ -141,10 +141,6 @@ class AssistantAssembler:
         self.finish: Finish | None = None
         self._calls: dict[int, _PendingCall] = {}
 
-    @property
-    def has_content(self) -> bool:
-        return bool(self.message.text or self.message.thinking or self._calls)
-
     def add(self, delta: Delta) -> tuple[str, Literal["text", "thinking", "tool_call"]] | None:
         """Apply a delta; return the (piece, kind) to publish, or None for `Finish`."""
         if isinstance(delta, TextDelta):
