@@ -18,12 +18,13 @@ class NavigateResult:
 
     entry: Entry
     branch: str
+    """The branch the conversation continues on (a new one once a summary was recorded)."""
     detached: bool
     abandoned: list[Entry]
     summary: Entry | None
 
     def render_text(self) -> str:
-        lines = [f"moved to {self.entry.id[:10]} on {self.branch}"]
+        lines = [f"moved to {self.entry.id[:10]} on {self.entry.branch}"]
         if self.detached:
             lines.append("not a branch head: the next message starts a new branch from here")
         if self.summary is not None:

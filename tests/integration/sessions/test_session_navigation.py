@@ -91,6 +91,11 @@ def test_navigation_can_record_a_summary_of_the_path_left_behind(project: Path) 
     assert path[-1].payload["text"].startswith("Goal: answer the questions.")
     assert path[-1].payload["details"] == {"abandoned_head": ids[-1], "entries": 4}
     assert [e.id for e in path[:-1]] == ids[:2]
+    assert (result.branch, result.detached) == ("main-1", False), "the summary started main-1"
+    assert result.render_text() == (
+        f"moved to {ids[1][:10]} on main\n"
+        f"recorded a summary of the 4 entries left behind ({result.summary.id[:10]} on main-1)"
+    )
 
 
 def test_labels_name_entries_show_in_the_tree_and_can_be_navigated_to(project: Path) -> None:
