@@ -60,6 +60,19 @@ def test_automatic_branch_names_never_overwrite_an_existing_branch(project: Path
         assert session.store.head("main-1") == ids[0]
 
 
+def test_continuing_from_an_old_entry_of_a_long_named_branch_still_works(project: Path) -> None:
+    longest = "b" * 64
+    with Session.create(project) as session:
+        run(session.store.append("user", user("first")))
+        run(session.fork(longest))
+        older = run(session.store.append("user", user("on the long branch"))).id
+        run(session.store.append("assistant", assistant("an answer")))
+        run(session.navigate(older))
+        run(session.store.append("user", user("another way")))
+        assert session.store.branch == "b" * 62 + "-1"
+        assert session.store.record(session.store.branch).parent == longest
+
+
 def test_a_jump_survives_a_restart(project: Path) -> None:
     with Session.create(project) as session:
         ids = _conversation(session, 3)
