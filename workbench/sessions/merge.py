@@ -30,12 +30,14 @@ from workbench.sessions.workspace import Workspaces
 class MergeConflict(WorkbenchError):
     """The branch's commits conflict with the parent's; nothing was changed."""
 
-    def __init__(self, branch: str, into: str, files: list[str], branch_dir: str) -> None:
+    def __init__(
+        self, branch: str, into: str, files: list[str], branch_dir: str, into_commit: str
+    ) -> None:
         super().__init__(
             f"merging {branch} into {into} would conflict in {len(files)} file(s): "
             + ", ".join(files)
             + f"; {into} was left exactly as it was",
-            f"resolve it in the branch: cd {branch_dir} && git merge <{into}'s commit>, fix the "
+            f"resolve it in the branch: cd {branch_dir} && git merge {into_commit[:12]}, fix the "
             "files, commit, then merge again",
         )
         self.files = files
@@ -106,7 +108,7 @@ def _merge_commit(
     )
     fields = [f for f in result.stdout.split("\0") if f]
     if result.status == 1:
-        raise MergeConflict(branch, into, fields[1:], str(branch_git.directory))
+        raise MergeConflict(branch, into, fields[1:], str(branch_git.directory), parent_head)
     if result.status != 0:
         raise WorkbenchError(
             f"git merge-tree failed: {result.stderr.strip()}", "workbench needs git 2.38 or newer"

@@ -67,6 +67,7 @@ def test_a_conflict_leaves_the_parent_exactly_as_it_was_and_names_the_files(
         (project / "README.md").write_text("uncommitted in main\n")
         before = snapshot(project)
         entries_before = len(session.store.all_entries())
+        workspace = session.workspace("exp")
         with pytest.raises(MergeConflict) as caught:
             run(session.merge("exp"))
         assert len(session.store.all_entries()) == entries_before
@@ -74,7 +75,11 @@ def test_a_conflict_leaves_the_parent_exactly_as_it_was_and_names_the_files(
 
     assert caught.value.files == ["src/app.py"]
     assert "left exactly as it was" in caught.value.message
-    assert "git merge" in (caught.value.hint or "")
+    main_commit = git(project, "rev-parse", "HEAD")
+    assert caught.value.hint == (
+        f"resolve it in the branch: cd {workspace} && git merge {main_commit[:12]}, fix the "
+        "files, commit, then merge again"
+    )
     assert snapshot(project) == before
     assert not (project / ".git" / "MERGE_HEAD").exists()
 
