@@ -118,6 +118,24 @@ def test_committing_without_a_git_identity_fails_clearly_and_changes_nothing(
     assert git(project, "rev-list", "--count", "HEAD") == "1"
 
 
+def test_a_commit_refused_by_a_hook_leaves_the_staging_as_it_was(project: Path) -> None:
+    hook = project / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'lint: trailing space in app.py' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    (project / "README.md").write_text("staged by me\n")
+    git(project, "add", "README.md")
+    (project / "src" / "app.py").write_text("print('not staged') \n")
+    (project / "new.txt").write_text("untracked\n")
+    before = git(project, "status", "--porcelain", "--untracked-files=all")
+    with Session.create(project) as session:
+        run(session.store.append("user", user("hello")))
+        with pytest.raises(WorkbenchError, match=r"lint: trailing space in app\.py"):
+            run(session.commit("tidy"))
+        assert [e.type for e in session.store.path()] == ["user"]
+    assert git(project, "status", "--porcelain", "--untracked-files=all") == before
+    assert git(project, "rev-list", "--count", "HEAD") == "1"
+
+
 def test_commit_in_a_project_without_git_says_what_it_needs(tmp_path: Path) -> None:
     project = tmp_path / "plain"
     project.mkdir()
