@@ -192,9 +192,13 @@ def merge_branch(
     entry = record_merge(store, payload)
     removed = False
     if remove_worktree and has_worktree and owner and owner.worktree:
-        workspaces.remove(owner.worktree)
-        store.save_state()
-        removed = True
+        try:
+            workspaces.remove(owner.worktree)
+        except WorkbenchError as exc:  # the merge is done and recorded; only the clean-up failed
+            notes.append(f"{exc.message}; {exc.hint}")
+        else:
+            store.save_state()
+            removed = True
     return MergeResult(branch, into, payload["commit"], payload["files"], entry, removed, notes)
 
 

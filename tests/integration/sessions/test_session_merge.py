@@ -148,6 +148,21 @@ def test_the_worktree_is_removed_on_request_or_by_setting(project: Path) -> None
     assert not workspace.exists()
 
 
+def test_a_worktree_that_cannot_be_removed_is_kept_and_the_merge_still_reported(
+    project: Path,
+) -> None:
+    with Session.create(project) as session:
+        workspace = _fork_with_commit(session, "exp", {"src/app.py": "print('v2')\n"})
+        git(project, "worktree", "lock", str(workspace), "--reason", "in use")
+        result = run(session.merge("exp", remove_worktree=True))
+        assert not session.store.record("exp").worktree.removed
+    assert result.commit == git(project, "rev-parse", "HEAD")
+    assert not result.removed_worktree and workspace.is_dir()
+    assert len(result.notes) == 1
+    assert result.notes[0].startswith(f"could not remove the worktree {workspace}")
+    assert "note: could not remove the worktree" in result.render_text()
+
+
 def test_merging_a_branch_without_its_own_worktree_merges_the_conversation(
     project: Path,
 ) -> None:
