@@ -123,6 +123,22 @@ def plan_compaction(messages: list[Message], keep_recent_tokens: int) -> Compact
     )
 
 
+def whole_plan(messages: list[Message]) -> CompactionPlan:
+    """A plan that summarises all of `messages` and keeps none: for the summary of a branch left
+    behind or merged back (a compaction among them is updated, as a later compaction would)."""
+    context = build_context(messages)
+    previous = context[0] if context and context[0].role == "compaction" else None
+    live = context[1:] if previous else context
+    read, modified = _file_lists(previous, live)
+    return CompactionPlan(
+        to_summarize=live,
+        first_kept_id=None,
+        previous_summary=previous.details.get("summary_body", previous.text) if previous else None,
+        read_files=read,
+        modified_files=modified,
+    )
+
+
 def _file_lists(previous: Message | None, messages: list[Message]) -> tuple[list[str], list[str]]:
     read = list(previous.details.get("read_files", [])) if previous else []
     modified = list(previous.details.get("modified_files", [])) if previous else []

@@ -167,8 +167,20 @@ class Session:
         name = branch or self.store.branch
         return await self.store.run(lambda: branch_status(self.store, self.workspaces, name))
 
-    async def fork(self, name: str, at: str | None = None) -> ForkResult:
-        return await self.store.run(lambda: fork_branch(self.store, self.workspaces, name, at))
+    async def fork(
+        self, name: str, at: str | None = None, defer_worktree: bool = False
+    ) -> ForkResult:
+        """A new branch; with `defer_worktree` its worktree is made by `ready_workspace` later
+        (the checkout takes most of a fork's time)."""
+        return await self.store.run(
+            lambda: fork_branch(self.store, self.workspaces, name, at, defer_worktree)
+        )
+
+    async def ready_workspace(self, branch: str | None = None) -> Path:
+        """`workspace(branch)` on the git worker: a deferred or missing worktree is made there,
+        in order with every other git job of the session (appends, status, commit)."""
+        name = branch or self.store.branch
+        return await self.store.run(lambda: self.workspace(name))
 
     async def switch_branch(self, branch: str) -> None:
         """Go to the head of `branch`."""
