@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
@@ -18,6 +19,9 @@ class ForkResult:
     worktree: str | None
     note: str
     left_behind: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
     def render_text(self) -> str:
         at = self.fork_entry[:10] if self.fork_entry else "the start"

@@ -154,9 +154,13 @@ class Session:
     def branch(self) -> str:
         return self.store.branch
 
-    def workspace(self, branch: str | None = None) -> Path:
-        """The directory the agent's tools run in for `branch` (default: the current one)."""
-        return self.workspaces.directory(self.store.state, branch or self.store.branch)
+    def workspace(self, branch: str | None = None, create: bool = True) -> Path:
+        """The directory the agent's tools run in for `branch` (default: the current one); with
+        `create` False, where it is or will be, without making a missing worktree."""
+        name = branch or self.store.branch
+        if not create:
+            return self.workspaces.path(self.store.state, name)
+        return self.workspaces.directory(self.store.state, name)
 
     # --- commands --------------------------------------------------------------------------
 

@@ -65,6 +65,13 @@ class Workspaces:
         root = Path(state.root) if state.root else None
         return root if root is not None and root.is_dir() else self.location.project_root
 
+    def path(self, state: SessionState, branch: str) -> Path:
+        """Where the agent's tools run for `branch`, whether or not its worktree exists yet."""
+        owner = self.owner(state, branch)
+        if owner is None or owner.worktree is None:
+            return self.checkout(state)
+        return Path(owner.worktree.path)
+
     def directory(self, state: SessionState, branch: str) -> Path:
         """Where the agent's tools run for `branch`; a missing worktree is recreated."""
         owner = self.owner(state, branch)
