@@ -64,7 +64,7 @@ async def test_demo_reads_compound_then_molecule_then_atoms(tmp_path: Path) -> N
     graph = load_skills([SkillRoot(tmp_path / "skills", "explicit")], use_cache=False).graph
     events = []
     agent = Agent(
-        model=DemoModel(lambda: graph, tmp_path),
+        model=DemoModel(lambda: graph, lambda: tmp_path),
         tools=builtin_tools(),
         store=MemoryStore(),
         emit=events.append,
@@ -91,7 +91,7 @@ async def test_demo_without_compounds_explains_itself(tmp_path: Path) -> None:
     graph = load_skills([SkillRoot(tmp_path, "explicit")], use_cache=False).graph
     events = []
     agent = Agent(
-        model=DemoModel(lambda: graph, tmp_path),
+        model=DemoModel(lambda: graph, lambda: tmp_path),
         tools=builtin_tools(),
         store=MemoryStore(),
         emit=events.append,

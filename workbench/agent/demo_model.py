@@ -64,14 +64,15 @@ def _first_paragraph(text: str) -> str:
 class DemoModel:
     """Follows compound -> molecule -> atoms with read calls, then summarises what it read."""
 
-    def __init__(self, skills: Callable[[], SkillGraph], cwd: Path) -> None:
+    def __init__(self, skills: Callable[[], SkillGraph], folder: Callable[[], Path]) -> None:
+        """`folder` is where the tools run now (it moves to a fork's worktree)."""
         self.skills = skills
-        self.cwd = cwd
+        self.folder = folder
         self.info = ModelInfo(name=NAME, offline=True)
 
     def _path(self, skill: Skill) -> str:
         try:
-            return str(skill.path.relative_to(self.cwd))
+            return str(skill.path.relative_to(self.folder()))
         except ValueError:
             return str(skill.path)
 

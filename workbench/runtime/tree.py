@@ -211,8 +211,11 @@ class ConversationTree:
         if start is not None:
             planned = self.cwd
             if self.session is not None:
-                planned = self._tools_folder(self.session.workspace(create=False))
+                workspace = self.session.workspace(create=False)
+                if workspace.is_dir():  # there already: follow it now; the job still checks it
+                    self._use_workspace(workspace)
                 self.readiness.start(self._settle_workspace)
+                planned = self._tools_folder(workspace)
             if self.bus.has("session_start"):
                 messages = [*self.agent.messages, *self._next_turn]
                 await self.bus.run("session_start", SessionStartEvent(messages, planned, start))

@@ -319,6 +319,7 @@ class Workbench(ConversationTree, SkillControls):
             lambda: self.skills,
             self.options.api_base,
             self.options.api_key,
+            lambda: self.cwd,
         )
 
     # -- events -----------------------------------------------------------------------------
