@@ -11,8 +11,8 @@ set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {qu
 clear_queue {queue?}; the conversation tree: tree, sessions, status {branch?}, fork {name?, at?},
 navigate {target, summarize?}, switch_branch {branch}, commit {message?}, merge {branch, into?,
 remove_worktree?}, label {label, target?}, skills_status. Each tree command answers with the JSON
-of its result; a merge conflict's failed response also lists the conflicting `files`. More
-register with `@command("name")`.
+of its result (`fork` once the worktree is checked out); a merge conflict's failed response also
+lists the conflicting `files`. More register with `@command("name")`.
 """
 
 from __future__ import annotations
@@ -142,6 +142,7 @@ async def _status(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
 @command("fork")
 async def _fork(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
     result = await workbench.fork(optional(cmd, "name"), optional(cmd, "at"))
+    await workbench.workspace_ready()  # a script may go straight to the worktree's files
     return result.to_json()
 
 

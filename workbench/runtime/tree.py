@@ -70,6 +70,7 @@ class ConversationTree:
     settings: Settings
     project_root: Path
     cwd: Path
+    workspace: Path
     readiness: Readiness
     _tree_lock: asyncio.Lock
     _next_turn: list[Message]
@@ -109,6 +110,13 @@ class ConversationTree:
                 f"fork-{n}" for n in count(1) if f"fork-{n}" not in session.store.state.branches
             )
             return await session.fork(branch, at, defer_worktree=True)
+
+    async def workspace_ready(self) -> Path:
+        """The current branch's workspace once it is there (a fork's worktree is checked out in
+        the background); raises when it cannot be made."""
+        async with self._tree_lock:
+            await self.readiness.wait()
+            return self.workspace
 
     async def navigate(self, target: str, summarize: bool = False) -> NavigateResult:
         """Move to an entry (id, prefix or label); the next message there starts a new branch.
