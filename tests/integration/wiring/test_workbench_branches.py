@@ -152,3 +152,23 @@ async def test_a_worktree_that_cannot_be_made_stops_runs_instead_of_running_else
     assert await session.run("write a note") == "completed"
     assert (blocker / "NOTE.md").read_text() == "x\n"
     assert snapshot(project)["files"] == before
+
+
+async def test_the_offline_demo_drafts_a_commit_message_that_says_what_it_is(
+    project: Path, opened
+) -> None:
+    session = await opened(project, "demo")
+    await session.wb.fork("exp")
+    worktree = await session.wb.workspace_ready()
+    (worktree / "NOTE.md").write_text("a note\n")
+    (worktree / "src" / "app.py").write_text("print('v2')\n")
+    commit = await session.wb.commit()
+    assert commit.message == (
+        "Update NOTE.md, app.py\n\n"
+        "Purpose: No request was recorded.\n\n"
+        "Changes:\n- added NOTE.md\n- modified src/app.py\n\n"
+        "Result: (offline demo) drafted from the file list; nothing was verified.\n"
+    )
+    assert git(worktree, "show", "--stat", "--format=%s", "HEAD").splitlines()[0] == (
+        "Update NOTE.md, app.py"
+    )
