@@ -10,6 +10,7 @@ from workbench.agent.loop import Agent
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.state import LoadingState
 from workbench.errors import WorkbenchError
+from workbench.extension_api import DeliverAs
 from workbench.skills.discover import SkillSet
 
 
@@ -53,7 +54,7 @@ class SkillControls:
             raise WorkbenchError(result.text)
         self._emit(Notice(f"deactivated {name.strip()}: {self._when()}"))
 
-    def _delivery(self) -> Any:
+    def _delivery(self) -> DeliverAs:
         return "steer" if self.agent.busy else "next_turn"
 
     def _when(self) -> str:

@@ -168,3 +168,31 @@ async def test_tree_changes_wait_for_the_run_to_end(project: Path, tmp_path: Pat
     await session.wb.label("after the slow reply")
     tree = await session.wb.tree()
     assert [e.labels for e in tree.entries if e.labels] == [["after the slow reply"]]
+
+
+async def test_activation_by_the_user_goes_with_the_next_prompt_and_stays_in_the_log(
+    project: Path, tmp_path: Path, opened
+) -> None:
+    session = await opened(project, script(tmp_path, [{"text": "following it"}]))
+    await session.wb.activate("publish-report")
+    [notice] = [e for e in session.of("notice") if e.text.startswith("activated")]
+    assert notice.text == ("activated publish-report: the model is told with your next message")
+    await session.run("make the report")
+    carried = [m for m in session.wb.messages() if m.role == "notice"]
+    assert len(carried) == 1 and "publish-report" in carried[0].text
+    assert carried[0].details["skill_load"]["how"] == "command"
+    assert session.wb.loading_state().active_compound == "publish-report"
+
+    with pytest.raises(WorkbenchError, match="There is no skill named `publish-reprot`") as bad:
+        await session.wb.activate("publish-reprot")
+    assert "Did you mean: publish-report" in bad.value.message
+    await session.wb.deactivate("publish-report")
+    assert "publish-report" not in session.wb.loading_state().loaded
+    with pytest.raises(WorkbenchError, match="`gather-sources` is not active"):
+        await session.wb.deactivate("gather-sources")
+
+    session_id = session.wb.state().session_id
+    await session.wb.close()
+    resumed = await opened(project, script(tmp_path, []), session_id=session_id)
+    # the deactivation waited for a next prompt that never came: the log still has the activation
+    assert resumed.wb.loading_state().active_compound == "publish-report"
