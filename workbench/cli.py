@@ -33,7 +33,6 @@ SUBCOMMANDS: dict[str, str] = {
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
-LITELLM_WARM_UP = "workbench.agent.litellm_model:warm_up"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -95,6 +94,9 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tools", help="comma-separated built-in tools (default: all four)")
     parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
+    parser.add_argument(
+        "--system-prompt-file", help="replace the base system prompt with this file's text"
+    )
     parser.add_argument("--append-system-prompt", help="add to the system prompt (text or file)")
     parser.add_argument(
         "--trust", action="store_true", help="run this project's extensions for this run"
@@ -109,6 +111,36 @@ def _text_or_file(value: str | None) -> str | None:
     return value
 
 
+def _system_prompt(args: argparse.Namespace) -> str | None:
+    """`--system-prompt` (text or file) or `--system-prompt-file` (a file that must exist)."""
+    from pathlib import Path
+
+    from workbench.errors import UsageError
+
+    if args.system_prompt_file is None:
+        return _text_or_file(args.system_prompt)
+    if args.system_prompt is not None:
+        raise UsageError("give --system-prompt or --system-prompt-file, not both")
+    try:
+        return Path(args.system_prompt_file).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"cannot read the system prompt file {args.system_prompt_file}: {exc}",
+            "pass a readable UTF-8 text file",
+        ) from exc
+
+
+def warm_up() -> None:
+    """What a warm interpreter (`workbench.agent.forkserver`) prepares before it forks runs:
+    litellm, exercised once, and the modules every headless run imports."""
+    from workbench.agent.litellm_model import warm_up as warm_up_litellm
+
+    warm_up_litellm()
+    importlib.import_module("workbench.modes.json_mode")
+    importlib.import_module("workbench.modes.print_mode")
+    importlib.import_module("workbench.modes.rpc")
+
+
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
     (see workbench.agent.forkserver); when none can be reached, start importing it in the
@@ -116,7 +148,7 @@ def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     from workbench.agent import forkserver
 
     if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
-        code = forkserver.run_warm("workbench.cli:main", argv, LITELLM_WARM_UP)
+        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP)
         if code is not None:
             return code
     from workbench.agent.litellm_model import preload
@@ -167,7 +199,7 @@ def _run_agent(
         api_base=args.api_base,
         api_key=args.api_key,
         tools=None if args.tools is None else args.tools.split(","),
-        system_prompt=_text_or_file(args.system_prompt),
+        system_prompt=_system_prompt(args),
         append_system_prompt=_text_or_file(args.append_system_prompt),
         trust=args.trust,
     )

@@ -33,7 +33,7 @@ from support.openai_server import OpenAIServer, Reply
 
 from workbench.agent import forkserver
 from workbench.agent.events import Event
-from workbench.cli import LITELLM_WARM_UP
+from workbench.agent.forkserver import WARM_UP
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
 
@@ -139,7 +139,7 @@ def main() -> None:
     totals, firsts = against_server(runs, cwd, warm)
     report("model string, warm interpreter: whole process", totals)
     report("model string, warm interpreter: until first request", firsts)
-    forkserver.stop(LITELLM_WARM_UP, warm)
+    forkserver.stop(WARM_UP, warm)
 
     report(
         "loop: tool result -> next model request (litellm, 20 steps)",

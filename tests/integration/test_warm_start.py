@@ -16,16 +16,16 @@ from support.processes import wait_group_gone
 from support.workbench_process import run_workbench, workbench_command
 
 from workbench.agent import forkserver
-from workbench.cli import LITELLM_WARM_UP
+from workbench.agent.forkserver import WARM_UP
 
 
 @pytest.fixture
 def warm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Warm start on, for this test's own agent folder; the server is stopped afterwards."""
     monkeypatch.setenv("WORKBENCH_WARM_START", "1")
-    path = forkserver.socket_path(LITELLM_WARM_UP, os.environ)
+    path = forkserver.socket_path(WARM_UP, os.environ)
     yield path
-    assert forkserver.stop(LITELLM_WARM_UP, os.environ), "no warm server was running"
+    assert forkserver.stop(WARM_UP, os.environ), "no warm server was running"
     deadline = time.monotonic() + 5
     while path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -4,7 +4,8 @@ child per run, so a run starts in milliseconds instead of paying seconds of impo
 Generic on purpose: the server is started with a warm-up function (`module:function`: what to
 import and exercise before serving) and each request names its entry point (`module:function`,
 called with the request's argv, returning an exit code). Headless runs with a litellm model use it
-through `run_warm`; sub-agent children, being such runs, start warm the same way.
+through `run_warm`; the sub-agent tool forks its children directly with `spawn` (each child leads
+its own process group, so an abort can signal everything the child started).
 
 The client passes its stdin, stdout and stderr over the Unix socket (SCM_RIGHTS), plus argv, cwd
 and environment; the child takes them over, so output goes straight to the caller. The client
@@ -34,6 +35,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,11 @@ IDLE_SECONDS = 600.0
 START_TIMEOUT_S = 60.0
 """How long a client waits for a new server to finish its imports (slow, busy machines)."""
 CHILD_MARKER = "WORKBENCH_WARM_CHILD"
+WARM_UP = "workbench.cli:warm_up"
+"""The warm-up of the one server that headless runs and sub-agent children share (litellm and
+the headless modes imported)."""
+CLI_ENTRY = "workbench.cli:main"
+"""A run of the `workbench` command line in a warm child."""
 
 
 def enabled(env: Mapping[str, str]) -> bool:
@@ -53,6 +60,9 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 WARM_PACKAGES = ("litellm",)
 """Installed packages whose version a warm server depends on (their install time is hashed)."""
+LITELLM_ENV_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION"}
+"""What `litellm_model` sets before importing litellm unless the user did: a variable at its
+default selects the same server as an unset one (a run that has imported litellm has them set)."""
 
 
 def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
@@ -67,7 +77,11 @@ def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
         found = importlib.util.find_spec(name)
         if found is not None and found.origin:
             parts.append(f"{found.origin}:{Path(found.origin).stat().st_mtime_ns}")
-    parts += sorted(f"{k}={v}" for k, v in env.items() if k.startswith("LITELLM_"))
+    parts += sorted(
+        f"{k}={v}"
+        for k, v in env.items()
+        if k.startswith("LITELLM_") and LITELLM_ENV_DEFAULTS.get(k) != v
+    )
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
 
 
@@ -118,53 +132,94 @@ def _start_server(path: Path, warm_up: str) -> socket.socket | None:
         return None
 
 
-def _lines(connection: socket.socket) -> Any:
-    """Yield the JSON lines the child sends."""
-    buffer = b""
+def _lines(connection: socket.socket, buffer: bytes = b"") -> Any:
+    """Yield the JSON lines the child sends (starting with what is already in `buffer`)."""
     while True:
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield json.loads(line)
         chunk = connection.recv(4096)
         if not chunk:
             return
         buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            yield json.loads(line)
 
 
-def run_warm(entry: str, argv: Sequence[str], warm_up: str) -> int | None:
-    """Run `entry(argv)` in a warm child with this process's stdio, cwd and environment; its exit
-    code, or None when no warm server could be reached (the caller then runs in-process)."""
+@dataclass
+class WarmChild:
+    """A forked run: its pid, the connection that reports its exit code, and what already arrived
+    after the pid line (the exit line of a quick child may come in the same read)."""
+
+    pid: int
+    connection: socket.socket
+    pending: bytes = b""
+
+
+def spawn(
+    entry: str,
+    argv: Sequence[str],
+    warm_up: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdio: Sequence[int],
+    own_group: bool = False,
+) -> WarmChild | None:
+    """Fork `entry(argv)` in the warm server for `warm_up` (started if none runs) with `stdio` as
+    its fds 0-2; None when no server could be reached. `own_group`: the child leads a new process
+    group (pgid = pid) before it reports its pid, so the caller can signal everything it starts.
+    Blocking (a new server takes seconds to warm up): async callers run it in a thread."""
     try:
-        path = socket_path(warm_up, os.environ)
+        path = socket_path(warm_up, env)
         connection = _connect(path) or _start_server(path, warm_up)
     except OSError:
         return None
     if connection is None:
         return None
-    request = {"entry": entry, "argv": list(argv), "cwd": str(Path.cwd()), "env": dict(os.environ)}
-    with connection:
-        socket.send_fds(connection, [json.dumps(request).encode() + b"\n"], [0, 1, 2])
-        replies = _lines(connection)
-        first = next(replies, None)
-        if first is None:
-            return None
-        child = int(first["pid"])
+    request = {
+        "entry": entry,
+        "argv": list(argv),
+        "cwd": str(cwd),
+        "env": dict(env),
+        "own_group": own_group,
+    }
+    try:
+        socket.send_fds(connection, [json.dumps(request).encode() + b"\n"], list(stdio))
+        buffer = b""
+        while b"\n" not in buffer:
+            chunk = connection.recv(4096)
+            if not chunk:
+                raise ConnectionError("the warm server closed the connection")
+            buffer += chunk
+        first, pending = buffer.split(b"\n", 1)
+        return WarmChild(int(json.loads(first)["pid"]), connection, pending)
+    except (OSError, ValueError, KeyError):
+        connection.close()
+        return None
 
-        def forward(signum: int, _frame: object) -> None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signum)
 
-        previous = {
-            signum: signal.signal(signum, forward)
-            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-        }
-        try:
-            for reply in replies:
+def run_warm(entry: str, argv: Sequence[str], warm_up: str) -> int | None:
+    """Run `entry(argv)` in a warm child with this process's stdio, cwd and environment; its exit
+    code, or None when no warm server could be reached (the caller then runs in-process)."""
+    child = spawn(entry, argv, warm_up, cwd=Path.cwd(), env=os.environ, stdio=(0, 1, 2))
+    if child is None:
+        return None
+
+    def forward(signum: int, _frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child.pid, signum)
+
+    previous = {
+        signum: signal.signal(signum, forward)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    }
+    try:
+        with child.connection:
+            for reply in _lines(child.connection, child.pending):
                 if "exit" in reply:
                     return int(reply["exit"])
-        finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     print("workbench: the warm process ended without an exit code", file=sys.stderr)
     return 1
 
@@ -203,6 +258,8 @@ def _reopen_stdio() -> None:
 
 def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
     """Become the run: take over the client's stdio, folder and environment, run the entry."""
+    if request.get("own_group"):
+        os.setpgid(0, 0)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for target, fd in zip((0, 1, 2), fds, strict=True):

@@ -21,6 +21,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from workbench.agent.forkserver import LITELLM_ENV_DEFAULTS
 from workbench.agent.model import (
     Delta,
     ErrorKind,
@@ -58,8 +59,8 @@ _import_lock = threading.Lock()
 def _litellm() -> ModuleType:
     """Import and quieten litellm once (thread-safe, so a background preload can race a call)."""
     with _import_lock:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+        for name, value in LITELLM_ENV_DEFAULTS.items():
+            os.environ.setdefault(name, value)
         import litellm
 
         litellm.suppress_debug_info = True  # it would print help banners into our stdout

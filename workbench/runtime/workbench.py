@@ -55,6 +55,8 @@ from workbench.agent.model import ModelClient
 from workbench.agent.model_choice import model_name, open_model
 from workbench.agent.queues import MessageQueue, queue_mode
 from workbench.agent.store import ConversationStore, MemoryStore
+from workbench.agent.subagent_settings import Confirm, SubagentHost
+from workbench.agent.subagent_tool import subagent_tools
 from workbench.agent.system_prompt import build_system_prompt
 from workbench.agent.tools import builtin_tools
 from workbench.config import Settings, find_project_root
@@ -101,6 +103,8 @@ class WorkbenchOptions:
     """Resume on this branch (`--branch`); alone, it resumes the most recent session."""
     skills: SkillGraph | None = None
     """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
+    confirm: Confirm | None = None
+    """Asks the user yes or no (title, message), e.g. before project sub-agents run."""
 
 
 @dataclass
@@ -244,7 +248,9 @@ class Workbench(ConversationTree, SkillControls):
         trusted = self.options.trust or TrustStore().is_trusted(self.project_root)
         self.extensions = await load_extensions(self.api, self.project_root, trusted)
         model = await self._open_model(self.options.model)
-        tools = builtin_tools(self.options.tools) + list(self.api.tools.values())
+        host = SubagentHost(self.options, lambda: self.agent.model.info.name)
+        tools = builtin_tools(self.options.tools) + subagent_tools(host, self.cwd)
+        tools += self.api.tools.values()
         self.agent = Agent(
             model=model,
             tools=tools,

@@ -1,0 +1,130 @@
+"""Children that talk to a model through litellm (the local OpenAI-compatible server), started
+from the warm interpreter: what each child sends is what its agent file and task say."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from subagent_kit import call, user_agents, write_agent
+from support.openai_server import OpenAIServer, Reply
+from support.workbench_process import run_workbench
+
+from workbench.agent import forkserver
+
+
+def serve_models(project: Path, server: OpenAIServer, *names: str) -> None:
+    """Project settings that point the named models at the local server."""
+    models = {name: {"api_base": server.url, "api_key": "none"} for name in names}
+    (project / ".pi").mkdir(exist_ok=True)
+    (project / ".pi" / "settings.json").write_text(json.dumps({"models": models}))
+
+
+def builtin_tools(request: dict) -> list[str]:
+    """The built-in tools a request offered (the enforcer adds its own after them)."""
+    names = [t["function"]["name"] for t in request["tools"]]
+    return [n for n in names if n in ("read", "bash", "edit", "write")]
+
+
+async def test_chain_passes_the_previous_answer_with_each_agents_prompt_tools_and_folder(
+    project: Path, server: OpenAIServer, warm: Path
+) -> None:
+    serve_models(project, server, "openai/scout", "openai/planner")
+    (project / "src").mkdir()
+    write_agent(
+        user_agents(), "scout", model="openai/scout", tools="read", body="You are scout. Find."
+    )
+    write_agent(
+        user_agents(),
+        "planner",
+        model="openai/planner",
+        tools="read, bash",
+        body="You are planner. Plan.",
+    )
+    server.add(Reply(text="found: app.py line 3"), Reply(text="plan: fix line 3"))
+    chain = [
+        {"agent": "scout", "task": "find the bug", "cwd": "src"},
+        {"agent": "planner", "task": "Plan from this:\n{previous}"},
+    ]
+
+    done = await call(project, {"chain": chain})
+
+    assert not done.result.is_error, done.result.text
+    first, second = server.requests
+    assert first["model"] == "scout" and second["model"] == "planner"
+    assert first["messages"][0]["content"].startswith("You are scout. Find.\n\nAvailable tools:")
+    assert first["messages"][0]["content"].endswith(f"Working folder: {project / 'src'}\n")
+    assert builtin_tools(first) == ["read"]
+    assert first["messages"][1] == {"role": "user", "content": "find the bug"}
+    assert second["messages"][0]["content"].startswith("You are planner. Plan.")
+    assert builtin_tools(second) == ["read", "bash"]
+    assert second["messages"][1]["content"] == "Plan from this:\nfound: app.py line 3"
+    assert [r["warm"] for r in done.reports] == [True, True], "both started warm"
+    assert [(r["model"], r["answer"]) for r in done.reports] == [
+        ("openai/scout", "found: app.py line 3"),
+        ("openai/planner", "plan: fix line 3"),
+    ]
+    assert done.reports[0]["usage"]["input"] == 100 and done.reports[0]["cost"] is None
+    assert done.result.text.startswith("Chain: all 2 steps succeeded")
+    assert done.result.text.endswith(
+        "plan: fix line 3\n\n[1 turn · 100 in / 20 out · cost unknown · openai/planner]"
+    )
+
+
+async def test_an_agent_without_a_model_uses_the_parents_model_and_server(
+    project: Path, server: OpenAIServer, warm: Path
+) -> None:
+    write_agent(user_agents(), "helper")
+    server.add(Reply(text="helped"))
+
+    done = await call(
+        project,
+        {"agent": "helper", "task": "help"},
+        model="openai/parent-model",
+        api_base=server.url,
+        api_key="k",
+    )
+
+    assert done.reports[0]["answer"] == "helped"
+    assert server.requests[0]["model"] == "parent-model"
+
+
+def test_a_warm_headless_parent_starts_its_children_warm(
+    project: Path, server: OpenAIServer, warm: Path
+) -> None:
+    write_agent(user_agents(), "helper")
+    delegate = {"name": "subagent", "arguments": {"agent": "helper", "task": "help me"}}
+    server.add(Reply(tool_calls=[delegate]), Reply(text="helped"), Reply(text="all done"))
+
+    run = run_workbench(
+        "--mode",
+        "json",
+        "--model",
+        "openai/parent",
+        "--api-base",
+        server.url,
+        "--api-key",
+        "k",
+        "go",
+        cwd=project,
+        timeout=90,
+    )
+
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    result = next(e for e in events if e["type"] == "tool_execution_end")["result"]
+    (child,) = result["details"]["subagent"]["results"]
+    assert (child["answer"], child["warm"], child["model"]) == ("helped", True, "openai/parent")
+    assert server.requests[1]["messages"][1]["content"] == "help me"
+    assert events[-1] == {"type": "agent_end", "stop_reason": "completed", "error": None}
+
+
+def test_children_of_a_run_that_imported_litellm_share_its_warm_interpreter() -> None:
+    """Importing litellm sets its defaults in the environment that children inherit: they must
+    select the same warm interpreter as a plain run, or every call would start another one."""
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
+    imported = {**plain, "LITELLM_MODE": "PRODUCTION", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    path = forkserver.socket_path(forkserver.WARM_UP, plain)
+    assert forkserver.socket_path(forkserver.WARM_UP, imported) == path
+    assert forkserver.socket_path(forkserver.WARM_UP, {**plain, "LITELLM_MODE": "DEV"}) != path

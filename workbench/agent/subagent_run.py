@@ -1,0 +1,128 @@
+"""Run one child agent for one task: start it, fold its events into a report, end it for sure.
+
+The child is `workbench --mode json -p --no-session` with the agent's model, tools and system
+prompt; the system prompt and the task go through files in a private temporary folder (never the
+command line, which other users can read and which limits a chained task's size). A timeout or a
+cancellation (the user's abort) ends the child: SIGTERM to its group, SIGKILL after the grace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.agent import forkserver
+from workbench.agent.agent_defs import AgentDef
+from workbench.agent.model_choice import uses_litellm
+from workbench.agent.subagent_process import GRACE_S, Child, ChildCommand, start_child
+from workbench.agent.subagent_report import ChildReport
+
+SUBAGENT_MARKER = "WORKBENCH_SUBAGENT"
+"""Set in a child's environment, to a value unique to the child: children get no `subagent` tool
+of their own, and ending a child ends every process that carries its value."""
+PROGRESS_INTERVAL_S = 0.1
+STREAMING_PREFIX = b'{"type": "message_update"'
+
+
+@dataclass
+class Launch:
+    """Everything one child needs: the agent, the task, where, and how to reach its model."""
+
+    agent: AgentDef
+    task: str
+    cwd: Path
+    model: str
+    env: Mapping[str, str]
+    api_base: str | None = None
+    api_key: str | None = None
+    trust: bool = False
+
+    def argv(self, folder: Path) -> list[str]:
+        """The child's command line; the system prompt is written into `folder`."""
+        argv = ["--mode", "json", "-p", "--no-session", "--model", self.model]
+        if self.api_base:
+            argv += ["--api-base", self.api_base]
+        if self.api_key:
+            argv += ["--api-key", self.api_key]
+        if self.agent.tools:
+            argv += ["--tools", ",".join(self.agent.tools)]
+        if self.agent.system_prompt.strip():
+            prompt = folder / "system-prompt.md"
+            prompt.write_text(self.agent.system_prompt, encoding="utf-8")
+            argv += ["--system-prompt-file", str(prompt)]
+        if self.trust:
+            argv.append("--trust")
+        return argv
+
+    def command(self, folder: Path) -> ChildCommand:
+        stdin = folder / "task.md"
+        stdin.write_text(self.task, encoding="utf-8")
+        marker = (SUBAGENT_MARKER, f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
+        inherited = {k: v for k, v in self.env.items() if k != forkserver.CHILD_MARKER}
+        env = {**inherited, marker[0]: marker[1]}  # a warm parent's children may start warm
+        warm = forkserver.enabled(env) and uses_litellm(self.model)
+        return ChildCommand(self.argv(folder), self.cwd, env, marker, stdin, warm)
+
+
+async def _follow(child: Child, report: ChildReport, changed: Callable[[], None]) -> None:
+    """Fold the child's lines into `report` as they come. A streaming update carries the whole
+    message so far, so updates closer together than the progress interval are skipped unread."""
+    last_update = 0.0
+    async for line in child.lines():
+        if line.startswith(STREAMING_PREFIX):
+            now = time.monotonic()
+            if now - last_update < PROGRESS_INTERVAL_S:
+                continue
+            last_update = now
+        report.add_line(line)
+        changed()
+
+
+def _ended(child: Child) -> str:
+    if child.killed:
+        return f"the child ignored SIGTERM for {GRACE_S:g} s and was killed"
+    return "the child was stopped"
+
+
+async def run_child(
+    launch: Launch, report: ChildReport, timeout_s: float, changed: Callable[[], None]
+) -> None:
+    """Run the child to its end; `report` says how it went. Cancellation stops the child (and
+    is re-raised once the child is gone)."""
+    folder = Path(tempfile.mkdtemp(prefix="workbench-subagent-"))
+    report.status, report.started_at = "running", time.time()
+    changed()
+    try:
+        try:
+            child = await start_child(launch.command(folder))
+        except OSError as exc:
+            report.fail("not started", f"the child could not start: {exc}")
+            return
+        report.warm = child.warm
+        try:
+            async with asyncio.timeout(timeout_s):
+                await _follow(child, report, changed)
+                exit_code = await child.wait()
+        except TimeoutError:
+            await asyncio.shield(child.end())
+            report.fail("timeout", f"no answer within {timeout_s:g} s; {_ended(child)}")
+        except asyncio.CancelledError:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(child.end())
+            report.fail("aborted", f"aborted by the user; {_ended(child)}")
+            raise
+        else:
+            report.conclude(exit_code, child.stderr)
+        report.stderr = child.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        report.ended_at = time.time()
+        changed()

@@ -1,0 +1,82 @@
+"""The `subagents.*` settings, and what the parent session lends the `subagent` tool.
+
+    "subagents": {"scope": "user", "max_parallel_tasks": 8, "max_concurrency": 4,
+                  "timeout_seconds": 900, "max_result_chars": 100000,
+                  "confirm_project_agents": true}
+
+`confirm_project_agents` is read from the user's settings only: a repository must not be able to
+switch off the question that protects the user from the repository's own agents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from workbench.agent.agent_defs import SCOPES, Scope
+from workbench.config import SETTINGS_FILE, Settings, agent_dir, find_project_root, read_json_file
+from workbench.errors import WorkbenchError
+
+Confirm = Callable[[str, str], Awaitable[bool]]
+"""Ask the user a yes/no question (title, message); the front end supplies it (a TUI dialog)."""
+HINT = "see README, ## Sub-agents"
+
+
+class SessionOptions(Protocol):
+    """What the parent session was opened with (`WorkbenchOptions` offers it): how to reach its
+    model, whether the user trusts the project for this run (`--trust`), and a way to ask the
+    user (None when no one can answer, as in headless runs)."""
+
+    api_base: str | None
+    api_key: str | None
+    trust: bool
+    confirm: Confirm | None
+
+
+@dataclass
+class SubagentHost:
+    """What the parent session lends its children: its options, and its model right now (for
+    agents that name none)."""
+
+    options: SessionOptions
+    model: Callable[[], str]
+
+
+def _number(settings: Settings, key: str, default: float, kind: type) -> Any:
+    value = settings.get(f"subagents.{key}", default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1:
+        raise WorkbenchError(f"setting subagents.{key} must be a number of at least 1", HINT)
+    return kind(value)
+
+
+@dataclass(frozen=True)
+class SubagentSettings:
+    scope: Scope = "user"
+    max_parallel_tasks: int = 8
+    max_concurrency: int = 4
+    timeout_seconds: float = 900.0
+    max_result_chars: int = 100_000
+    confirm_project_agents: bool = True
+
+    @classmethod
+    def load(cls, cwd: Path) -> SubagentSettings:
+        settings = Settings.load(find_project_root(cwd))
+        scope = settings.get("subagents.scope", cls.scope)
+        if scope not in SCOPES:
+            raise WorkbenchError(
+                f"setting subagents.scope must be one of {', '.join(SCOPES)}", HINT
+            )
+        user = read_json_file(agent_dir() / SETTINGS_FILE)
+        confirm = Settings(agent_dir(), user if isinstance(user, dict) else {}).get(
+            "subagents.confirm_project_agents", cls.confirm_project_agents
+        )
+        return cls(
+            scope=scope,
+            max_parallel_tasks=_number(settings, "max_parallel_tasks", cls.max_parallel_tasks, int),
+            max_concurrency=_number(settings, "max_concurrency", cls.max_concurrency, int),
+            timeout_seconds=_number(settings, "timeout_seconds", cls.timeout_seconds, float),
+            max_result_chars=_number(settings, "max_result_chars", cls.max_result_chars, int),
+            confirm_project_agents=confirm is not False,
+        )

@@ -1,0 +1,134 @@
+"""The words of the `subagent` tool: live progress for front ends, and the result for the model.
+
+Progress is plain text (it travels as `tool_execution_update.partial_result`): one header line per
+child with its state, current tool and tokens, then its last lines. The result gives every child's
+full final answer within a size budget shared by the answers of one call; an answer that does not
+fit is cut with a notice naming the file that holds all of it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+
+from workbench.agent.subagent_report import ChildReport
+
+MARKS = {"pending": "·", "running": "…", "completed": "✓", "failed": "✗"}
+
+
+def _tokens(count: int) -> str:
+    return f"{count}" if count < 1000 else f"{count / 1000:.1f}k"
+
+
+def usage_line(report: ChildReport) -> str:
+    """`2 turns · 1.2k in / 310 out · $0.0042 · model`: what the child cost."""
+    parts = [f"{report.turns} turn{'s' if report.turns != 1 else ''}"]
+    usage = report.usage
+    parts.append(f"{_tokens(usage.input)} in / {_tokens(usage.output)} out")
+    if usage.cache_read:
+        parts.append(f"{_tokens(usage.cache_read)} cached")
+    parts.append(f"${report.cost:.4f}" if report.cost is not None else "cost unknown")
+    if report.model:
+        parts.append(report.model)
+    return " · ".join(parts)
+
+
+def _label(report: ChildReport) -> str:
+    step = f"step {report.step}: " if report.step is not None else ""
+    return f"{step}{report.agent}"
+
+
+def progress(mode: str, reports: Sequence[ChildReport]) -> str:
+    """The live view of a call: a summary line, then each started child."""
+    done = sum(r.finished for r in reports)
+    running = sum(r.status == "running" for r in reports)
+    if mode == "single":
+        head: list[str] = []
+    elif mode == "chain":
+        head = [f"chain: step {max(1, done + running)} of {len(reports)}"]
+    else:
+        head = [f"parallel: {done} of {len(reports)} done, {running} running"]
+    lines = head
+    for report in reports:
+        if report.status == "pending":
+            continue
+        state = report.current_tool or report.stop_reason or report.status
+        usage = f"{_tokens(report.usage.input)} in / {_tokens(report.usage.output)} out"
+        lines.append(f"{MARKS[report.status]} {_label(report)} · {state} · {usage}")
+        lines.extend(f"    {line}" for line in report.last_lines)
+    return "\n".join(lines)
+
+
+def _skills_line(report: ChildReport) -> str | None:
+    loaded = [
+        f"{load['skill']}{' (standalone)' if load.get('standalone') else ''}"
+        for load in report.skill_loads
+        if not load.get("blocked")
+    ]
+    return f"Skills loaded: {', '.join(loaded)}" if loaded else None
+
+
+def _violation_lines(report: ChildReport) -> list[str]:
+    return [
+        f"Skill rule {load['verdict']}: {load['skill']}"
+        + (" (blocked)" if load.get("blocked") else "")
+        + (f": {load['reason']}" if load.get("reason") else "")
+        for load in report.violations
+    ]
+
+
+def fit(answer: str, budget: int, agent: str) -> str:
+    """`answer`, or its start and a notice naming the temp file that keeps all of it."""
+    if len(answer) <= budget:
+        return answer
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", prefix=f"workbench-subagent-{agent}-", suffix=".md", delete=False
+    ) as full:
+        full.write(answer)
+    return (
+        f"{answer[:budget]}\n\n[Answer cut at {budget:,} of {len(answer):,} characters. "
+        f"The full answer: {full.name}]"
+    )
+
+
+def child_section(report: ChildReport, budget: int, with_task: bool) -> str:
+    """One child in the result: outcome, the answer (fitted), cost, skills and violations."""
+    outcome = report.stop_reason or report.status
+    lines = [f"## {_label(report)} ({report.source} agent): {outcome}"]
+    if with_task:
+        lines.append(f"Task: {report.task}")
+    if not report.ok:
+        lines.append(f"Failed: {report.error}")
+        if report.stderr:
+            lines.append("Its stderr ends with:\n" + report.stderr[-1500:])
+    if report.answer:
+        lines += ["", fit(report.answer, budget, report.agent), ""]
+    elif report.ok:
+        lines.append("(no answer)")
+    lines.append(f"[{usage_line(report)}]")
+    skills = _skills_line(report)
+    if skills:
+        lines.append(skills)
+    lines += _violation_lines(report)
+    return "\n".join(lines)
+
+
+def result_text(mode: str, reports: Sequence[ChildReport], budget: int) -> str:
+    """The text the model reads. `budget` characters are shared by the answers."""
+    share = max(1000, budget // max(1, len(reports)))
+    if mode == "single":
+        return child_section(reports[0], share, with_task=False)
+    finished = [r for r in reports if r.finished]
+    succeeded = sum(r.ok for r in finished)
+    if mode == "parallel":
+        head = f"Parallel: {succeeded} of {len(reports)} tasks succeeded."
+    else:
+        failed = next((r for r in finished if not r.ok), None)
+        head = (
+            f"Chain stopped at step {failed.step} of {len(reports)} ({failed.agent}): "
+            f"{failed.error}"
+            if failed
+            else f"Chain: all {len(reports)} steps succeeded; the last step's answer is the result."
+        )
+    sections = [child_section(r, share, with_task=True) for r in finished]
+    return "\n\n".join([head, *sections])
