@@ -10,7 +10,6 @@ import argparse
 
 from workbench.agent.store import messages_of
 from workbench.commands._session import add_session_option, open_session
-from workbench.config import Settings
 from workbench.enforcer.core import mode_of
 from workbench.enforcer.state import LoadingState
 from workbench.enforcer.status import format_status
@@ -31,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     with open_session(args, readonly=True) as session:
         messages = messages_of(session.store.path())
         header = f"session {session.id}, branch {session.branch}"
-        settings = Settings.load(session.location.project_root)
+        mode = mode_of(session.settings)
     print(header)
-    print(format_status(LoadingState.derive(messages), mode_of(settings)))
+    print(format_status(LoadingState.derive(messages), mode))
     return 0

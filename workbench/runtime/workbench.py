@@ -62,11 +62,12 @@ from workbench.agent.tools import builtin_tools
 from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.extension import register as register_enforcer
-from workbench.errors import UsageError, WorkbenchError
+from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.context import branch_messages
+from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.readiness import Readiness
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree
@@ -156,26 +157,6 @@ def agent_config(settings: Settings) -> AgentConfig:
         raise WorkbenchError(
             f"a retry or compaction setting is not a number: {exc}", "see README, ## Agent"
         ) from exc
-
-
-def open_session(options: WorkbenchOptions, settings: Settings) -> Session | None:
-    """The stored session the options ask for (a new one, or one to resume); None when they
-    bring a store of their own. A session open in another process raises its lock error."""
-    if options.store is not None:
-        if resumes(options):
-            raise UsageError(
-                "--no-session cannot resume a stored session",
-                "drop --no-session, or drop --continue, --session and --branch",
-            )
-        return None
-    root = settings.project_root
-    if resumes(options):
-        return Session.open(root, options.session_id, options.branch, settings=settings)
-    return Session.create(root, settings)
-
-
-def resumes(options: WorkbenchOptions) -> bool:
-    return bool(options.session_id or options.continue_session or options.branch)
 
 
 class Workbench(ConversationTree, SkillControls):

@@ -40,6 +40,8 @@ def test_a_script_forks_works_commits_merges_and_reads_the_tree(
 
     rpc.send(type="prompt", text="write a release note", id=2)
     rpc.wait_type("agent_end", stop_reason="completed")
+    assert (worktree / "NOTE.md").read_text() == "note\n"
+    assert not (project / "NOTE.md").exists()  # the user's checkout gets it with the merge
     rpc.send(type="status", id=3)
     status = answer(rpc, 3)["data"]
     assert status["files"] == [{"path": "NOTE.md", "change": "added", "uncommitted": True}]
