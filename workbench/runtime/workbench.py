@@ -71,6 +71,7 @@ from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.readiness import Readiness
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree
+from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.session import Session
 from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
@@ -180,8 +181,10 @@ class Workbench(ConversationTree, SkillControls):
             if start.is_relative_to(self.project_root)
             else Path()
         )
+        self._prefix = Path()
+        """Where the project lies in its git repository: a fork's worktree holds all of it."""
         self.workspace = self.project_root
-        """The current branch's checkout or worktree: skills are discovered there."""
+        """The current branch's checkout or worktree."""
         self.cwd = self._tools_folder(self.workspace)
         """Where the tools run: the folder workbench was started in, inside `workspace`."""
         self.readiness = Readiness(self._workspace_failed)
@@ -216,12 +219,17 @@ class Workbench(ConversationTree, SkillControls):
 
     async def _start(self) -> None:
         if self.session is not None:
+            if self.session.location.project_is_git:
+                git = GitRunner(self.project_root)
+                self._prefix = Path(await asyncio.to_thread(git.run, "rev-parse", "--show-prefix"))
             self.workspace = await self.session.ready_workspace()
             self.cwd = self._tools_folder(self.workspace)
         skills = self.options.skills
         self.enforcer = register_enforcer(
             self.api,
-            skills if skills is not None else lambda: load_project_skills(self.workspace),
+            skills
+            if skills is not None
+            else lambda: load_project_skills(self._project_folder(self.workspace)),
             self.settings,
             session_tools=lambda: list(self.agent.tools),
             cwd=self.cwd,
@@ -273,10 +281,16 @@ class Workbench(ConversationTree, SkillControls):
         )
         self.agent.system_prompt = self.system_prompt
 
-    def _tools_folder(self, workspace: Path) -> Path:
-        """The folder workbench was started in, within `workspace` (its root if that is gone)."""
-        folder = workspace / self._subfolder
+    def _project_folder(self, workspace: Path) -> Path:
+        """The project's folder in `workspace` (its skills and settings are there)."""
+        folder = workspace if workspace == self.project_root else workspace / self._prefix
         return folder if folder.is_dir() else workspace
+
+    def _tools_folder(self, workspace: Path) -> Path:
+        """The folder workbench was started in, as found in `workspace` (else the project's)."""
+        project = self._project_folder(workspace)
+        folder = project / self._subfolder
+        return folder if folder.is_dir() else project
 
     def _use_workspace(self, workspace: Path) -> None:
         """Run the tools, and find and name the skills, in `workspace` (a branch's checkout or

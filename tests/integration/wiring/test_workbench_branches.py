@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.git_project import git, snapshot
+from skill_trees import write_tree
+from support.git_project import git, make_project, snapshot
 from wiringtools import bash, read, script, texts, write
 
 from workbench.agent.openai_format import to_openai
@@ -172,3 +173,24 @@ async def test_the_offline_demo_drafts_a_commit_message_that_says_what_it_is(
     assert git(worktree, "show", "--stat", "--format=%s", "HEAD").splitlines()[0] == (
         "Update NOTE.md, app.py"
     )
+
+
+async def test_a_project_below_the_repository_root_works_in_the_same_folder_of_its_fork(
+    tmp_path: Path, opened
+) -> None:
+    repository = tmp_path / "repository"
+    make_project(repository, {"README.md": "the repository\n", "app/src/main.py": "print(1)\n"})
+    app = repository / "app"
+    write_tree(app / ".pi" / "skills")
+    git(repository, "add", "--all")
+    git(repository, "commit", "--quiet", "-m", "the app's skills")
+    session = await opened(app / "src", script(tmp_path, [bash("pwd"), {"text": "here"}]))
+    assert session.wb.state().cwd == str(app / "src")
+
+    await session.wb.fork("exp")
+    await session.run("where am I?")
+    worktree = await session.wb.workspace_ready()
+    pwd = next(m for m in session.wb.messages() if m.tool_name == "bash")
+    assert pwd.text.splitlines()[0] == str(worktree / "app" / "src")
+    skill = session.wb.skill_set.graph.get("publish-report")
+    assert skill.path == worktree / "app" / ".pi" / "skills" / "publish-report" / "SKILL.md"
