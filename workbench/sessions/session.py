@@ -200,7 +200,6 @@ class Session:
             return entry, abandoned_path(before, self.store.path())
 
         entry, left = await self.store.run(move)
-        detached = self.store.is_detached()
         summary = None
         if summarize is not None and messages_of(left):
             text = (await summarize(messages_of(left))).strip()
@@ -208,7 +207,7 @@ class Session:
                 details = {"abandoned_head": left[-1].id, "entries": len(left)}
                 message = Message(role="branch_summary", text=text, details=details)
                 summary = await self.store.append("branch_summary", message.to_dict())
-        return NavigateResult(entry, self.store.branch, detached, left, summary)
+        return NavigateResult(entry, self.store.branch, self.store.is_detached(), left, summary)
 
     async def label(self, label: str, target: str | None = None) -> Entry:
         """Label an entry (default: the current one, labels skipped); labels show in the tree.

@@ -95,6 +95,7 @@ async def test_navigating_back_and_going_on_starts_a_new_branch_with_a_summary(
 
     result = await session.wb.navigate(first_reply.id[:8], summarize=True)
     assert result.summary is not None and result.branch == "main-1"
+    assert not result.detached  # the summary began the branch: its head is where we are
     assert texts(session.wb, "branch_summary")[0].startswith("## Goal\nTry plan A")
     await session.run("try plan B instead")
 
