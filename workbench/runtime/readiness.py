@@ -38,7 +38,7 @@ class Readiness:
     async def settled(self) -> None:
         """Wait until the job has finished, however it finished (before the next change)."""
         if self._task is not None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
+            with contextlib.suppress(Exception, asyncio.CancelledError):  # reported already
                 await asyncio.shield(self._task)
 
     async def wait(self) -> None:

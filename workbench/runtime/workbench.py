@@ -326,8 +326,8 @@ class Workbench(ConversationTree, SkillControls):
     # -- events -----------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every event from now on, starting with the start-up notices (extensions
-        skipped or broken); returns the function that unsubscribes."""
+        """Receive every event from now on, starting with the start-up notices (the session's,
+        extensions skipped or broken); returns the function that unsubscribes."""
         for notice in self.startup_notices:
             listener(notice)
         self._listeners.append(listener)
