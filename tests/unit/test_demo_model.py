@@ -63,7 +63,7 @@ def demo_agent(skills: Path, cwd: Path) -> Agent:
     """The loop with the demo model over the skills in `skills` and the real tools."""
     graph = load_skills([SkillRoot(skills, "explicit")], use_cache=False).graph
     return Agent(
-        model=DemoModel(lambda: graph, cwd),
+        model=DemoModel(lambda: graph, lambda: cwd),
         tools=builtin_tools(),
         store=MemoryStore(),
         emit=lambda event: None,

@@ -483,7 +483,7 @@ class Agent:
         reserve, _ = self._limits()
         request = compaction.summary_request(plan, focus, int(reserve * 0.8))
         try:
-            body = await self._with_retries(lambda: self._complete_text(request))
+            body = await self.complete_text(request)
         except asyncio.CancelledError:
             self.emit(CompactionEnd(reason, before, error="aborted"))
             raise
@@ -494,6 +494,19 @@ class Agent:
         await self._append(message)
         self.emit(CompactionEnd(reason, before, self.context_tokens(), message))
         return message
+
+    async def summarize(self, messages: list[Message], focus: str | None = None) -> str:
+        """A goal-first summary of `messages` by the compaction summariser, with the files read and
+        modified: what a branch left behind (navigation) or brings back (a merge) is worth."""
+        reserve, _ = self._limits()
+        plan = compaction.whole_plan(messages)
+        body = await self.complete_text(compaction.summary_request(plan, focus, int(reserve * 0.8)))
+        return compaction.summary_message(plan, body, 0).text
+
+    async def complete_text(self, request: ModelRequest) -> str:
+        """The text of one side request to the current model (a summary, a commit message draft),
+        retried like a turn; not recorded in the conversation."""
+        return await self._with_retries(lambda: self._complete_text(request))
 
     async def _complete_text(self, request: ModelRequest) -> str:
         assembler = AssistantAssembler()

@@ -47,12 +47,13 @@ class ModelInfo:
 
 @dataclass
 class ModelRequest:
-    """One model call. `purpose` lets offline models answer summary requests sensibly."""
+    """One model call. `purpose` lets offline models answer side requests sensibly: a summary
+    (compaction, branch and merge summaries) or a commit message draft."""
 
     system_prompt: str
     messages: list[Message]
     tools: list[Tool] = field(default_factory=list)
-    purpose: Literal["turn", "summary"] = "turn"
+    purpose: Literal["turn", "summary", "commit_message"] = "turn"
     max_tokens: int | None = None
 
 

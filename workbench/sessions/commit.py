@@ -8,10 +8,12 @@ When a hook refuses the commit, the staging area is put back as it was.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.agent.store import Entry
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.commit_message import commit_prompt, entries_since_checkpoint
+from workbench.sessions.entries import entry_json
 from workbench.sessions.files import changed_files, uncommitted_paths
 from workbench.sessions.identity import require_user_identity
 from workbench.sessions.store import GitConversationStore
@@ -27,6 +29,15 @@ class CommitResult:
     message: str
     files: list[str]
     checkpoint: Entry | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "commit": self.commit,
+            "message": self.message,
+            "files": self.files,
+            "checkpoint": entry_json(self.checkpoint) if self.checkpoint else None,
+        }
 
     def render_text(self) -> str:
         if self.commit is None:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.store import Entry
 from workbench.errors import UsageError, WorkbenchError
-from workbench.sessions.entries import one_line
+from workbench.sessions.entries import entry_json, one_line
 from workbench.sessions.files import uncommitted_paths
 from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.identity import require_user_identity
@@ -54,6 +55,17 @@ class MergeResult:
     entry: Entry
     removed_worktree: bool
     notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "into": self.into,
+            "commit": self.commit,
+            "files": self.files,
+            "entry": entry_json(self.entry),
+            "removed_worktree": self.removed_worktree,
+            "notes": self.notes,
+        }
 
     def render_text(self) -> str:
         if self.commit:
