@@ -57,14 +57,21 @@ def test_nothing_to_commit_is_a_message_not_an_error(project: Path) -> None:
     assert done.stdout.strip() == "nothing to commit on exp: its worktree has no changes"
 
 
-def test_without_a_message_or_model_the_command_asks_for_m(project: Path) -> None:
+def test_without_a_message_the_sessions_model_drafts_it(project: Path) -> None:
+    """No -m and no model configured: the offline demo model drafts purpose / changes / result
+    from the conversation and the changed files, and the commit is recorded as a checkpoint."""
     with Session.create(project) as session:
-        run(session.store.append("user", user("hello")))
+        run(session.store.append("user", user("tidy the readme")))
         (project / "README.md").write_text("changed\n")
     done = cli(project, "commit")
-    assert done.returncode == 2
-    assert "commit needs a message: pass -m MESSAGE" in done.stderr
-    assert git(project, "status", "--porcelain") == " M README.md"
+    assert done.returncode == 0, done.stderr
+    message = git(project, "log", "-1", "--format=%B")
+    assert message.startswith("Update README.md")
+    assert "Purpose: Asked for: tidy the readme" in message
+    assert "- modified README.md" in message
+    assert git(project, "status", "--porcelain") == ""
+    with Session.open(project, readonly=True) as session:
+        assert session.store.path()[-1].type == "checkpoint"
 
 
 def test_the_model_drafts_from_the_conversation_since_the_last_checkpoint(project: Path) -> None:
