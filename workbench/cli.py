@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, str] = {
     "commit": "commit a branch's file changes and record a checkpoint",
     "merge": "merge a branch's commits and conversation into its parent",
     "label": "label an entry of a session",
+    "skills": "skill commands: `skills status` shows a session's skill loading state",
 }
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 
@@ -81,6 +82,19 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key", help="API key for the model's provider or server")
     parser.add_argument(
         "--no-session", action="store_true", help="keep the conversation in memory only"
+    )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the project's most recently active session",
+    )
+    parser.add_argument("--session", metavar="ID", help="continue this session (id or prefix)")
+    parser.add_argument(
+        "--branch",
+        metavar="NAME",
+        help="continue on this conversation branch (of --session, else of the latest session)",
     )
     parser.add_argument("--tools", help="comma-separated built-in tools (default: all four)")
     parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
@@ -160,6 +174,9 @@ def _options(
     return WorkbenchOptions(
         cwd=Path.cwd(),
         store=MemoryStore() if args.no_session else None,
+        session_id=args.session,
+        continue_session=args.continue_session,
+        branch=args.branch,
         model=model,
         api_base=args.api_base,
         api_key=args.api_key,

@@ -3,12 +3,14 @@
     python tests/benchmarks/bench_agent.py [--runs N]
 
 Measures, each as the median of N runs:
-1. `workbench -p` with a `scripted:` model (read a file, then answer), process start to exit;
+1. `workbench -p` with a `scripted:` model (read a file, then answer), process start to exit, in a
+   stored session (the default) and with `--no-session`;
 2. the same turn against the local OpenAI-compatible server with a model string, through litellm:
    without the warm interpreter (WORKBENCH_WARM_START=0), and with it (after one run that starts
    it); each also until the first request reaches the server;
 3. the loop's own overhead from a tool result to the next model request, in-process through the
-   real litellm path and the local server, over a 20-step conversation.
+   real litellm path and the local server, over a 20-step conversation (stored session, and in
+   memory).
 
 For comparison (issue 4, same kind of machine): pi takes 1.88 s for the read-then-answer turn as
 a whole process, 1.70 s of it before the first request, and 52 ms from tool result to next request.
@@ -34,6 +36,7 @@ from support.openai_server import OpenAIServer, Reply
 from workbench.agent import forkserver
 from workbench.agent.events import Event
 from workbench.agent.forkserver import WARM_UP
+from workbench.agent.store import MemoryStore
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
 
@@ -59,10 +62,9 @@ def timed_run(args: list[str], cwd: Path, env: dict[str, str]) -> float:
     return elapsed
 
 
-def scripted(runs: int, cwd: Path, env: dict[str, str]) -> list[float]:
-    return [
-        timed_run(["-p", "--model", "scripted:script.json", "go"], cwd, env) for _ in range(runs)
-    ]
+def scripted(runs: int, cwd: Path, env: dict[str, str], *extra: str) -> list[float]:
+    args = ["-p", *extra, "--model", "scripted:script.json", "go"]
+    return [timed_run(args, cwd, env) for _ in range(runs)]
 
 
 def against_server(runs: int, cwd: Path, env: dict[str, str]) -> tuple[list[float], list[float]]:
@@ -77,7 +79,7 @@ def against_server(runs: int, cwd: Path, env: dict[str, str]) -> tuple[list[floa
     return totals, first_requests
 
 
-async def loop_overhead(cwd: Path, steps: int = 20) -> list[float]:
+async def loop_overhead(cwd: Path, store: MemoryStore | None, steps: int = 20) -> list[float]:
     """Seconds from each tool result (tool_execution_end) to the next request at the server."""
     script = [Reply(tool_calls=[READ]) for _ in range(steps)] + [Reply(text="done")]
     with OpenAIServer(script) as server:
@@ -88,6 +90,7 @@ async def loop_overhead(cwd: Path, steps: int = 20) -> list[float]:
                 api_base=server.url,
                 api_key="k",
                 skills=SkillGraph([]),
+                store=store,
             )
         )
         tool_ends: list[float] = []
@@ -127,6 +130,9 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores, shared with other work)")
 
     report("scripted: -p, process start to exit", scripted(runs, cwd, env))
+    report(
+        "scripted: -p --no-session, process start to exit", scripted(runs, cwd, env, "--no-session")
+    )
 
     cold = {**env, "WORKBENCH_WARM_START": "0"}
     totals, firsts = against_server(runs, cwd, cold)
@@ -143,7 +149,11 @@ def main() -> None:
 
     report(
         "loop: tool result -> next model request (litellm, 20 steps)",
-        asyncio.run(loop_overhead(cwd)),
+        asyncio.run(loop_overhead(cwd, None)),
+    )
+    report(
+        "loop: the same, conversation in memory (--no-session)",
+        asyncio.run(loop_overhead(cwd, MemoryStore())),
     )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 

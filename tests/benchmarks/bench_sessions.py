@@ -7,6 +7,8 @@ Measures, on real repositories in a temporary directory:
 - opening a session whose branch has 10,000 entries (goal: under 0.5 s);
 - fork, status, commit and merge on a 1,000-entry conversation in a 3,000-file project (goal: each
   under 300 ms);
+- a fork through `Workbench` (the worktree is checked out in the background): until `fork`
+  returns, and until the worktree is ready for the first run;
 - the two ways of writing an entry that were weighed (git's own commands per append, which
   workbench uses, against a long-lived `update-ref --stdin` plus Python-side object writes).
 Timings on a shared machine are noisy; every figure is a median of several runs.
@@ -129,6 +131,34 @@ def bench_file_commands(root: Path, entries: int, files: int, rounds: int) -> No
         print(f"  {name:<7} {median_ms(samples)}   (max {max(samples) * 1000:.0f} ms)")
 
 
+def bench_workbench_fork(root: Path, files: int, rounds: int) -> None:
+    """Workbench.fork returns once the branch is recorded; the checkout follows in the
+    background, and a run on the branch waits for it."""
+    from workbench.runtime import Workbench, WorkbenchOptions
+
+    project = make_project(root / "runtime-fork", files=files)
+    returned, ready = [], []
+
+    async def forks() -> None:
+        workbench = await Workbench.open(WorkbenchOptions(cwd=project, model="demo"))
+        await workbench.prompt("a first question")
+        await workbench.wait_idle()
+        for r in range(rounds):
+            await workbench.switch_branch("main")
+            await workbench.workspace_ready()
+            start = time.perf_counter()
+            await workbench.fork(f"try-{r}")
+            returned.append(time.perf_counter() - start)
+            await workbench.workspace_ready()
+            ready.append(time.perf_counter() - start)
+        await workbench.close()
+
+    asyncio.run(forks())
+    print(f"Workbench.fork in a {files}-file project, median of {rounds} rounds:")
+    print(f"  returns        {median_ms(returned)}   (max {max(returned) * 1000:.0f} ms)")
+    print(f"  worktree ready {median_ms(ready)}   (max {max(ready) * 1000:.0f} ms)")
+
+
 def bench_write_paths(root: Path, count: int) -> None:
     """The chosen entry write (two git commands) against a long-lived ref-update process."""
     import git as gitpython
@@ -190,6 +220,7 @@ def main() -> None:
         for mark, values in samples.items():
             print(f"append at entry {mark:>6}: median {median_ms(values)} over {len(values)}")
         bench_file_commands(root, entries=1_000, files=3_000, rounds=3 if args.quick else 5)
+        bench_workbench_fork(root, files=3_000, rounds=3 if args.quick else 7)
         bench_write_paths(root, count=200)
 
 

@@ -18,7 +18,9 @@ def server() -> Iterator[OpenAIServer]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """An empty project folder (a git repository root, so nothing above it leaks in)."""
+    """An empty project folder with an empty `.git` folder as its marker: project-root and
+    AGENTS.md discovery stop here, so nothing above it leaks in. git itself sees no repository
+    (tests that need one build it, as tests/integration/sessions do)."""
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / ".git").mkdir()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,42 @@ async def test_long_output_keeps_the_tail_and_saves_everything(tmp_path: Path) -
     assert full[0] == "1" and full[-1] == "100000" and len(full) == 100000
     assert result.details["truncated"] and result.details["full_output_path"] == saved.group(1)
     Path(saved.group(1)).unlink()
+
+
+async def test_many_short_lines_are_saved_too(tmp_path: Path) -> None:
+    """Over 2,000 lines but under 50 KB: cut by the line limit, and still saved in full."""
+    result = await execute({"command": "seq 1 5000"}, ToolContext(cwd=tmp_path))
+    assert result.text.splitlines()[0] == "3001"
+    saved = re.search(r"Full output: (\S+)\]", result.text)
+    assert saved, result.text[-300:]
+    assert Path(saved.group(1)).read_text().splitlines() == [str(n) for n in range(1, 5001)]
+    assert result.details["full_output_path"] == saved.group(1)
+    Path(saved.group(1)).unlink()
+
+
+async def test_an_aborted_command_leaves_no_output_file_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spill_dir = tmp_path / "tmp"
+    spill_dir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_dir))  # ours alone, not the shared /tmp
+
+    def spills() -> set[Path]:
+        return set(spill_dir.glob("workbench-bash-*"))
+
+    before = spills()
+    task = asyncio.create_task(
+        execute({"command": "seq 1 30000; sleep 30"}, ToolContext(cwd=tmp_path))
+    )
+    for _ in range(500):
+        if spills() - before:
+            break
+        await asyncio.sleep(0.02)
+    assert spills() - before, "the long output never spilled to a file"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert spills() - before == set()
 
 
 async def test_background_job_does_not_hold_the_call_open(tmp_path: Path) -> None:

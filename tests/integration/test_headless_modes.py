@@ -100,7 +100,7 @@ def test_sigterm_aborts_the_run_and_kills_bash(project):
 
 
 def test_demo_is_the_default_without_a_model_or_key(tmp_path):
-    done = run_workbench("-p", "ship a change through review", cwd=REPO)
+    done = run_workbench("-p", "--no-session", "ship a change through review", cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("(offline demo)")
     assert "`compound-ship-change`" in done.stdout
@@ -134,7 +134,9 @@ def test_a_model_string_reads_then_answers_through_litellm(project, server):
 
 
 def test_the_enforcer_watches_headless_runs_and_its_events_are_printed(tmp_path):
-    done = run_workbench("--mode", "json", "--model", "demo", "ship a change", cwd=REPO)
+    done = run_workbench(
+        "--mode", "json", "--no-session", "--model", "demo", "ship a change", cwd=REPO
+    )
     loads = [json.loads(line) for line in done.stdout.splitlines() if '"skill_load"' in line]
     loads = [e for e in loads if e["type"] == "skill_load"]
     assert [(e["layer"], e["verdict"]) for e in loads][:3] == [

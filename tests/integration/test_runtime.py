@@ -80,7 +80,7 @@ async def test_the_demo_writes_a_goal_first_summary_that_keeps_old_goals() -> No
     ]
     plan = CompactionPlan(conversation, None, "## Goal\nGOAL one\n\n## Progress")
     request = summary_request(plan, None, 1000)
-    model = DemoModel(lambda: SkillGraph([]), Path.cwd())
+    model = DemoModel(lambda: SkillGraph([]), Path.cwd)
     text = "".join([d.text async for d in model.stream(request) if isinstance(d, TextDelta)])
     assert text.startswith("## Goal\nGOAL one\nGOAL two\n")
     assert '- [x] read {"path": "x.md"}' in text

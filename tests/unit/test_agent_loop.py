@@ -182,6 +182,22 @@ async def test_follow_up_waits_until_the_agent_would_stop(tmp_path: Path) -> Non
     assert types(events).count("agent_end") == 1
 
 
+@pytest.mark.parametrize(("mode", "turns_after"), [("one-at-a-time", 2), ("all", 1)])
+async def test_follow_up_delivery_mode(tmp_path: Path, mode: str, turns_after: int) -> None:
+    gate = Gate()
+    turns = [{"tool_calls": gate_calls("a")}, {"text": "done"}, {"text": "x"}, {"text": "y"}]
+    config = AgentConfig(follow_up_mode=mode)  # type: ignore[arg-type]
+    agent, model, _ = setup(tmp_path, turns, tools=[gate.tool()], config=config)
+    run = agent.start([user("go")], "system")
+    await gate.entered.wait()
+    agent.follow_ups.push(user("one"))
+    agent.follow_ups.push(user("two"))
+    gate.release.set()
+    await run
+    assert len(model.requests) == 2 + turns_after
+    assert [m.text for m in model.requests[-1] if m.role == "user"] == ["go", "one", "two"]
+
+
 async def test_starting_while_busy_names_steer_and_follow_up(tmp_path: Path) -> None:
     gate = Gate()
     agent, _, _ = setup(tmp_path, [{"tool_calls": gate_calls("a")}], tools=[gate.tool()])

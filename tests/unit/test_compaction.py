@@ -90,3 +90,25 @@ def test_context_tokens_use_fresh_usage_and_estimate_the_rest() -> None:
     summary = msg("compaction", "s" * 40, details={"first_kept_id": None})
     after = [msg("user", "q"), reply, summary, msg("user", "z" * 8)]
     assert compaction.context_tokens(after, overhead=5) == 5 + 10 + 2, "stale usage ignored"
+
+
+def test_a_whole_branch_plan_summarises_everything_and_updates_an_earlier_summary() -> None:
+    messages = [msg("user", "go"), msg("assistant", tool_calls=[call("read", "a.py", "1")])]
+    whole = compaction.whole_plan(messages)
+    assert (whole.to_summarize, whole.first_kept_id, whole.previous_summary) == (
+        messages,
+        None,
+        None,
+    )
+    summary = msg(
+        "compaction",
+        "S",
+        details={"summary_body": "## Goal\nship it", "first_kept_id": None, "read_files": ["a.py"]},
+    )
+    later = [*messages, summary, msg("assistant", tool_calls=[call("write", "b.py", "2")])]
+    update = compaction.whole_plan(later)
+    assert update.to_summarize == later[3:]
+    assert update.previous_summary == "## Goal\nship it"
+    assert (update.read_files, update.modified_files) == (["a.py"], ["b.py"])
+    request = compaction.summary_request(update, None, 1000).messages[0].text
+    assert "<previous-summary>\n## Goal\nship it" in request

@@ -59,17 +59,21 @@ def write_skills(root: Path) -> None:
         )
 
 
-async def test_demo_reads_compound_then_molecule_then_atoms(tmp_path: Path) -> None:
-    write_skills(tmp_path / "skills")
-    graph = load_skills([SkillRoot(tmp_path / "skills", "explicit")], use_cache=False).graph
-    events = []
-    agent = Agent(
-        model=DemoModel(lambda: graph, tmp_path),
+def demo_agent(skills: Path, cwd: Path) -> Agent:
+    """The loop with the demo model over the skills in `skills` and the real tools."""
+    graph = load_skills([SkillRoot(skills, "explicit")], use_cache=False).graph
+    return Agent(
+        model=DemoModel(lambda: graph, lambda: cwd),
         tools=builtin_tools(),
         store=MemoryStore(),
-        emit=events.append,
-        cwd=tmp_path,
+        emit=lambda event: None,
+        cwd=cwd,
     )
+
+
+async def test_demo_reads_compound_then_molecule_then_atoms(tmp_path: Path) -> None:
+    write_skills(tmp_path / "skills")
+    agent = demo_agent(tmp_path / "skills", tmp_path)
     assert (
         await agent.start([Message(role="user", text="how do I knead bread dough?")]) == "completed"
     )
@@ -88,14 +92,6 @@ async def test_demo_reads_compound_then_molecule_then_atoms(tmp_path: Path) -> N
 
 
 async def test_demo_without_compounds_explains_itself(tmp_path: Path) -> None:
-    graph = load_skills([SkillRoot(tmp_path, "explicit")], use_cache=False).graph
-    events = []
-    agent = Agent(
-        model=DemoModel(lambda: graph, tmp_path),
-        tools=builtin_tools(),
-        store=MemoryStore(),
-        emit=events.append,
-        cwd=tmp_path,
-    )
+    agent = demo_agent(tmp_path, tmp_path)
     await agent.start([Message(role="user", text="hello")])
     assert "found no compound skills" in agent.messages[-1].text

@@ -37,6 +37,15 @@ async def test_edit_without_exactly_one_match_leaves_the_file_alone(
     assert target.read_bytes() == original
 
 
+async def test_overlapping_matches_count_as_several(tmp_path: Path) -> None:
+    """`}\n}` matches twice in `}\n}\n}`: which one the model meant is unknown."""
+    target = tmp_path / "a.js"
+    target.write_bytes(b"}\n}\n}\n")
+    with pytest.raises(WorkbenchError, match="occurs 2 times"):
+        await edit({"path": "a.js", "old_text": "}\n}", "new_text": "}"}, ToolContext(tmp_path))
+    assert target.read_bytes() == b"}\n}\n}\n"
+
+
 async def test_edit_keeps_crlf_line_endings_and_the_bom(tmp_path: Path) -> None:
     target = tmp_path / "win.txt"
     target.write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\nthree\r\n")

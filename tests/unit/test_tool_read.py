@@ -61,6 +61,12 @@ async def test_a_line_longer_than_the_limit_points_to_bash(tmp_path: Path) -> No
     assert "sed -n '1p' min.js" in text
 
 
+async def test_the_bash_hint_quotes_a_path_with_spaces(tmp_path: Path) -> None:
+    (tmp_path / "my min.js").write_text("ok\n" + "x" * 60_000)
+    text = await read(tmp_path, path="my min.js", offset=2)
+    assert "sed -n '2p' 'my min.js' | cut -c1-51200" in text
+
+
 async def test_byte_order_mark_is_not_shown(tmp_path: Path) -> None:
     (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
     assert await read(tmp_path, path="bom.txt") == "hello"

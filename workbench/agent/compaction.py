@@ -81,10 +81,6 @@ def context_tokens(messages: list[Message], overhead: int = 0) -> int:
     return overhead + sum(estimate_tokens(m) for m in build_context(messages))
 
 
-def should_compact(tokens: int, window: int, settings: CompactionSettings) -> bool:
-    return settings.enabled and tokens > window - settings.reserve_tokens
-
-
 @dataclass
 class CompactionPlan:
     """What to summarise, what to keep, and what the previous summary already said."""
@@ -100,9 +96,7 @@ def plan_compaction(messages: list[Message], keep_recent_tokens: int) -> Compact
     """Keep the newest messages worth about `keep_recent_tokens`, cutting only before a user,
     assistant or notice message (never between a tool call and its result). None when there is
     nothing older to summarise."""
-    context = build_context(messages)
-    previous = context[0] if context and context[0].role == "compaction" else None
-    live = context[1:] if previous else context
+    previous, live = _split(messages)
     total, cut = 0, 0
     for index in range(len(live) - 1, -1, -1):
         total += estimate_tokens(live[index])
@@ -113,10 +107,30 @@ def plan_compaction(messages: list[Message], keep_recent_tokens: int) -> Compact
         cut += 1
     if cut == 0:
         return None
-    read, modified = _file_lists(previous, live[:cut])
+    return _plan(previous, live[:cut], live[cut].id if cut < len(live) else None)
+
+
+def whole_plan(messages: list[Message]) -> CompactionPlan:
+    """A plan that summarises all of `messages` and keeps none: for the summary of a branch left
+    behind or merged back (a compaction among them is updated, as a later compaction would)."""
+    previous, live = _split(messages)
+    return _plan(previous, live, None)
+
+
+def _split(messages: list[Message]) -> tuple[Message | None, list[Message]]:
+    """The latest summary (if any) and the messages the context holds after it."""
+    context = build_context(messages)
+    previous = context[0] if context and context[0].role == "compaction" else None
+    return previous, context[1:] if previous else context
+
+
+def _plan(
+    previous: Message | None, to_summarize: list[Message], first_kept_id: str | None
+) -> CompactionPlan:
+    read, modified = _file_lists(previous, to_summarize)
     return CompactionPlan(
-        to_summarize=live[:cut],
-        first_kept_id=live[cut].id if cut < len(live) else None,
+        to_summarize=to_summarize,
+        first_kept_id=first_kept_id,
         previous_summary=previous.details.get("summary_body", previous.text) if previous else None,
         read_files=read,
         modified_files=modified,

@@ -4,6 +4,8 @@ It shows the whole app working without an LLM: it picks the compound skill that 
 reads it through the real read tool, then the best-fitting molecule it delegates to, then that
 molecule's atoms, and answers with what it found. Every reply says it comes from the offline demo.
 It decides each step from the conversation alone, so it survives steering, aborts and restarts.
+Side requests get mechanical answers: a goal-first summary of the user's requests and the tool
+calls, and a commit message drafted from the file list.
 """
 
 from __future__ import annotations
@@ -62,14 +64,15 @@ def _first_paragraph(text: str) -> str:
 class DemoModel:
     """Follows compound -> molecule -> atoms with read calls, then summarises what it read."""
 
-    def __init__(self, skills: Callable[[], SkillGraph], cwd: Path) -> None:
+    def __init__(self, skills: Callable[[], SkillGraph], folder: Callable[[], Path]) -> None:
+        """`folder` is where the tools run now (it moves to a fork's worktree)."""
         self.skills = skills
-        self.cwd = cwd
+        self.folder = folder
         self.info = ModelInfo(name=NAME, offline=True)
 
     def _path(self, skill: Skill) -> str:
         try:
-            return str(skill.path.relative_to(self.cwd))
+            return str(skill.path.relative_to(self.folder()))
         except ValueError:
             return str(skill.path)
 
@@ -151,8 +154,29 @@ class DemoModel:
             ]
         )
 
+    def _commit_message(self, request_text: str) -> str:
+        """A commit message drafted mechanically from the request's file list (`added: PATH`) and
+        the user's requests (`USER: ...`), as the JSON the request asks for, saying it was not
+        verified."""
+        files = re.findall(r"^(added|modified|deleted): (.+)$", request_text, re.M)
+        asks = re.findall(r"^USER: (.+)$", request_text, re.M)
+        kinds = {change for change, _ in files}
+        only = kinds.pop() if len(kinds) == 1 else "modified"
+        verb = {"added": "Add", "deleted": "Delete"}.get(only, "Update")
+        names = [Path(path).name for _, path in files]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        draft = {
+            "subject": f"{verb} {shown or 'files'}",
+            "purpose": f"Asked for: {asks[-1]}" if asks else "No request was recorded.",
+            "changes": [f"{change} {path}" for change, path in files],
+            "result": f"{LABEL} drafted from the file list; nothing was verified.",
+        }
+        return json.dumps(draft, ensure_ascii=False)
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
-        if request.purpose == "summary":
+        if request.purpose == "commit_message":
+            text, paths = self._commit_message(request.messages[-1].text), []
+        elif request.purpose == "summary":
             text, paths = self._summary(request.messages[-1].text), []
         else:
             text, paths = self._reply(request.messages)

@@ -200,12 +200,33 @@ class Agent:
             if not pending:
                 return
 
-    async def record(self, message: Message) -> None:
-        """Publish a finished message and append it to the store before anything else happens."""
-        self.emit(MessageStart(message))
-        await self.store.append(message.role, message.to_dict())
+    async def record(self, message: Message, announce: bool = True) -> None:
+        """Publish a finished message and append it to the store before anything else happens
+        (`announce=False`: its message_start was already published while it streamed)."""
+        if announce:
+            self.emit(MessageStart(message))
+        try:
+            await self._append(message)
+        finally:
+            if self.messages and self.messages[-1] is message:
+                self.emit(MessageEnd(message))
+
+    async def _append(self, message: Message) -> None:
+        """Store `message` and add it to `self.messages` as one step that an abort cannot split.
+
+        A store that writes on another thread (git) finishes an entry even when its caller is
+        cancelled; were the loop to forget that entry, the abort handling would record the same
+        tool call's result a second time and the next run would see a different history than
+        the log. So the append is awaited to its end, then the cancellation goes on.
+        """
+        append = asyncio.ensure_future(self.store.append(message.role, message.to_dict()))
+        try:
+            await asyncio.shield(append)
+        except asyncio.CancelledError:
+            await append
+            self.messages.append(message)
+            raise
         self.messages.append(message)
-        self.emit(MessageEnd(message))
 
     # -- the model call ---------------------------------------------------------------------
 
@@ -325,11 +346,7 @@ class Agent:
                 message.details["error"] = error
         if message.usage is not None:
             message.usage.cost = self.model.info.cost(message.usage)
-        if not started:
-            self.emit(MessageStart(message))
-        await self.store.append("assistant", message.to_dict())
-        self.messages.append(message)
-        self.emit(MessageEnd(message))
+        await self.record(message, announce=not started)
         if message.usage is not None:
             self.emit(
                 UsageUpdate(
@@ -466,7 +483,7 @@ class Agent:
         reserve, _ = self._limits()
         request = compaction.summary_request(plan, focus, int(reserve * 0.8))
         try:
-            body = await self._with_retries(lambda: self._complete_text(request))
+            body = await self.complete_text(request)
         except asyncio.CancelledError:
             self.emit(CompactionEnd(reason, before, error="aborted"))
             raise
@@ -474,10 +491,22 @@ class Agent:
             self.emit(CompactionEnd(reason, before, error=exc.message))
             raise
         message = compaction.summary_message(plan, body, before)
-        await self.store.append("compaction", message.to_dict())
-        self.messages.append(message)
+        await self._append(message)
         self.emit(CompactionEnd(reason, before, self.context_tokens(), message))
         return message
+
+    async def summarize(self, messages: list[Message], focus: str | None = None) -> str:
+        """A goal-first summary of `messages` by the compaction summariser, with the files read and
+        modified: what a branch left behind (navigation) or brings back (a merge) is worth."""
+        reserve, _ = self._limits()
+        plan = compaction.whole_plan(messages)
+        body = await self.complete_text(compaction.summary_request(plan, focus, int(reserve * 0.8)))
+        return compaction.summary_message(plan, body, 0).text
+
+    async def complete_text(self, request: ModelRequest) -> str:
+        """The text of one side request to the current model (a summary, a commit message draft),
+        retried like a turn; not recorded in the conversation."""
+        return await self._with_retries(lambda: self._complete_text(request))
 
     async def _complete_text(self, request: ModelRequest) -> str:
         assembler = AssistantAssembler()

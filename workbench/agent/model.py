@@ -47,12 +47,13 @@ class ModelInfo:
 
 @dataclass
 class ModelRequest:
-    """One model call. `purpose` lets offline models answer summary requests sensibly."""
+    """One model call. `purpose` lets offline models answer side requests sensibly: a summary
+    (compaction, branch and merge summaries) or a commit message draft."""
 
     system_prompt: str
     messages: list[Message]
     tools: list[Tool] = field(default_factory=list)
-    purpose: Literal["turn", "summary"] = "turn"
+    purpose: Literal["turn", "summary", "commit_message"] = "turn"
     max_tokens: int | None = None
 
 
@@ -140,10 +141,6 @@ class AssistantAssembler:
         self.message = Message(role="assistant")
         self.finish: Finish | None = None
         self._calls: dict[int, _PendingCall] = {}
-
-    @property
-    def has_content(self) -> bool:
-        return bool(self.message.text or self.message.thinking or self._calls)
 
     def add(self, delta: Delta) -> tuple[str, Literal["text", "thinking", "tool_call"]] | None:
         """Apply a delta; return the (piece, kind) to publish, or None for `Finish`."""

@@ -94,13 +94,15 @@ def open_model(
     skills: Callable[[], SkillGraph],
     api_base: str | None = None,
     api_key: str | None = None,
+    folder: Callable[[], Path] | None = None,
 ) -> ModelClient:
-    """A ready model client for `name`; the demo model asks `skills` for the current graph."""
+    """A ready model client for `name`. Scripts are named relative to `cwd`; the demo model asks
+    `skills` for the current graph and `folder` (default: `cwd`) where the tools run now."""
     entry = model_settings(settings, name)
     if name == DEMO:
         from workbench.agent.demo_model import DemoModel
 
-        return DemoModel(skills, cwd)
+        return DemoModel(skills, folder or (lambda: cwd))
     if name.startswith(SCRIPTED):
         from workbench.agent.scripted_model import ScriptedModel
 

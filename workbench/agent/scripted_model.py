@@ -1,7 +1,8 @@
 """`scripted:PATH`: an offline model that plays a JSON file of turns, one per model call.
 
 For tests and reproducible demos. The file is a list of turns, or an object with `turns`, optional
-`summaries` (answers to compaction requests, in order) and `context_window`. A turn:
+`summaries` (answers to side requests, in order: compaction, branch and merge summaries, commit
+message drafts) and `context_window`. A turn:
 
     {"text": "...", "thinking": "...", "tool_calls": [{"name": "read", "arguments": {...}}],
      "usage": {"input_tokens": 10, "output_tokens": 5}, "finish": "stop" | "length",
@@ -65,7 +66,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 class ScriptedModel:
-    """Plays the script's turns in order; summary requests take the script's `summaries`."""
+    """Plays the script's turns in order; side requests take the script's `summaries`."""
 
     def __init__(self, path: Path, name: str | None = None) -> None:
         """`name` is the model string the user gave (default `scripted:PATH`)."""
@@ -77,7 +78,7 @@ class ScriptedModel:
         self.calls = 0
 
     def _next(self, request: ModelRequest) -> dict[str, Any]:
-        if request.purpose == "summary":
+        if request.purpose != "turn":
             return {"text": self.summaries.pop(0) if self.summaries else FINISHED}
         self.calls += 1
         return self.turns[self.calls - 1] if self.calls <= len(self.turns) else {"text": FINISHED}

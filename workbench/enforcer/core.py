@@ -131,6 +131,15 @@ class Enforcer:
     def _guidance(self, skill: Skill, via: str | None) -> str:
         return guidance(self.skills.graph, skill, via, self.where, self.allowlist.allows)
 
+    def move_to(self, base: Path) -> None:
+        """Follow the session to another working folder (a fork's worktree): skill files are
+        named relative to it, and the skill set is discovered again, since the session's loader
+        now reads that folder (its copies of the skills have other absolute paths)."""
+        self.base = base
+        self.skills.reload()
+        self._rebuild()
+        self.api.emit(SkillsReloadedEvent(len(self.skills.graph), len(self.skills.diagnostics)))
+
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
         if not self.skills.changed():

@@ -36,7 +36,8 @@ class LiveSkills:
 
     def __init__(self, load: Loader) -> None:
         self._load = load
-        self.graph = SkillGraph(())
+        self.skill_set = SkillSet(SkillGraph(()), [], 0, ())
+        self.graph = self.skill_set.graph
         self.diagnostics: list[Diagnostic] = []
         self._watched: list[str] = []
         self._fingerprint: Fingerprint = ()
@@ -49,6 +50,7 @@ class LiveSkills:
     def reload(self) -> None:
         """Discover and lint the skill set now."""
         skill_set = self._load()
+        self.skill_set = skill_set
         self.graph = skill_set.graph
         self.diagnostics = lint(skill_set)
         skills = self.graph.skills.values()

@@ -8,7 +8,11 @@ stdin closing ends the process once the current run has finished.
 
 Commands: prompt {text}, steer {text}, follow_up {text}, abort, get_state, compact {focus?},
 set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {queue, index},
-clear_queue {queue?}. More register with `@command("name")` (the conversation tree adds its own).
+clear_queue {queue?}; the conversation tree: tree, sessions, status {branch?}, fork {name?, at?},
+navigate {target, summarize?}, switch_branch {branch}, commit {message?}, merge {branch, into?,
+remove_worktree?}, label {label, target?}, skills_status. Each tree command answers with the JSON
+of its result (`fork` once the worktree is checked out); a merge conflict's failed response also
+lists the conflicting `files`. More register with `@command("name")`.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from workbench.errors import WorkbenchError
 from workbench.modes.event_lines import EventLines
 from workbench.modes.headless import EXIT_OK, Interrupts
 from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.sessions.merge import MergeConflict
 
 log = logging.getLogger(__name__)
 Handler = Callable[[Workbench, dict[str, Any]], Awaitable[Any]]
@@ -114,6 +119,68 @@ async def _clear_queue(workbench: Workbench, cmd: dict[str, Any]) -> None:
     workbench.clear_queue(queue if isinstance(queue, str) else None)  # type: ignore[arg-type]
 
 
+def optional(cmd: dict[str, Any], key: str, kind: type = str) -> Any:
+    """`field` for a key that may be absent or null."""
+    return None if cmd.get(key) is None else field(cmd, key, kind)
+
+
+@command("tree")
+async def _tree(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    return (await workbench.tree()).to_json()
+
+
+@command("sessions")
+async def _sessions(workbench: Workbench, cmd: dict[str, Any]) -> list[dict[str, Any]]:
+    return [info.to_json() for info in workbench.list_sessions()]
+
+
+@command("status")
+async def _status(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    return (await workbench.status(optional(cmd, "branch"))).to_json()
+
+
+@command("fork")
+async def _fork(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    result = await workbench.fork(optional(cmd, "name"), optional(cmd, "at"))
+    await workbench.workspace_ready()  # a script may go straight to the worktree's files
+    return result.to_json()
+
+
+@command("navigate")
+async def _navigate(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    summarize = bool(optional(cmd, "summarize", bool))
+    return (await workbench.navigate(field(cmd, "target"), summarize)).to_json()
+
+
+@command("switch_branch")
+async def _switch_branch(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    await workbench.switch_branch(field(cmd, "branch"))
+    return {"branch": workbench.state().branch}
+
+
+@command("commit")
+async def _commit(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    return (await workbench.commit(optional(cmd, "message"))).to_json()
+
+
+@command("merge")
+async def _merge(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    remove = optional(cmd, "remove_worktree", bool)
+    result = await workbench.merge(field(cmd, "branch"), optional(cmd, "into"), remove)
+    return result.to_json()
+
+
+@command("label")
+async def _label(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    entry = await workbench.label(field(cmd, "label"), optional(cmd, "target"))
+    return {"id": entry.id, "target": entry.payload["target"], "label": entry.payload["label"]}
+
+
+@command("skills_status")
+async def _skills_status(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, str]:
+    return {"text": workbench.skills_status()}
+
+
 def parse(line: str) -> dict[str, Any]:
     """A command object from one line, or Malformed saying what is wrong."""
     try:
@@ -157,7 +224,10 @@ class Session:
             self.lines.event(ErrorEvent(exc.message, exc.hint))
             return
         except WorkbenchError as exc:
-            self.lines.write({**reply, "success": False, "error": exc.message, "hint": exc.hint})
+            failure = {**reply, "success": False, "error": exc.message, "hint": exc.hint}
+            if isinstance(exc, MergeConflict):
+                failure["files"] = exc.files
+            self.lines.write(failure)
             return
         except Exception as exc:  # a bug must not end the session the client is driving
             log.exception("rpc command %s failed", cmd["type"])

@@ -2,15 +2,18 @@
 
 Everything the branch changed is committed (`git add --all`: untracked files too, ignored files
 not), with the user's own git identity and hooks, since the commit enters the user's history.
+When a hook refuses the commit, the staging area is put back as it was.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.agent.store import Entry
-from workbench.errors import UsageError
+from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.commit_message import commit_prompt, entries_since_checkpoint
+from workbench.sessions.entries import entry_json
 from workbench.sessions.files import changed_files, uncommitted_paths
 from workbench.sessions.identity import require_user_identity
 from workbench.sessions.store import GitConversationStore
@@ -26,6 +29,15 @@ class CommitResult:
     message: str
     files: list[str]
     checkpoint: Entry | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "commit": self.commit,
+            "message": self.message,
+            "files": self.files,
+            "checkpoint": entry_json(self.checkpoint) if self.checkpoint else None,
+        }
 
     def render_text(self) -> str:
         if self.commit is None:
@@ -67,8 +79,13 @@ def commit_branch(
     if not message.strip():
         raise UsageError("the commit message is empty", "pass -m MESSAGE")
     require_user_identity(git)
+    staged = git.run("write-tree")  # the user's staging, put back if the commit is refused
     git.run("add", "--all")
-    git.run("commit", "--quiet", "-F", "-", input=message.encode())
+    try:
+        git.run("commit", "--quiet", "-F", "-", input=message.encode())
+    except WorkbenchError:
+        git.run("read-tree", staged)  # a hook said no: nothing was committed, nothing staged
+        raise
     commit = git.run("rev-parse", "HEAD")
     payload = {"commit": commit, "message": message, "files": pending}
     checkpoint = store.append_to_branch(branch, "checkpoint", payload)

@@ -48,6 +48,17 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
     return one_line(payload.get("text") or "") or f"({type})"
 
 
+def entry_json(entry: Entry) -> dict[str, Any]:
+    """An entry as the tree's JSON lists it: id, parent, type, branch and a one-line text."""
+    return {
+        "id": entry.id,
+        "parent": entry.parent,
+        "type": entry.type,
+        "branch": entry.branch,
+        "text": entry_text(entry.type, entry.payload),
+    }
+
+
 def encode_entry(type: EntryType, payload: dict[str, Any], branch: str, timestamp: float) -> bytes:
     """The commit message of a new entry."""
     record = {"type": type, "branch": branch, "timestamp": timestamp, "payload": payload}

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
@@ -19,6 +20,9 @@ class ForkResult:
     note: str
     left_behind: list[str] = field(default_factory=list)
 
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
     def render_text(self) -> str:
         at = self.fork_entry[:10] if self.fork_entry else "the start"
         lines = [f"forked {self.branch} from {self.parent} at {at}", self.note]
@@ -34,13 +38,18 @@ class ForkResult:
 
 
 def fork_branch(
-    store: GitConversationStore, workspaces: Workspaces, name: str, at: str | None
+    store: GitConversationStore,
+    workspaces: Workspaces,
+    name: str,
+    at: str | None,
+    defer_worktree: bool = False,
 ) -> ForkResult:
     """Create branch `name` at entry `at` (default: the current position) and move there.
 
     The parent is the current branch when the fork entry is on the current path, else the
     branch that holds the entry. The branch is recorded before its worktree is made, so an
-    interrupted fork leaves a branch whose worktree is simply created on first use.
+    interrupted fork leaves a branch whose worktree is simply created on first use;
+    `defer_worktree` leaves it to that first use (`Workspaces.directory`) on purpose.
     """
     store.check_new_branch(name)
     if at is None:
@@ -52,7 +61,7 @@ def fork_branch(
         parent = store.branch if on_path else entry.branch
     worktree, left_behind, note = workspaces.plan(store.session_id, name, store.state, parent)
     store.add_branch(name, parent, fork_entry, worktree)
-    if worktree is not None:
+    if worktree is not None and not defer_worktree:
         workspaces.ensure(worktree)
     return ForkResult(
         name, parent, fork_entry, worktree.path if worktree else None, note, left_behind

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.store import Entry
 from workbench.errors import UsageError, WorkbenchError
-from workbench.sessions.entries import one_line
+from workbench.sessions.entries import entry_json, one_line
 from workbench.sessions.files import uncommitted_paths
 from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.identity import require_user_identity
@@ -30,12 +31,14 @@ from workbench.sessions.workspace import Workspaces
 class MergeConflict(WorkbenchError):
     """The branch's commits conflict with the parent's; nothing was changed."""
 
-    def __init__(self, branch: str, into: str, files: list[str], branch_dir: str) -> None:
+    def __init__(
+        self, branch: str, into: str, files: list[str], branch_dir: str, into_commit: str
+    ) -> None:
         super().__init__(
             f"merging {branch} into {into} would conflict in {len(files)} file(s): "
             + ", ".join(files)
             + f"; {into} was left exactly as it was",
-            f"resolve it in the branch: cd {branch_dir} && git merge <{into}'s commit>, fix the "
+            f"resolve it in the branch: cd {branch_dir} && git merge {into_commit[:12]}, fix the "
             "files, commit, then merge again",
         )
         self.files = files
@@ -52,6 +55,17 @@ class MergeResult:
     entry: Entry
     removed_worktree: bool
     notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "into": self.into,
+            "commit": self.commit,
+            "files": self.files,
+            "entry": entry_json(self.entry),
+            "removed_worktree": self.removed_worktree,
+            "notes": self.notes,
+        }
 
     def render_text(self) -> str:
         if self.commit:
@@ -106,7 +120,7 @@ def _merge_commit(
     )
     fields = [f for f in result.stdout.split("\0") if f]
     if result.status == 1:
-        raise MergeConflict(branch, into, fields[1:], str(branch_git.directory))
+        raise MergeConflict(branch, into, fields[1:], str(branch_git.directory), parent_head)
     if result.status != 0:
         raise WorkbenchError(
             f"git merge-tree failed: {result.stderr.strip()}", "workbench needs git 2.38 or newer"
@@ -190,9 +204,13 @@ def merge_branch(
     entry = record_merge(store, payload)
     removed = False
     if remove_worktree and has_worktree and owner and owner.worktree:
-        workspaces.remove(owner.worktree)
-        store.save_state()
-        removed = True
+        try:
+            workspaces.remove(owner.worktree)
+        except WorkbenchError as exc:  # the merge is done and recorded; only the clean-up failed
+            notes.append(f"{exc.message}; {exc.hint}")
+        else:
+            store.save_state()
+            removed = True
     return MergeResult(branch, into, payload["commit"], payload["files"], entry, removed, notes)
 
 

@@ -8,8 +8,10 @@ the runtime's model, goal first) records at the new position what the abandoned 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.agent.store import Entry
+from workbench.sessions.entries import entry_json
 
 
 @dataclass
@@ -18,12 +20,22 @@ class NavigateResult:
 
     entry: Entry
     branch: str
+    """The branch the conversation continues on (a new one once a summary was recorded)."""
     detached: bool
     abandoned: list[Entry]
     summary: Entry | None
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entry": entry_json(self.entry),
+            "branch": self.branch,
+            "detached": self.detached,
+            "abandoned": len(self.abandoned),
+            "summary": entry_json(self.summary) if self.summary else None,
+        }
+
     def render_text(self) -> str:
-        lines = [f"moved to {self.entry.id[:10]} on {self.branch}"]
+        lines = [f"moved to {self.entry.id[:10]} on {self.entry.branch}"]
         if self.detached:
             lines.append("not a branch head: the next message starts a new branch from here")
         if self.summary is not None:

@@ -154,9 +154,10 @@ class Session:
     def branch(self) -> str:
         return self.store.branch
 
-    def workspace(self, branch: str | None = None) -> Path:
-        """The directory the agent's tools run in for `branch` (default: the current one)."""
-        return self.workspaces.directory(self.store.state, branch or self.store.branch)
+    def workspace(self, branch: str | None = None, create: bool = True) -> Path:
+        """The directory the agent's tools run in for `branch` (default: the current one); with
+        `create` False, where it is or will be, without making a missing worktree."""
+        return self.workspaces.directory(self.store.state, branch or self.store.branch, create)
 
     # --- commands --------------------------------------------------------------------------
 
@@ -167,8 +168,20 @@ class Session:
         name = branch or self.store.branch
         return await self.store.run(lambda: branch_status(self.store, self.workspaces, name))
 
-    async def fork(self, name: str, at: str | None = None) -> ForkResult:
-        return await self.store.run(lambda: fork_branch(self.store, self.workspaces, name, at))
+    async def fork(
+        self, name: str, at: str | None = None, defer_worktree: bool = False
+    ) -> ForkResult:
+        """A new branch; with `defer_worktree` its worktree is made by `ready_workspace` later
+        (the checkout takes most of a fork's time)."""
+        return await self.store.run(
+            lambda: fork_branch(self.store, self.workspaces, name, at, defer_worktree)
+        )
+
+    async def ready_workspace(self, branch: str | None = None) -> Path:
+        """`workspace(branch)` on the git worker: a deferred or missing worktree is made there,
+        in order with every other git job of the session (appends, status, commit)."""
+        name = branch or self.store.branch
+        return await self.store.run(lambda: self.workspace(name))
 
     async def switch_branch(self, branch: str) -> None:
         """Go to the head of `branch`."""
@@ -184,7 +197,6 @@ class Session:
             return entry, abandoned_path(before, self.store.path())
 
         entry, left = await self.store.run(move)
-        detached = self.store.is_detached()
         summary = None
         if summarize is not None and messages_of(left):
             text = (await summarize(messages_of(left))).strip()
@@ -192,7 +204,7 @@ class Session:
                 details = {"abandoned_head": left[-1].id, "entries": len(left)}
                 message = Message(role="branch_summary", text=text, details=details)
                 summary = await self.store.append("branch_summary", message.to_dict())
-        return NavigateResult(entry, self.store.branch, detached, left, summary)
+        return NavigateResult(entry, self.store.branch, self.store.is_detached(), left, summary)
 
     async def label(self, label: str, target: str | None = None) -> Entry:
         """Label an entry (default: the current one, labels skipped); labels show in the tree.

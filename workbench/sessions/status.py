@@ -120,13 +120,19 @@ def branch_status(store: GitConversationStore, workspaces: Workspaces, branch: s
         status.notes.append("its worktree was removed after it was merged")
         return status
     owner = workspaces.owner(store.state, branch)
-    git = workspaces.git(store.state, branch)
-    status.worktree = str(git.directory)
+    git = workspaces.git(store.state, branch, create=False)
     if owner is not None and owner.name != branch:
         status.notes.append(f"works in the worktree of {owner.name}")
+    if not git.directory.is_dir():
+        status.notes.append(
+            f"its worktree {git.directory} is missing; it is made again when the branch is used"
+        )
+        return status
+    status.worktree = str(git.directory)
     head = workspaces.head_commit(git)
     if owner is not None and owner.parent is not None and head is not None:
-        parent_head = workspaces.head_commit(workspaces.git(store.state, owner.parent))
+        parent_git = workspaces.git(store.state, owner.parent, create=False)
+        parent_head = workspaces.head_commit(parent_git) if parent_git.directory.is_dir() else None
         if parent_head:
             status.base = git.run("merge-base", parent_head, head)
             status.commits_ahead = int(git.run("rev-list", "--count", f"{status.base}..{head}"))

@@ -11,6 +11,7 @@ never an existing name) whose parent is the branch left behind.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections.abc import Callable
@@ -25,7 +26,8 @@ from workbench.sessions.state import BranchRecord, Position, SessionState, Workt
 from workbench.sessions.worker import SerialWorker
 
 T = TypeVar("T")
-BRANCH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+MAX_BRANCH_NAME = 64
+BRANCH_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_BRANCH_NAME - 1}}}$")
 SESSION_NAME_WIDTH = 60
 FULL_ID = re.compile(r"^[0-9a-f]{40}$")
 
@@ -212,17 +214,19 @@ class GitConversationStore:
         if not BRANCH_NAME.match(name) or name.endswith(".lock") or ".." in name:
             raise UsageError(
                 f"invalid branch name {name!r}",
-                "use letters, digits, '.', '_' and '-' (up to 64 characters), starting with a "
-                "letter or digit",
+                f"use letters, digits, '.', '_' and '-' (up to {MAX_BRANCH_NAME} characters), "
+                "starting with a letter or digit",
             )
         if name in self.state.branches:
             raise UsageError(f"branch {name!r} already exists", "pick another name")
 
     def _free_name(self, branch: str) -> str:
-        """`<branch>-N` with the smallest N not taken (a trailing `-N` of `branch` is dropped)."""
+        """`<branch>-N` with the smallest N not taken (a trailing `-N` of `branch` is dropped,
+        and the rest shortened so that the name stays within the length a name may have)."""
         base = re.sub(r"-\d+$", "", branch)
         taken = set(self.state.branches)
-        return next(f"{base}-{n}" for n in range(1, len(taken) + 2) if f"{base}-{n}" not in taken)
+        names = (base[: MAX_BRANCH_NAME - len(f"-{n}")] + f"-{n}" for n in itertools.count(1))
+        return next(name for name in names if name not in taken)
 
     def _check_writable(self) -> None:
         if not self._writable:

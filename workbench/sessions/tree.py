@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.sessions.entries import entry_text
+from workbench.sessions.entries import entry_json
 from workbench.sessions.store import GitConversationStore
 
 SHORT = 10
@@ -88,9 +88,7 @@ class Tree:
 def build_tree(store: GitConversationStore) -> Tree:
     """Read every entry of the session (one `git log`) into a tree."""
     raw = store.all_entries()
-    entries = [
-        TreeEntry(e.id, e.parent, e.type, e.branch, entry_text(e.type, e.payload)) for e in raw
-    ]
+    entries = [TreeEntry(**entry_json(e)) for e in raw]
     by_id = {e.id: e for e in entries}
     for entry in raw:
         target = by_id.get(str(entry.payload.get("target"))) if entry.type == "label" else None

@@ -65,15 +65,16 @@ class Workspaces:
         root = Path(state.root) if state.root else None
         return root if root is not None and root.is_dir() else self.location.project_root
 
-    def directory(self, state: SessionState, branch: str) -> Path:
-        """Where the agent's tools run for `branch`; a missing worktree is recreated."""
+    def directory(self, state: SessionState, branch: str, create: bool = True) -> Path:
+        """Where the agent's tools run for `branch`; a missing worktree is recreated unless
+        `create` is False (read-only commands must not write, and hold no lock to do so)."""
         owner = self.owner(state, branch)
         if owner is None or owner.worktree is None:
             return self.checkout(state)
-        return self.ensure(owner.worktree)
+        return self.ensure(owner.worktree) if create else Path(owner.worktree.path)
 
-    def git(self, state: SessionState, branch: str) -> GitRunner:
-        return GitRunner(self.directory(state, branch))
+    def git(self, state: SessionState, branch: str, create: bool = True) -> GitRunner:
+        return GitRunner(self.directory(state, branch, create))
 
     def head_commit(self, git: GitRunner) -> str | None:
         """The commit checked out in a workspace, or None before the first commit."""

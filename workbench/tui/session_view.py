@@ -20,10 +20,6 @@ from workbench.tui.slash import ArgumentSource
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
 
-RELOAD_REASONS = {"fork", "navigate", "switch", "new", "resume"}
-"""Tree changes after which the chat shows another path of the conversation."""
-
-
 class SessionView:
     def __init__(self, app: WorkbenchApp) -> None:
         self.app = app
@@ -83,11 +79,13 @@ class SessionView:
 
     async def changed(self, event: Any) -> None:
         """A `tree_update` or `skills_reloaded` event."""
+        from workbench.runtime.events import MOVES  # the runtime loads after the first frame
+
         if event.type == "skills_reloaded":
             await self.show_skills()
             return
         await self.show_tree()
-        if event.reason in RELOAD_REASONS:
+        if event.reason in MOVES:
             self.app.transcript.load(self.wb.messages())
             self.sync_skills()
         if event.reason in ("new", "resume"):

@@ -57,14 +57,21 @@ def test_nothing_to_commit_is_a_message_not_an_error(project: Path) -> None:
     assert done.stdout.strip() == "nothing to commit on exp: its worktree has no changes"
 
 
-def test_without_a_message_or_model_the_command_asks_for_m(project: Path) -> None:
+def test_without_a_message_the_sessions_model_drafts_it(project: Path) -> None:
+    """No -m and no model configured: the offline demo model drafts purpose / changes / result
+    from the conversation and the changed files, and the commit is recorded as a checkpoint."""
     with Session.create(project) as session:
-        run(session.store.append("user", user("hello")))
+        run(session.store.append("user", user("tidy the readme")))
         (project / "README.md").write_text("changed\n")
     done = cli(project, "commit")
-    assert done.returncode == 2
-    assert "commit needs a message: pass -m MESSAGE" in done.stderr
-    assert git(project, "status", "--porcelain") == " M README.md"
+    assert done.returncode == 0, done.stderr
+    message = git(project, "log", "-1", "--format=%B")
+    assert message.startswith("Update README.md")
+    assert "Purpose: Asked for: tidy the readme" in message
+    assert "- modified README.md" in message
+    assert git(project, "status", "--porcelain") == ""
+    with Session.open(project, readonly=True) as session:
+        assert session.store.path()[-1].type == "checkpoint"
 
 
 def test_the_model_drafts_from_the_conversation_since_the_last_checkpoint(project: Path) -> None:
@@ -115,6 +122,24 @@ def test_committing_without_a_git_identity_fails_clearly_and_changes_nothing(
         assert "git config --global user.name" in (caught.value.hint or "")
         assert [e.type for e in session.store.path()] == ["user"]
     assert git(project, "status", "--porcelain") == " M README.md"
+    assert git(project, "rev-list", "--count", "HEAD") == "1"
+
+
+def test_a_commit_refused_by_a_hook_leaves_the_staging_as_it_was(project: Path) -> None:
+    hook = project / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'lint: trailing space in app.py' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    (project / "README.md").write_text("staged by me\n")
+    git(project, "add", "README.md")
+    (project / "src" / "app.py").write_text("print('not staged') \n")
+    (project / "new.txt").write_text("untracked\n")
+    before = git(project, "status", "--porcelain", "--untracked-files=all")
+    with Session.create(project) as session:
+        run(session.store.append("user", user("hello")))
+        with pytest.raises(WorkbenchError, match=r"lint: trailing space in app\.py"):
+            run(session.commit("tidy"))
+        assert [e.type for e in session.store.path()] == ["user"]
+    assert git(project, "status", "--porcelain", "--untracked-files=all") == before
     assert git(project, "rev-list", "--count", "HEAD") == "1"
 
 

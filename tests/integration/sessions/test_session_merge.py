@@ -67,6 +67,7 @@ def test_a_conflict_leaves_the_parent_exactly_as_it_was_and_names_the_files(
         (project / "README.md").write_text("uncommitted in main\n")
         before = snapshot(project)
         entries_before = len(session.store.all_entries())
+        workspace = session.workspace("exp")
         with pytest.raises(MergeConflict) as caught:
             run(session.merge("exp"))
         assert len(session.store.all_entries()) == entries_before
@@ -74,7 +75,11 @@ def test_a_conflict_leaves_the_parent_exactly_as_it_was_and_names_the_files(
 
     assert caught.value.files == ["src/app.py"]
     assert "left exactly as it was" in caught.value.message
-    assert "git merge" in (caught.value.hint or "")
+    main_commit = git(project, "rev-parse", "HEAD")
+    assert caught.value.hint == (
+        f"resolve it in the branch: cd {workspace} && git merge {main_commit[:12]}, fix the "
+        "files, commit, then merge again"
+    )
     assert snapshot(project) == before
     assert not (project / ".git" / "MERGE_HEAD").exists()
 
@@ -141,6 +146,21 @@ def test_the_worktree_is_removed_on_request_or_by_setting(project: Path) -> None
         workspace = _fork_with_commit(session, "two", {"two.txt": "2\n"})
         run(session.merge("two"))
     assert not workspace.exists()
+
+
+def test_a_worktree_that_cannot_be_removed_is_kept_and_the_merge_still_reported(
+    project: Path,
+) -> None:
+    with Session.create(project) as session:
+        workspace = _fork_with_commit(session, "exp", {"src/app.py": "print('v2')\n"})
+        git(project, "worktree", "lock", str(workspace), "--reason", "in use")
+        result = run(session.merge("exp", remove_worktree=True))
+        assert not session.store.record("exp").worktree.removed
+    assert result.commit == git(project, "rev-parse", "HEAD")
+    assert not result.removed_worktree and workspace.is_dir()
+    assert len(result.notes) == 1
+    assert result.notes[0].startswith(f"could not remove the worktree {workspace}")
+    assert "note: could not remove the worktree" in result.render_text()
 
 
 def test_merging_a_branch_without_its_own_worktree_merges_the_conversation(

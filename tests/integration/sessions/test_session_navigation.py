@@ -60,6 +60,19 @@ def test_automatic_branch_names_never_overwrite_an_existing_branch(project: Path
         assert session.store.head("main-1") == ids[0]
 
 
+def test_continuing_from_an_old_entry_of_a_long_named_branch_still_works(project: Path) -> None:
+    longest = "b" * 64
+    with Session.create(project) as session:
+        run(session.store.append("user", user("first")))
+        run(session.fork(longest))
+        older = run(session.store.append("user", user("on the long branch"))).id
+        run(session.store.append("assistant", assistant("an answer")))
+        run(session.navigate(older))
+        run(session.store.append("user", user("another way")))
+        assert session.store.branch == "b" * 62 + "-1"
+        assert session.store.record(session.store.branch).parent == longest
+
+
 def test_a_jump_survives_a_restart(project: Path) -> None:
     with Session.create(project) as session:
         ids = _conversation(session, 3)
@@ -91,6 +104,11 @@ def test_navigation_can_record_a_summary_of_the_path_left_behind(project: Path) 
     assert path[-1].payload["text"].startswith("Goal: answer the questions.")
     assert path[-1].payload["details"] == {"abandoned_head": ids[-1], "entries": 4}
     assert [e.id for e in path[:-1]] == ids[:2]
+    assert (result.branch, result.detached) == ("main-1", False), "the summary started main-1"
+    assert result.render_text() == (
+        f"moved to {ids[1][:10]} on main\n"
+        f"recorded a summary of the 4 entries left behind ({result.summary.id[:10]} on main-1)"
+    )
 
 
 def test_labels_name_entries_show_in_the_tree_and_can_be_navigated_to(project: Path) -> None:

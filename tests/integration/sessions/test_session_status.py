@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from sessiontools import assistant, cli, git, run, tool_call, tool_result, user
@@ -68,6 +69,21 @@ def test_status_json_from_the_command_line(project: Path) -> None:
 
     text = cli(project, "status", "exp")
     assert "added    new.txt (uncommitted)" in text.stdout
+
+
+def test_status_only_reads_a_missing_worktree_stays_missing(project: Path) -> None:
+    with Session.create(project) as session:
+        run(session.store.append("user", user("hello")))
+        run(session.fork("exp"))
+        workspace = session.workspace()
+    shutil.rmtree(workspace)
+    git(project, "worktree", "prune")
+
+    done = cli(project, "status", "exp")
+    assert done.returncode == 0, done.stderr
+    assert f"note: its worktree {workspace} is missing" in done.stdout
+    assert "(clean)" not in done.stdout and "files:" not in done.stdout
+    assert not workspace.exists(), "a read-only command made the worktree again"
 
 
 def test_status_of_main_shows_the_checkouts_uncommitted_changes(project: Path) -> None:

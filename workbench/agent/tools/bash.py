@@ -42,8 +42,8 @@ PARAMETERS: dict[str, Any] = {
 
 
 class OutputBuffer:
-    """Collects output; past the limit it spills everything to a temp file and keeps only a tail
-    in memory, so a command that prints gigabytes costs disk, not memory."""
+    """Collects output; past the byte limit it spills everything to a temp file and keeps only a
+    tail in memory, so a command that prints gigabytes costs disk, not memory."""
 
     def __init__(self) -> None:
         self.total = 0
@@ -51,16 +51,22 @@ class OutputBuffer:
         self._spill: IO[bytes] | None = None
 
     @property
-    def spill_path(self) -> Path | None:
-        return Path(self._spill.name) if self._spill else None
+    def spilled(self) -> bool:
+        return self._spill is not None
+
+    def _start_spill(self) -> IO[bytes]:
+        """The temp file, holding all output so far (`_recent` is complete until it exists)."""
+        spill = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open while running
+            prefix="workbench-bash-", suffix=".log", delete=False
+        )
+        spill.write(self._recent)
+        self._spill = spill
+        return spill
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
         if self._spill is None and self.total > MAX_BYTES:
-            self._spill = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open while running
-                prefix="workbench-bash-", suffix=".log", delete=False
-            )
-            self._spill.write(self._recent)
+            self._start_spill()
         if self._spill is not None:
             self._spill.write(chunk)
         self._recent += chunk
@@ -70,9 +76,21 @@ class OutputBuffer:
     def text(self) -> str:
         return self._recent.decode("utf-8", "replace")
 
+    def save(self) -> Path:
+        """A file with the full output, for a result cut by the line limit alone too."""
+        spill = self._spill or self._start_spill()
+        spill.close()
+        return Path(spill.name)
+
     def close(self) -> None:
         if self._spill is not None:
             self._spill.close()
+
+    def discard(self) -> None:
+        """Close and delete the temp file: an aborted command's output goes nowhere."""
+        self.close()
+        if self._spill is not None:
+            Path(self._spill.name).unlink(missing_ok=True)
 
 
 def kill_group(process: asyncio.subprocess.Process) -> None:
@@ -144,13 +162,13 @@ def _timeout(args: dict[str, Any]) -> float | None:
 
 def _report(out: OutputBuffer, exit_code: int | None, timeout: float | None) -> ToolResult:
     shown, truncated = tail(out.text().rstrip("\n"))
-    if out.spill_path is not None:
-        truncated = True
+    truncated = truncated or out.spilled
+    full_output = out.save() if truncated else None
     text = shown if shown.strip() else "(no output)"
     if truncated:
         text += (
             f"\n\n[Output truncated: showing the last {shown.count(chr(10)) + 1} lines of "
-            f"{format_size(out.total)}. Full output: {out.spill_path}]"
+            f"{format_size(out.total)}. Full output: {full_output}]"
         )
     if exit_code is None:
         text += f"\n\nCommand timed out after {timeout:g} s; its process group was killed."
@@ -162,7 +180,7 @@ def _report(out: OutputBuffer, exit_code: int | None, timeout: float | None) -> 
         "exit_code": exit_code,
         "timed_out": exit_code is None,
         "truncated": truncated,
-        "full_output_path": str(out.spill_path) if out.spill_path else None,
+        "full_output_path": str(full_output) if full_output else None,
     }
     return ToolResult(text, is_error=exit_code != 0, details=details)
 
@@ -202,6 +220,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     except asyncio.CancelledError:
         kill_group(process)
         await asyncio.shield(process.wait())
+        out.discard()
         raise
     finally:
         pipe.close()

@@ -52,6 +52,16 @@ def _crlf_positions(text: str) -> list[int]:
     return positions
 
 
+def _occurrences(text: str, old: str) -> int:
+    """Matches of `old` in `text`, overlapping ones included (`str.count` skips those, and an
+    overlapping second match is just as ambiguous)."""
+    count, start = 0, text.find(old)
+    while start != -1:
+        count += 1
+        start = text.find(old, start + 1)
+    return count
+
+
 def unified_diff(before: str, after: str, name: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
@@ -72,7 +82,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = decode_text(data, shown)  # refuses binary files, drops the BOM
     bom = BOM if data.startswith(BOM.encode("utf-8")) else ""
     normalized = text.replace("\r\n", "\n")
-    count = normalized.count(old)
+    count = _occurrences(normalized, old)
     if count == 0:
         raise WorkbenchError(
             f"old_text was not found in {shown}; the file is unchanged",

@@ -6,6 +6,7 @@ files are refused: their bytes would only waste the model's context.
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from workbench.agent.tools.limits import MAX_BYTES, MAX_LINES, format_size, head, resolve_path
@@ -93,7 +94,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if window.cut_line:
         return ToolResult(
             f"[Line {offset} of {shown} is longer than {MAX_BYTES // 1024} KB and cannot be "
-            f"shown. Use bash: sed -n '{offset}p' {shown} | cut -c1-{MAX_BYTES}]",
+            f"shown. Use bash: sed -n '{offset}p' {shlex.quote(shown)} | cut -c1-{MAX_BYTES}]",
             details={"path": shown, "total_lines": total, "truncated": True},
         )
     last = offset + len(window.lines) - 1

@@ -1,5 +1,6 @@
-"""Workbench: one object per open session, binding settings, skills, store, hooks, extensions,
-model and agent, and offering every user-level command with ONE event stream.
+"""Workbench: one object per open session, binding settings, skills, the session (its git-backed
+conversation tree and workspaces), hooks, extensions, model and agent, and offering every
+user-level command with ONE event stream.
 
 Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this API:
 
@@ -16,12 +17,22 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.wait_idle()                      # the run's stop reason
     await wb.trust_project()                  # record trust, load the project's extensions
     await wb.close()
-    wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api
+    wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api, wb.session
+
+The conversation tree (`tree.py`): tree, fork, navigate, switch_branch, status, commit, merge,
+label, list_sessions, new_session, resume, messages; each change emits `tree_update`. Skills
+(`skill_controls.py`): activate, deactivate, skills_status, skill_set, enforcer_mode,
+loading_state.
 
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
 `follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
-notices (extensions skipped or broken). Commands (`/compact`, extension commands) are
-in `commands`; a command's text output arrives as a `notice` event.
+notices (the session's, extensions skipped or broken). Commands (`/compact`, extension commands)
+are in `commands`; a command's text output arrives as a `notice` event.
+
+The session is stored in git by default (`workbench.sessions`): a new one, or the one named by
+`session_id` / `continue_session` / `branch`; a given `store` (`--no-session`: a `MemoryStore`)
+replaces it. The tools run in the current branch's workspace: the project checkout, or a fork's
+worktree.
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ from typing import Any, Literal
 
 from workbench.agent.compaction import CompactionSettings
 from workbench.agent.context_files import context_files
-from workbench.agent.events import ModelChange, Notice, QueueUpdate
+from workbench.agent.events import ErrorEvent, ModelChange, Notice, QueueUpdate
 from workbench.agent.extensions import ExtensionReport, TrustStore, load_extensions
 from workbench.agent.loop import Agent, AgentConfig, RetryPolicy
 from workbench.agent.model import ModelClient
@@ -55,6 +66,13 @@ from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
+from workbench.runtime.context import branch_messages
+from workbench.runtime.opening import open_session, resumes
+from workbench.runtime.readiness import Readiness
+from workbench.runtime.skill_controls import SkillControls
+from workbench.runtime.tree import ConversationTree
+from workbench.sessions.gitcmd import GitRunner
+from workbench.sessions.session import Session
 from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
 
@@ -78,7 +96,13 @@ class WorkbenchOptions:
     append_system_prompt: str | None = None
     trust: bool = False
     store: ConversationStore | None = None
-    """Where finished messages go; None keeps them in memory (`--no-session`)."""
+    """Where finished messages go (`--no-session`: a `MemoryStore`); None: a stored session."""
+    session_id: str | None = None
+    """Resume this session (an id or unique prefix; `--session`)."""
+    continue_session: bool = False
+    """Resume the project's most recently active session (`--continue`)."""
+    branch: str | None = None
+    """Resume on this branch (`--branch`); alone, it resumes the most recent session."""
     skills: SkillGraph | None = None
     """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
     confirm: Confirm | None = None
@@ -136,15 +160,36 @@ def agent_config(settings: Settings) -> AgentConfig:
         ) from exc
 
 
-class Workbench:
+class Workbench(ConversationTree, SkillControls):
     """See the module docstring. Create with `await Workbench.open(options)`."""
 
-    def __init__(self, options: WorkbenchOptions, settings: Settings, store: ConversationStore):
+    def __init__(
+        self,
+        options: WorkbenchOptions,
+        settings: Settings,
+        session: Session | None,
+        store: ConversationStore,
+    ):
         self.options = options
-        self.cwd = options.cwd.resolve()
-        self.project_root = settings.project_root
+        self.project_root = settings.project_root.resolve()
         self.settings = settings
+        self.session = session
         self.store = store
+        start = options.cwd.resolve()
+        self._subfolder = (
+            start.relative_to(self.project_root)
+            if start.is_relative_to(self.project_root)
+            else Path()
+        )
+        self._prefix = Path()
+        """Where the project lies in its git repository: a fork's worktree holds all of it."""
+        self.workspace = self.project_root
+        """The current branch's checkout or worktree."""
+        self.cwd = self._tools_folder(self.workspace)
+        """Where the tools run: the folder workbench was started in, inside `workspace`."""
+        self.readiness = Readiness(self._workspace_failed)
+        self._tree_lock = asyncio.Lock()
+        self._branch = store.branch
         self.bus = HookBus(on_error=self._hook_failed)
         self.api = ExtensionAPI(self.bus, self)
         self.commands: dict[str, Command] = {
@@ -162,15 +207,29 @@ class Workbench:
     async def open(cls, options: WorkbenchOptions) -> Workbench:
         cwd = options.cwd.resolve()
         settings = Settings.load(find_project_root(cwd))
-        workbench = cls(options, settings, options.store or MemoryStore())
-        await workbench._start()
+        session = await asyncio.to_thread(open_session, options, settings)
+        store = session.store if session is not None else options.store or MemoryStore()
+        workbench = cls(options, settings, session, store)
+        try:
+            await workbench._start()
+        except BaseException:
+            await asyncio.to_thread(store.close)
+            raise
         return workbench
 
     async def _start(self) -> None:
+        if self.session is not None:
+            if self.session.location.project_is_git:
+                git = GitRunner(self.project_root)
+                self._prefix = Path(await asyncio.to_thread(git.run, "rev-parse", "--show-prefix"))
+            self.workspace = await self.session.ready_workspace()
+            self.cwd = self._tools_folder(self.workspace)
         skills = self.options.skills
         self.enforcer = register_enforcer(
             self.api,
-            skills if skills is not None else lambda: load_project_skills(self.project_root),
+            skills
+            if skills is not None
+            else lambda: load_project_skills(self._project_folder(self.workspace)),
             self.settings,
             session_tools=lambda: list(self.agent.tools),
             cwd=self.cwd,
@@ -185,19 +244,21 @@ class Workbench:
             model=model,
             tools=tools,
             store=self.store,
-            emit=self._emit,
+            emit=self._agent_event,
             cwd=self.cwd,
             bus=self.bus,
             config=agent_config(self.settings),
             on_queue_change=self._queues_changed,
         )
+        self.agent.messages = branch_messages(self.store.path())
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
-            await self.bus.run(
-                "session_start", SessionStartEvent(list(self.agent.messages), self.cwd)
-            )
+            reason = "resume" if resumes(self.options) else "start"
+            messages = list(self.agent.messages)
+            await self.bus.run("session_start", SessionStartEvent(messages, self.cwd, reason))
         self.startup_notices = [
+            *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
             *(
                 Notice(f"extension {p} skipped: {why}", "warning")
                 for p, why in self.extensions.skipped
@@ -220,23 +281,53 @@ class Workbench:
         )
         self.agent.system_prompt = self.system_prompt
 
+    def _project_folder(self, workspace: Path) -> Path:
+        """The project's folder in `workspace` (its skills and settings are there)."""
+        folder = workspace if workspace == self.project_root else workspace / self._prefix
+        return folder if folder.is_dir() else workspace
+
+    def _tools_folder(self, workspace: Path) -> Path:
+        """The folder workbench was started in, as found in `workspace` (else the project's)."""
+        project = self._project_folder(workspace)
+        folder = project / self._subfolder
+        return folder if folder.is_dir() else project
+
+    def _use_workspace(self, workspace: Path) -> None:
+        """Run the tools, and find and name the skills, in `workspace` (a branch's checkout or
+        worktree): the enforcer must see the worktree's copies of the skill files."""
+        if workspace == self.workspace:
+            return
+        self.workspace = workspace
+        self.cwd = self.agent.cwd = self._tools_folder(workspace)
+        self._refresh_system_prompt()
+        self.enforcer.move_to(self.cwd)
+
+    def _workspace_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, WorkbenchError):
+            self._emit(ErrorEvent(f"the branch's workspace is not ready: {exc.message}", exc.hint))
+        else:
+            log.error("making the branch's workspace failed", exc_info=exc)
+            self._emit(ErrorEvent(f"the branch's workspace is not ready: {exc!r}", None))
+
     async def _open_model(self, requested: str | None) -> ModelClient:
+        """Scripts (`scripted:PATH`) are named relative to the folder workbench started in."""
         name = model_name(requested, self.settings, os.environ)
         return await asyncio.to_thread(
             open_model,
             name,
             self.settings,
-            self.cwd,
+            self.options.cwd.resolve(),
             lambda: self.skills,
             self.options.api_base,
             self.options.api_key,
+            lambda: self.cwd,
         )
 
     # -- events -----------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every event from now on, starting with the start-up notices (extensions
-        skipped or broken); returns the function that unsubscribes."""
+        """Receive every event from now on, starting with the start-up notices (the session's,
+        extensions skipped or broken); returns the function that unsubscribes."""
         for notice in self.startup_notices:
             listener(notice)
         self._listeners.append(listener)
@@ -257,6 +348,12 @@ class Workbench:
                 listener(event)
             except Exception:  # a broken front end must not stop the agent
                 log.exception("event listener failed on %s", event.type)
+
+    def _agent_event(self, event: Any) -> None:
+        self._emit(event)
+        if self.store.branch != self._branch:  # an append from a navigated-to entry branched
+            self._branch = self.store.branch
+            self._emit_tree_update("continue")
 
     def emit(self, event: Any) -> None:
         """ExtensionSink: extensions publish their own events to every front end."""
@@ -292,11 +389,14 @@ class Workbench:
         await self._start_run(Message(role="user", text=text, details=details))
 
     async def _start_run(self, message: Message) -> None:
-        start = BeforeAgentStartEvent(self.system_prompt, message.text)
-        if self.bus.has("before_agent_start"):
-            await self.bus.run("before_agent_start", start)
-        pending, self._next_turn = self._next_turn, []
-        self.agent.start([*pending, message, *start.messages], start.system_prompt)
+        """Start the run once a tree change under way is done and its workspace is ready."""
+        async with self._tree_lock:
+            await self.readiness.wait()
+            start = BeforeAgentStartEvent(self.system_prompt, message.text)
+            if self.bus.has("before_agent_start"):
+                await self.bus.run("before_agent_start", start)
+            pending, self._next_turn = self._next_turn, []
+            self.agent.start([*pending, message, *start.messages], start.system_prompt)
 
     async def steer(self, text: str) -> None:
         """Interrupt: delivered after the running tool; the reply's other calls are skipped."""
@@ -320,7 +420,8 @@ class Workbench:
 
     async def compact(self, focus: str | None = None) -> None:
         """Compact now (`/compact [focus]`); the outcome arrives as compaction events."""
-        self.agent.start_compaction(focus or None)
+        async with self._tree_lock:
+            self.agent.start_compaction(focus or None)
 
     async def _compact_command(self, args: str) -> None:
         await self.compact(args or None)
@@ -418,5 +519,7 @@ class Workbench:
             self._next_turn.append(message)
 
     async def close(self) -> None:
+        """Abort the run, then finish the session's writes and release its lock."""
         await self.abort()
-        self.store.close()
+        self.readiness.cancel()
+        await asyncio.to_thread(self.store.close)

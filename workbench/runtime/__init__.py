@@ -1,0 +1,9 @@
+"""The runtime: `Workbench`, one object per open session that binds the parts below it.
+
+`from workbench.runtime import Workbench, WorkbenchOptions` is the front ends' one entry point;
+the modules of this package are the pieces it is made of (see `workbench.py`).
+"""
+
+from workbench.runtime.workbench import Workbench, WorkbenchOptions, WorkbenchState, agent_config
+
+__all__ = ["Workbench", "WorkbenchOptions", "WorkbenchState", "agent_config"]

@@ -1,0 +1,28 @@
+"""The runtime's own event: the conversation tree changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from workbench.agent.events import Event
+
+TreeChange = Literal[
+    "fork", "navigate", "switch", "merge", "label", "commit", "new", "resume", "continue"
+]
+"""What changed the tree. `continue`: the first message after navigating to an entry that is not
+a branch head started a new branch."""
+
+MOVES: frozenset[str] = frozenset({"fork", "navigate", "switch", "merge", "new", "resume"})
+"""Changes that move the current branch or position: the transcript is another one."""
+
+
+@dataclass
+class TreeUpdate(Event):
+    """Re-read `tree()`; when `reason` is in `MOVES`, re-read `messages()` too. `branch` and
+    `entry` are the current position afterwards."""
+
+    type: ClassVar[str] = "tree_update"
+    reason: TreeChange
+    branch: str
+    entry: str | None

@@ -1,0 +1,65 @@
+"""The skill commands of `Workbench`: what the user asks of the enforcer directly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from workbench.agent.events import Notice
+from workbench.agent.loop import Agent
+from workbench.enforcer.core import Enforcer
+from workbench.enforcer.state import LoadingState
+from workbench.errors import WorkbenchError
+from workbench.extension_api import DeliverAs
+from workbench.skills.discover import SkillSet
+
+
+class SkillControls:
+    """Mixed into `Workbench`; uses the attributes declared here."""
+
+    enforcer: Enforcer
+    agent: Agent
+    _emit: Callable[[Any], None]
+
+    @property
+    def skill_set(self) -> SkillSet:
+        """The skill set the enforcer works with (the branch's workspace's, reloaded on change)."""
+        return self.enforcer.skills.skill_set
+
+    @property
+    def enforcer_mode(self) -> str:
+        """`warn`, `block` or `off` (`enforcer.mode` in the settings)."""
+        return self.enforcer.mode
+
+    def loading_state(self) -> LoadingState:
+        """Loaded skills by layer, the active compound and the load history of this branch."""
+        return self.enforcer.state
+
+    def skills_status(self) -> str:
+        """The `/skill-graph-status` text."""
+        return self.enforcer.status()
+
+    async def activate(self, name: str) -> None:
+        """Activate a skill for the user: checked like a read; its body goes to the model now
+        (as steering while the agent works) or with the next prompt. Refused: WorkbenchError."""
+        outcome = self.enforcer.activate_for_user(name, self._delivery())
+        if outcome.is_error:
+            raise WorkbenchError(outcome.text, "the skill graph panel lists the skills there are")
+        self._emit(Notice(f"activated {name.strip()}: {self._when()}"))
+
+    async def deactivate(self, name: str) -> None:
+        """Withdraw a loaded skill; the model is told (now or with the next prompt)."""
+        result = self.enforcer.deactivate_for_user(name, self._delivery())
+        if result.is_error:
+            raise WorkbenchError(result.text)
+        self._emit(Notice(f"deactivated {name.strip()}: {self._when()}"))
+
+    def _delivery(self) -> DeliverAs:
+        return "steer" if self.agent.busy else "next_turn"
+
+    def _when(self) -> str:
+        return (
+            "the model is told before its next step"
+            if self.agent.busy
+            else "the model is told with your next message"
+        )

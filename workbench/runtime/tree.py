@@ -1,0 +1,255 @@
+"""The conversation tree commands of `Workbench`, and what follows every branch change.
+
+A thin layer over `workbench.sessions.Session`: each command runs there, and afterwards the
+runtime follows the session to where it now stands (`_follow`): the agent's messages are rebuilt
+from the store's path, the enforcer derives its state from the whole branch (`session_start`), the
+tools move to the branch's workspace (a fork's worktree, made in the background) and a
+`tree_update` event goes out. Tree changes are refused while the agent works: a run appends to
+the branch it started on, and moving under it would split its turn across two branches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from itertools import count
+from pathlib import Path
+from typing import Any, Literal
+
+from workbench.agent.events import Notice
+from workbench.agent.loop import Agent
+from workbench.agent.model import ModelRequest
+from workbench.agent.store import ConversationStore, Entry, MemoryStore
+from workbench.config import Settings
+from workbench.errors import UsageError, WorkbenchError
+from workbench.hooks import HookBus, SessionStartEvent
+from workbench.messages import Message
+from workbench.runtime.context import branch_messages
+from workbench.runtime.events import TreeChange, TreeUpdate
+from workbench.runtime.readiness import Readiness
+from workbench.sessions.catalog import SessionInfo, list_sessions
+from workbench.sessions.commit import CommitResult
+from workbench.sessions.fork import ForkResult
+from workbench.sessions.merge import MergeResult
+from workbench.sessions.navigation import NavigateResult
+from workbench.sessions.session import Session
+from workbench.sessions.status import BranchStatus
+from workbench.sessions.tree import Tree
+
+LEFT_BEHIND_FOCUS = (
+    "This path of the conversation is being left to go on from an earlier point: keep what was "
+    "tried, what was learned and what did not work, so it is not tried again blindly."
+)
+MERGE_FOCUS = (
+    "This branch is being merged back into its parent: say what it achieved, what it changed "
+    "and what is still open, for whoever continues on the parent."
+)
+COMMIT_SYSTEM_PROMPT = "You write git commit messages from the work that made the changes."
+COMMIT_MAX_TOKENS = 1024
+StartReason = Literal["start", "resume", "navigate", "fork", "new"]
+START_REASONS: dict[str, StartReason] = {
+    "fork": "fork",
+    "navigate": "navigate",
+    "switch": "navigate",
+    "merge": "navigate",
+    "new": "new",
+    "resume": "resume",
+}
+"""The `session_start` reason each branch change runs the hooks with."""
+Marker = tuple[str, str, str | None]
+
+
+class ConversationTree:
+    """Mixed into `Workbench`; uses the attributes declared here."""
+
+    session: Session | None
+    store: ConversationStore
+    agent: Agent
+    bus: HookBus
+    settings: Settings
+    project_root: Path
+    cwd: Path
+    workspace: Path
+    readiness: Readiness
+    _tree_lock: asyncio.Lock
+    _next_turn: list[Message]
+    _emit: Callable[[Any], None]
+    _branch: str
+    _use_workspace: Callable[[Path], None]
+    _tools_folder: Callable[[Path], Path]
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def messages(self) -> list[Message]:
+        """The current branch's messages, as the transcript shows them and the model sees them."""
+        return list(self.agent.messages)
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """The project's sessions, most recently active first."""
+        return list_sessions(self.project_root)
+
+    async def tree(self) -> Tree:
+        session = self._session("tree")
+        async with self._tree_lock:
+            return await session.tree()
+
+    async def status(self, branch: str | None = None) -> BranchStatus:
+        session = self._session("status")
+        async with self._tree_lock:
+            return await session.status(branch)
+
+    # -- changing -----------------------------------------------------------------------------
+
+    async def fork(self, name: str | None = None, at: str | None = None) -> ForkResult:
+        """A new branch at the current position or at entry `at`; without a name, `fork-N`.
+        Its worktree is checked out in the background (runs on it wait for that)."""
+        session = self._session("fork")
+        async with self._changing("fork"):
+            branch = name or next(
+                f"fork-{n}" for n in count(1) if f"fork-{n}" not in session.store.state.branches
+            )
+            return await session.fork(branch, at, defer_worktree=True)
+
+    async def workspace_ready(self) -> Path:
+        """The current branch's workspace once it is there (a fork's worktree is checked out in
+        the background); raises when it cannot be made."""
+        async with self._tree_lock:
+            await self.readiness.wait()
+            return self.workspace
+
+    async def navigate(self, target: str, summarize: bool = False) -> NavigateResult:
+        """Move to an entry (id, prefix or label); the next message there starts a new branch.
+        With `summarize`, the model writes a goal-first summary of the path left behind."""
+        session = self._session("navigate")
+        async with self._changing("navigate"):
+            return await session.navigate(target, self._summarize_left if summarize else None)
+
+    async def switch_branch(self, name: str) -> None:
+        """Go to the head of branch `name`."""
+        session = self._session("switch_branch")
+        async with self._changing("switch"):
+            await session.switch_branch(name)
+
+    async def commit(self, message: str | None = None) -> CommitResult:
+        """Commit the current branch's files; without a message the model drafts it."""
+        session = self._session("commit")
+        async with self._changing("commit"):
+            return await session.commit(message, draft=self._draft_commit)
+
+    async def merge(
+        self, branch: str, into: str | None = None, remove_worktree: bool | None = None
+    ) -> MergeResult:
+        """Merge `branch` into its parent (or `into`), summarised by the model; a conflict raises
+        `MergeConflict` (with `.files`) and changes nothing. The position moves to the parent."""
+        session = self._session("merge")
+        async with self._changing("merge"):
+            return await session.merge(branch, into, self._summarize_merge, remove_worktree)
+
+    async def label(self, text: str, target: str | None = None) -> Entry:
+        """Label an entry (default: the current one)."""
+        session = self._session("label")
+        async with self._changing("label"):
+            return await session.label(text, target)
+
+    async def new_session(self) -> None:
+        """Start a new, empty session (in memory when this one runs with `--no-session`)."""
+        async with self._changing("new"):
+            if self.session is None:
+                await self._replace(None, MemoryStore())
+            else:
+                root, settings = self.project_root, self.settings
+                session = await asyncio.to_thread(Session.create, root, settings)
+                await self._replace(session, session.store)
+
+    async def resume(self, session_id: str) -> None:
+        """Open another session of this project (by id or unique prefix) in place of this one."""
+        if self.session is not None and self.session.id.startswith(session_id):
+            return
+        async with self._changing("resume"):
+            session = await asyncio.to_thread(
+                Session.open, self.project_root, session_id, None, False, self.settings
+            )
+            await self._replace(session, session.store)
+            for notice in session.notices:
+                self._emit(Notice(notice, "warning"))
+
+    # -- following the session ----------------------------------------------------------------
+
+    def _session(self, command: str) -> Session:
+        if self.session is None:
+            raise UsageError(
+                f"{command} needs a stored session; this one runs with --no-session",
+                "start workbench without --no-session to keep a conversation tree",
+            )
+        return self.session
+
+    def _marker(self) -> Marker:
+        path = self.store.path()
+        return (self.store.session_id, self.store.branch, path[-1].id if path else None)
+
+    @asynccontextmanager
+    async def _changing(self, reason: TreeChange) -> AsyncIterator[None]:
+        """One tree change at a time, never during a run; the runtime follows whatever moved,
+        even when the command failed half-way (a summary that could not be written)."""
+        async with self._tree_lock:
+            if self.agent.busy:
+                raise WorkbenchError(
+                    "the agent is working; the conversation tree changes only between runs",
+                    "wait until it finishes, or abort it first",
+                )
+            await self.readiness.settled()
+            before = self._marker()
+            try:
+                yield
+            finally:
+                if reason == "label" or self._marker() != before:
+                    await self._follow(reason)
+
+    async def _replace(self, session: Session | None, store: ConversationStore) -> None:
+        old = self.store
+        self.session, self.store, self.agent.store = session, store, store
+        await asyncio.to_thread(old.close)
+
+    async def _follow(self, reason: TreeChange) -> None:
+        """Bring the agent, the enforcer and the tools to the store's current position."""
+        self.agent.messages = branch_messages(self.store.path())
+        self._branch = self.store.branch
+        start = START_REASONS.get(reason)
+        if start is not None:
+            planned = self.cwd
+            if self.session is not None:
+                workspace = self.session.workspace(create=False)
+                if workspace.is_dir():  # there already: follow it now; the job still checks it
+                    self._use_workspace(workspace)
+                self.readiness.start(self._settle_workspace)
+                planned = self._tools_folder(workspace)
+            if self.bus.has("session_start"):
+                messages = [*self.agent.messages, *self._next_turn]
+                await self.bus.run("session_start", SessionStartEvent(messages, planned, start))
+        self._emit_tree_update(reason)
+
+    async def _settle_workspace(self) -> None:
+        assert self.session is not None
+        self._use_workspace(await self.session.ready_workspace())
+
+    def _emit_tree_update(self, reason: TreeChange) -> None:
+        entry = self.session.store.position_entry() if self.session else None
+        self._emit(TreeUpdate(reason, self.store.branch, entry))
+
+    # -- model-written text ---------------------------------------------------------------------
+
+    async def _summarize_left(self, messages: list[Message]) -> str:
+        return await self.agent.summarize(messages, LEFT_BEHIND_FOCUS)
+
+    async def _summarize_merge(self, messages: list[Message]) -> str:
+        return await self.agent.summarize(messages, MERGE_FOCUS) if messages else ""
+
+    async def _draft_commit(self, prompt: str) -> str:
+        request = ModelRequest(
+            COMMIT_SYSTEM_PROMPT,
+            [Message(role="user", text=prompt)],
+            purpose="commit_message",
+            max_tokens=COMMIT_MAX_TOKENS,
+        )
+        return await self.agent.complete_text(request)
