@@ -17,6 +17,7 @@ from support.openai_server import OpenAIServer, Reply
 from textual.pilot import Pilot
 from tuitools import app_of, idle, opened, tools, type_text, until, write_script
 
+from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.report_view import ReportView
 
@@ -49,6 +50,7 @@ async def ask(pilot: Pilot[Any], text: str) -> None:
 async def command(pilot: Pilot[Any], text: str) -> None:
     """Run a slash command and wait until it has finished."""
     app = await opened(pilot)
+    app.editor.focus()
     app.editor.insert(text)
     await pilot.press("enter")
     await app.workers.wait_for_complete()
@@ -131,7 +133,7 @@ async def _fork_and_merge(pilot: Pilot[Any]) -> None:
     app = app_of(pilot)
     app.editor.insert("/merge try-b")
     await pilot.press("enter")
-    await until(pilot, lambda: not isinstance(app.screen, type(app.screen_stack[0])), "a dialog")
+    await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
     await pilot.press("y")
     await until(pilot, lambda: isinstance(app.screen, ReportView), "the merge report")
     await pilot.press("escape")

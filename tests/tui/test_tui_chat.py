@@ -29,6 +29,7 @@ OPTIONS = (
 
 
 async def ask(pilot, app, text: str) -> None:
+    app.editor.focus()
     app.editor.insert(text)
     await pilot.press("enter")
     await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")

@@ -27,6 +27,7 @@ from workbench.tui.items import NoteItem
 
 
 async def ask(pilot, app, text: str) -> None:
+    app.editor.focus()
     app.editor.insert(text)
     await pilot.press("enter")
     await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
@@ -34,6 +35,7 @@ async def ask(pilot, app, text: str) -> None:
 
 
 async def command(pilot, app, text: str) -> None:
+    app.editor.focus()
     app.editor.insert(text)
     await pilot.press("enter")
     await app.workers.wait_for_complete()

@@ -13,6 +13,7 @@ from workbench.tui.components.tree_panel import TreePanel
 
 
 async def ask(pilot, app, text: str) -> None:
+    app.editor.focus()
     app.editor.insert(text)
     await pilot.press("enter")
     await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
@@ -96,7 +97,7 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         await until(
             pilot, lambda: any("second question" in line for line in tree_lines(tree)), "the tree"
         )
-        assert any("◀ here" in line and "second question" in line for line in tree_lines(tree))
+        assert any(line.startswith("▶ ") and "second question" in line for line in tree_lines(tree))
 
         await select(pilot, tree, "first question")
         await pilot.press("l")
@@ -147,5 +148,7 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         assert "merged" in plain(app.screen.body) and "alt" in plain(app.screen.body)
         await pilot.press("escape")
         await until(
-            pilot, lambda: any(line.startswith("⇐") for line in tree_lines(tree)), "the merge entry"
+            pilot,
+            lambda: any("⇐ alt into main" in line for line in tree_lines(tree)),
+            "the merge entry",
         )

@@ -26,9 +26,10 @@ def test_idle_after_an_exchange(snap_compare, tmp_path) -> None:
     """You should see the prompt "ship a change" and the offline demo's replies in the chat:
     each step a short reply ("Next, the compound skill(s) ...") followed by green-ticked `read`
     blocks of the SKILL.md files it read, and the final answer listing the compound, molecule
-    and atoms. Right: the skill graph (compound-ship-change > molecules > atoms, C/M/A letters)
-    and the conversation tree (branch main, the prompt marked "here"). Footer: demo (offline
-    demo), tokens, no cost, context share, branch main, enforcer warn. The editor is empty."""
+    and atoms. Right: the skill graph (compound-ship-change > molecules > atoms, C/M/A letters,
+    the loaded ones bold with ●, the compound marked ▶) and the conversation tree (branch main,
+    the prompt marked ▶ as the current position). Footer: demo (offline demo), tokens, no cost,
+    context share, branch main, enforcer warn. The editor is empty."""
     assert matches(snap_compare, tmp_path, "idle")
 
 
@@ -51,7 +52,7 @@ def test_a_skill_loaded_against_the_graph(snap_compare, tmp_path) -> None:
 def test_the_tree_after_a_fork_and_a_merge(snap_compare, tmp_path) -> None:
     """You should see the conversation tree focused: branch main with its prompt, the branch
     try-b forked from it with its own prompt "plan a change", and a ⇐ merge entry on main for
-    try-b; the current position is marked "here"."""
+    try-b; the current position (the merge entry) is marked ▶."""
     assert matches(snap_compare, tmp_path, "tree")
 
 

@@ -195,10 +195,13 @@ class WorkbenchApp(App[int]):
             self.query_one(QuickPick).close()
         elif kind == "message_end" and event.message.role == "assistant":
             self._last_reply = event.message.text
+        elif kind == "message_end" and event.message.role == "user":
+            self.act(self.session.show_tree())  # the new entry, and "here" moved
         elif kind == "agent_end":
             self.busy = False
             self._offer_choices(event.stop_reason)
             self.sync_skills()
+            self.act(self.session.show_tree())
         elif kind in ("tree_update", "skills_reloaded"):
             self.act(self.session.changed(event))
 

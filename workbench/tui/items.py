@@ -223,10 +223,17 @@ class NoteItem(Item):
     def expandable(self) -> bool:
         return "\n" in self.text
 
+    @property
+    def live_full(self) -> bool:
+        """Summaries are long: they show their first line until expanded."""
+        return self.kind not in ("summary", "compaction")
+
     def summary(self) -> list[Text]:
         icon, style = palette.NOTE_ICONS[self.kind]
         lines = self.text.splitlines() or [""]
         head = Text.assemble((f"{icon} ", style), (lines[0], style))
+        if len(lines) > 1:
+            head.append(f"  (+{len(lines) - 1} lines)", palette.DIM)
         return [head] + ([Text(f"  → {self.hint}", palette.DIM)] if self.hint else [])
 
     def full(self) -> RenderableType:
@@ -276,9 +283,9 @@ class ItemBuilder:
                 NoteItem("compaction", "Earlier history was summarised:\n" + message.text)
             )
         elif message.role == "branch_summary":
-            self.items.append(
-                NoteItem("summary", "Summary of a branch left behind:\n" + message.text)
-            )
+            merged = message.details.get("entry_type") == "merge"  # its text says so itself
+            text = message.text if merged else "Summary of the path left behind:\n" + message.text
+            self.items.append(NoteItem("summary", text))
 
 
 def finish_tool(

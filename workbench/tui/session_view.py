@@ -20,6 +20,7 @@ from workbench.tui.slash import ArgumentSource
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
 
+
 class SessionView:
     def __init__(self, app: WorkbenchApp) -> None:
         self.app = app
@@ -74,8 +75,12 @@ class SessionView:
         self.app.query_one(SkillPanel).sync(state.loaded, state.active_compound, violations)
 
     async def show_tree(self) -> None:
+        panel = self.app.query_one(TreePanel)
+        if self.wb.session is None:
+            panel.show_unstored()
+            return
         self.tree = await self.wb.tree()
-        self.app.query_one(TreePanel).show_tree(self.tree)
+        panel.show_tree(self.tree)
 
     async def changed(self, event: Any) -> None:
         """A `tree_update` or `skills_reloaded` event."""

@@ -55,3 +55,23 @@ def test_summaries_are_short_and_aborted_replies_say_so() -> None:
     assert lines == ["● line 0", "  line 1", "  line 2 …"]
     assert "(aborted)" in aborted.summary()[0].plain
     assert isinstance(notice, NoteItem) and notice.kind == "info"
+
+
+def test_notices_of_the_enforcer_and_summaries_are_told_apart() -> None:
+    record = {"skill": "m", "verdict": "violation"}
+    items = build(
+        Message(
+            "notice", "[skill graph] Skill loading violation: ...", details={"skill_notice": record}
+        ),
+        Message(
+            "branch_summary",
+            "Branch b was merged into main.\nmore",
+            details={"entry_type": "merge"},
+        ),
+        Message("branch_summary", "## Goal\ntried X", details={"abandoned_head": "abc"}),
+    )
+    skill, merged, left = items
+    assert skill.kind == "skill"
+    assert merged.summary()[0].plain == "≡ Branch b was merged into main.  (+1 lines)"
+    assert left.text.startswith("Summary of the path left behind:\n## Goal")
+    assert not merged.live_full and skill.live_full

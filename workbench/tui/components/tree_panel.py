@@ -1,8 +1,9 @@
 """The conversation tree: branches, the user entries on them, where each branch forked, labels,
 merges and checkpoints, and the current position.
 
-Enter on an entry goes there (on a branch: switches to it). `f` forks at the entry (or the
-branch's head), `l` labels it, `m` merges the branch into its parent, `s` shows its status.
+The current position is marked ▶. Enter on an entry goes there (on a branch: switches to it).
+`f` forks at the entry (or the branch's head), `l` labels it, `m` merges the branch into its
+parent, `s` shows its status.
 The panel draws a `Tree` snapshot from `Workbench.tree()` (duck-typed, see `TreeSnapshot`).
 """
 
@@ -22,6 +23,8 @@ from workbench.tui import palette
 SHOWN_TYPES = {"user", "merge", "checkpoint", "branch_summary"}
 ENTRY_MARKS = {"user": "›", "merge": "⇐", "checkpoint": "✓", "branch_summary": "≡"}
 TreeAction = Literal["go", "fork", "label", "merge", "status"]
+ENTRY_WIDTH = 40
+"""Entries are cut to this many characters, so the narrow panel needs no sideways scrolling."""
 
 
 class TreeSnapshot(Protocol):
@@ -85,8 +88,14 @@ class TreePanel(Tree[Target]):
         count = len(tree.branches)
         self.border_title = f"Conversation · {count} branch{'es' if count != 1 else ''}"
         if self._here is not None:
-            self._here.set_label(Text.assemble(self._here.label, ("  ◀ here", palette.WARNING)))
-            self.move_cursor(self._here)
+            self._here.set_label(Text.assemble(("▶ ", palette.WARNING), self._here.label))
+            self.call_after_refresh(self.move_cursor, self._here)
+
+    def show_unstored(self) -> None:
+        """A session kept in memory only (`--no-session`) has no tree to show."""
+        self.clear()
+        self.root.add_leaf(Text("kept in memory only (--no-session): no branches", palette.DIM))
+        self.border_title = "Conversation · not stored"
 
     def _branch(
         self,
@@ -121,7 +130,10 @@ class TreePanel(Tree[Target]):
     @staticmethod
     def _entry_label(entry: Any) -> Text:
         mark = ENTRY_MARKS.get(entry.type, "·")
-        text = Text.assemble((f"{mark} ", palette.DIM), entry.text)
+        shown = (
+            entry.text if len(entry.text) <= ENTRY_WIDTH else entry.text[: ENTRY_WIDTH - 1] + "…"
+        )
+        text = Text.assemble((f"{mark} ", palette.DIM), shown)
         for label in entry.labels:
             text.append(f"  [{label}]", palette.SUCCESS)
         return text
