@@ -53,7 +53,16 @@ class Controller:
 
     async def cmd_fork(self, args: str, at: str | None = None) -> None:
         result = await self.wb.fork(args or None, at=at)
-        self.app.note("info", Text(result.render_text()).plain)
+        text = f"Forked {result.branch} from {result.parent}"
+        if result.worktree:
+            text += f"; it works in its own worktree {self.app.show_path(result.worktree)}"
+        hint = None
+        if result.left_behind:
+            more = " …" if len(result.left_behind) > 5 else ""
+            files = ", ".join(result.left_behind[:5]) + more
+            text += f". Uncommitted changes in {result.parent} stay there: {files}"
+            hint = f"commit them in {result.parent} first if the fork needs them"
+        self.app.note("info", text, hint)
 
     async def cmd_status(self, args: str) -> None:
         status = await self.wb.status(args or None)

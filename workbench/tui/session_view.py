@@ -84,14 +84,13 @@ class SessionView:
 
     async def changed(self, event: Any) -> None:
         """A `tree_update` or `skills_reloaded` event."""
-        from workbench.runtime.events import MOVES  # the runtime loads after the first frame
-
         if event.type == "skills_reloaded":
             await self.show_skills()
             return
         await self.show_tree()
-        if event.reason in MOVES:
-            self.app.transcript.load(self.wb.messages())
+        messages = self.wb.messages()
+        if not self.app.transcript.shows(messages):  # another path, or a new record on this one
+            self.app.transcript.load(messages)
             self.sync_skills()
         if event.reason in ("new", "resume"):
             self.sessions = []

@@ -62,6 +62,8 @@ class Transcript(VerticalScroll, can_focus=True):
         self._tools: dict[str, ItemRow] = {}
         self._notes: dict[str, ItemRow] = {}
         self._thinking: ItemRow | None = None
+        self.position: tuple[int, str | None] = (0, None)
+        """How many of the branch's messages are shown, and the last one's id."""
 
     def compose(self) -> Any:
         yield self.history
@@ -77,6 +79,7 @@ class Transcript(VerticalScroll, can_focus=True):
         for message in messages:
             builder.add_message(message)
         items = builder.items
+        self.position = (len(messages), messages[-1].id if messages else None)
         last_user = max((i for i, it in enumerate(items) if isinstance(it, UserItem)), default=0)
         start = max(last_user, len(items) - LIVE_ROWS)
         self._clear()
@@ -169,8 +172,16 @@ class Transcript(VerticalScroll, can_focus=True):
         self._thinking.item.text += delta  # type: ignore[attr-defined]
         self._thinking.changed()
 
+    def shows(self, messages: list[Message]) -> bool:
+        """Whether these are the messages shown (a tree change may leave them as they were)."""
+        return self.position == (len(messages), messages[-1].id if messages else None)
+
+    def _shown(self, message: Message) -> None:
+        self.position = (self.position[0] + 1, message.id)
+
     def _on_message_end(self, event: Any) -> None:
         message = event.message
+        self._shown(message)
         if message.role == "assistant":
             self._end_reply(message)
         elif message.role in ("user", "notice", "compaction", "branch_summary"):
@@ -269,6 +280,8 @@ class Transcript(VerticalScroll, can_focus=True):
         self.note("compaction", text, key="compaction")
 
     def _on_compaction_end(self, event: Any) -> None:
+        if event.message is not None:
+            self._shown(event.message)
         if event.error:
             self.note("error", f"Compaction failed: {event.error}", key="compaction")
         else:
