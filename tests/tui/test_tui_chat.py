@@ -21,6 +21,7 @@ from tuitools import (
 
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
+from workbench.tui.components.reply import ReplyView
 from workbench.tui.items import NoteItem
 
 OPTIONS = (
@@ -113,12 +114,9 @@ async def test_a_long_reply_streams_in_few_markdown_writes(make_app, script) -> 
     app = make_app(script({"text": words, "delay_ms": 2}))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        app.editor.insert("go")
-        await pilot.press("enter")
-        await until(pilot, lambda: app.transcript._reply is not None, "the reply to start")
-        reply = app.transcript._reply
-        await idle(pilot)
-        assert reply.item.text.split() == words.split()
+        await ask(pilot, app, "go")
+        reply = next(row for row in app.transcript.live if isinstance(row, ReplyView))
+        assert reply.source.split() == words.split()
         streamed = reply.writes[:-1]  # the last write comes with the finished reply
         gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
         assert len(reply.writes) >= 3, "the reply was shown while it streamed"
