@@ -3,6 +3,8 @@ new lines, take back, stop, clear and quit, and slash-command completion."""
 
 from __future__ import annotations
 
+import asyncio
+
 from tuitools import (
     SIZE,
     busy,
@@ -16,6 +18,8 @@ from tuitools import (
     user_texts,
 )
 
+from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.queue_list import QueueList
 from workbench.tui.components.report_view import ReportView
 
@@ -191,3 +195,34 @@ async def test_an_unknown_command_is_an_error_and_the_text_stays(make_app) -> No
         await pilot.press("enter")
         await until(pilot, lambda: "unknown command /nosuch" in chat_text(app), "the error")
         assert app.editor.text == "/nosuch thing"
+
+
+async def test_a_message_sent_before_the_session_opens_waits_for_it(project, script) -> None:
+    gate = asyncio.Event()
+    model = script({"text": "hello once open"})
+
+    async def open_later(confirm) -> Workbench:
+        await gate.wait()
+        return await Workbench.open(WorkbenchOptions(cwd=project, model=model, confirm=confirm))
+
+    app = WorkbenchApp(open_later, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "early")
+        await pilot.press("enter")
+        queue = app.query_one(QueueList)
+        assert "Waiting for the session: early" in plain(queue.render())
+        gate.set()
+        await until(pilot, lambda: "hello once open" in chat_text(app), "the reply")
+        assert user_texts(app) == ["early"] and queue.waiting is None
+
+
+async def test_a_prompt_given_on_the_command_line_is_sent_once_open(project, script) -> None:
+    model = script({"text": "on it"})
+
+    async def open_workbench(confirm) -> Workbench:
+        return await Workbench.open(WorkbenchOptions(cwd=project, model=model, confirm=confirm))
+
+    app = WorkbenchApp(open_workbench, prompt="fix the failing test", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "on it" in chat_text(app), "the reply")
+        assert user_texts(app) == ["fix the failing test"]

@@ -26,13 +26,15 @@ from workbench.errors import WorkbenchError
 from workbench.tui import choices, slash
 from workbench.tui.components.completion_list import CompletionList
 from workbench.tui.components.confirm import ConfirmDialog
-from workbench.tui.components.editor import PromptEditor, SubmitKind
+from workbench.tui.components.editor import PromptEditor
 from workbench.tui.components.queue_list import QueueList
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.status_bar import StatusBar
+from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.transcript import Transcript
 from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.composer import Composer
 from workbench.tui.controller import Controller
 from workbench.tui.logfile import log_path
 from workbench.tui.session_view import SessionView
@@ -84,7 +86,7 @@ class WorkbenchApp(App[int]):
         self.workbench: Workbench | None = None
         self.session = SessionView(self)
         self.controller = Controller(self)
-        self._waiting: tuple[str, SubmitKind] | None = None
+        self.composer = Composer(self)
         self._last_reply = ""
         self._last_interrupt = 0.0
         self._unsubscribe: Callable[[], None] = lambda: None
@@ -174,20 +176,17 @@ class WorkbenchApp(App[int]):
         await self.session.show_all()
         self.opened.set()
         await self.session.offer_trust()
-        if self._waiting is not None:
-            text, kind = self._waiting
-            self._waiting = None
-            self.query_one(QueueList).show([], [])
-            await self.submit(text, kind)
-        elif self._initial_prompt:
-            await self.submit(self._initial_prompt, "send")
+        await self.composer.send_waiting()
+        if self._initial_prompt:
+            await self.composer.submit(self._initial_prompt, "send")
 
     # -- events -----------------------------------------------------------------------------------
 
     def on_workbench_event(self, event: Any) -> None:
         """Every event of the session, in order, on the app's event loop."""
-        for pane in (self.transcript, self.status_bar, self.query_one(QueueList)):
-            pane.on_workbench_event(event)
+        self.transcript.on_workbench_event(event)
+        self.status_bar.on_workbench_event(event)
+        self.query_one(QueueList).on_workbench_event(event)
         self.query_one(SkillPanel).on_workbench_event(event)
         kind = event.type
         if kind == "agent_start":
@@ -200,7 +199,7 @@ class WorkbenchApp(App[int]):
         elif kind == "agent_end":
             self.busy = False
             self._offer_choices(event.stop_reason)
-            self.sync_skills()
+            self.session.sync_skills()
             self.act(self.session.show_tree())
         elif kind in ("tree_update", "skills_reloaded"):
             self.act(self.session.changed(event))
@@ -213,54 +212,11 @@ class WorkbenchApp(App[int]):
     def watch_busy(self, busy: bool) -> None:
         self.editor.placeholder = BUSY_HINT if busy else IDLE_HINT
 
-    def sync_skills(self) -> None:
-        self.session.sync_skills()
-
-    async def refresh_tree(self) -> None:
-        await self.session.show_tree()
-
-    def worktree_of(self, branch: str) -> str | None:
-        return self.session.worktree_of(branch)
-
-    def session_commands(self) -> dict[str, str]:
-        return self.session.commands()
-
     # -- the editor -------------------------------------------------------------------------------
 
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         self.editor.replace_text("")
-        self.act(self.submit(message.text, message.kind))
-
-    async def submit(self, text: str, kind: SubmitKind) -> None:
-        """Send what the user wrote: a command, a prompt, a steering or follow-up message."""
-        parsed = slash.split(text)
-        if parsed is not None and parsed[0] in slash.BY_NAME:
-            await self.controller.run(*parsed)
-            return
-        workbench = self.workbench
-        if workbench is None:
-            self._waiting = (text, kind)
-            self.query_one(QueueList).show([], [], waiting=text)
-            return
-        try:
-            name = parsed[0] if parsed is not None else None
-            if (
-                name is not None
-                and name not in workbench.commands
-                and not name.startswith("skill:")
-            ):
-                raise WorkbenchError(f"unknown command /{name}", "/help lists them")
-            if workbench.state().busy and parsed is None:
-                await (workbench.steer if kind == "send" else workbench.follow_up)(text)
-            elif kind == "follow_up" and parsed is None:
-                await workbench.follow_up(text)
-            else:
-                await workbench.prompt(text)
-            self.transcript.anchor()
-        except WorkbenchError as exc:
-            self.show_error(exc.message, exc.hint)
-            if not self.editor.text:
-                self.editor.replace_text(text)
+        self.act(self.composer.submit(message.text, message.kind))
 
     def on_prompt_editor_completions_changed(
         self, message: PromptEditor.CompletionsChanged
@@ -268,29 +224,16 @@ class WorkbenchApp(App[int]):
         self.query_one(CompletionList).show(message.completions, message.chosen)
 
     def on_prompt_editor_take_back(self) -> None:
-        workbench = self.workbench
-        if workbench is None:
-            return
-        queued = workbench.queues()
-        name = "follow_up" if queued["follow_up"] else "steering" if queued["steering"] else None
-        if name is None:
-            return
-        index = len(queued[name]) - 1
-        try:
-            workbench.remove_queued(name, index)  # type: ignore[arg-type]
-        except WorkbenchError:
-            return  # the agent took it meanwhile: it is in the chat now
-        rest = self.editor.text
-        self.editor.replace_text(queued[name][index] + (f"\n{rest}" if rest else ""))
+        self.composer.take_back()
 
     def _complete(self, text: str) -> list[slash.Completion]:
-        return slash.completions(text, self.session_commands(), self.session.candidates)
+        return slash.completions(text, self.session.commands(), self.session.candidates)
 
     # -- quick pick -------------------------------------------------------------------------------
 
     def on_quick_pick_picked(self, message: QuickPick.Picked) -> None:
         self.editor.focus()
-        self.act(self.submit(message.answer, "send"))
+        self.act(self.composer.submit(message.answer, "send"))
 
     def on_quick_pick_dismissed(self, message: QuickPick.Dismissed) -> None:
         self.editor.focus()
@@ -312,19 +255,8 @@ class WorkbenchApp(App[int]):
     # -- keys -------------------------------------------------------------------------------------
 
     async def action_abort(self) -> None:
-        """Esc: stop the run and give the queued messages back to the editor."""
-        workbench = self.workbench
-        if workbench is None or not workbench.state().busy:
-            self.editor.focus()
-            return
-        queued = workbench.queues()
-        texts = queued["steering"] + queued["follow_up"]
-        workbench.clear_queue()
-        if texts:
-            current = self.editor.text
-            self.editor.replace_text("\n\n".join([*texts, current] if current else texts))
-        self.editor.focus()
-        await workbench.abort()
+        """Esc: stop the run, queued messages back to the editor (idle: back to the editor)."""
+        await self.composer.abort()
 
     def action_interrupt(self) -> None:
         """Ctrl+C: clear the editor; a second Ctrl+C soon after quits."""
@@ -383,8 +315,6 @@ class WorkbenchApp(App[int]):
     async def _palette_command(self, command: slash.SlashCommand) -> None:
         args = ""
         if command.args:
-            from workbench.tui.components.text_prompt import TextPrompt
-
             answer = await self.ask(
                 TextPrompt(command.usage, command.help, allow_empty=not command.needs_argument)
             )

@@ -48,7 +48,7 @@ class Controller:
     # -- the conversation tree ----------------------------------------------------------------
 
     async def cmd_tree(self, args: str) -> None:
-        await self.app.refresh_tree()
+        await self.app.session.show_tree()
         self.app.focus_pane("tree")
 
     async def cmd_fork(self, args: str, at: str | None = None) -> None:
@@ -79,7 +79,7 @@ class Controller:
         if not branch:
             raise WorkbenchError("/merge needs a branch", "for example: /merge try-b")
         remove = None
-        worktree = self.app.worktree_of(branch)
+        worktree = self.app.session.worktree_of(branch)
         if worktree:
             remove = await self.app.confirm(
                 f"Remove the worktree of {branch}?",
@@ -164,18 +164,18 @@ class Controller:
         if not args.strip():
             raise WorkbenchError("/activate needs a skill name", "Tab completes skill names")
         await self.wb.activate(args.strip())
-        self.app.sync_skills()
+        self.app.session.sync_skills()
 
     async def cmd_deactivate(self, args: str) -> None:
         if not args.strip():
             raise WorkbenchError("/deactivate needs a skill name", "Tab completes skill names")
         await self.wb.deactivate(args.strip())
-        self.app.sync_skills()
+        self.app.session.sync_skills()
 
     # -- the app --------------------------------------------------------------------------------
 
     async def cmd_help(self, args: str) -> None:
-        extra = self.app.session_commands()
+        extra = self.app.session.commands()
         self.show("Keys and commands", reports.help_report(KEYS, extra))
 
     async def cmd_quit(self, args: str) -> None:

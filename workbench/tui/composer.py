@@ -1,0 +1,98 @@
+"""What the user sends from the editor, and takes back again.
+
+An app slash command runs in the app; one of the session's own (`/compact`, an extension's,
+`/skill:<name>`) goes to the session; any other text is a prompt. While the agent works, Enter
+steers and Alt+Enter or Ctrl+J queues a follow-up. A message sent before the session has opened
+waits for it. Esc stops a run and hands every queued message back to the editor; Alt+Up takes
+back the last one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.errors import WorkbenchError
+from workbench.tui import slash
+from workbench.tui.components.editor import SubmitKind
+from workbench.tui.components.queue_list import QueueList
+
+if TYPE_CHECKING:
+    from workbench.tui.app import WorkbenchApp
+
+
+class Composer:
+    def __init__(self, app: WorkbenchApp) -> None:
+        self.app = app
+        self.waiting: tuple[str, SubmitKind] | None = None
+        """A message sent before the session opened."""
+
+    async def submit(self, text: str, kind: SubmitKind) -> None:
+        """Send a command, a prompt, a steering or a follow-up message. A refused message goes
+        back to the editor (when the user has not started another) with what went wrong."""
+        parsed = slash.split(text)
+        if parsed is not None and parsed[0] in slash.BY_NAME:
+            await self.app.controller.run(*parsed)
+            return
+        workbench = self.app.workbench
+        if workbench is None:
+            self.waiting = (text, kind)
+            self.app.query_one(QueueList).show([], [], waiting=text)
+            return
+        try:
+            name = parsed[0] if parsed is not None else None
+            if (
+                name is not None
+                and name not in workbench.commands
+                and not name.startswith("skill:")
+            ):
+                raise WorkbenchError(f"unknown command /{name}", "/help lists them")
+            if workbench.state().busy and parsed is None:
+                await (workbench.steer if kind == "send" else workbench.follow_up)(text)
+            elif kind == "follow_up" and parsed is None:
+                await workbench.follow_up(text)
+            else:
+                await workbench.prompt(text)
+            self.app.transcript.anchor()
+        except WorkbenchError as exc:
+            self.app.show_error(exc.message, exc.hint)
+            if not self.app.editor.text:
+                self.app.editor.replace_text(text)
+
+    async def send_waiting(self) -> None:
+        """The session is open: send what waited for it."""
+        if self.waiting is not None:
+            text, kind = self.waiting
+            self.waiting = None
+            self.app.query_one(QueueList).show([], [])
+            await self.submit(text, kind)
+
+    def take_back(self) -> None:
+        """Alt+Up: the last queued message back into the editor (above what is there)."""
+        workbench = self.app.workbench
+        if workbench is None:
+            return
+        queued = workbench.queues()
+        name = "follow_up" if queued["follow_up"] else "steering" if queued["steering"] else None
+        if name is None:
+            return
+        index = len(queued[name]) - 1
+        try:
+            workbench.remove_queued(name, index)  # type: ignore[arg-type]
+        except WorkbenchError:
+            return  # the agent took it meanwhile: it is in the chat now
+        rest = self.app.editor.text
+        self.app.editor.replace_text(queued[name][index] + (f"\n{rest}" if rest else ""))
+
+    async def abort(self) -> None:
+        """Esc: stop the run and give the queued messages back to the editor."""
+        editor, workbench = self.app.editor, self.app.workbench
+        editor.focus()
+        if workbench is None or not workbench.state().busy:
+            return
+        queued = workbench.queues()
+        texts = queued["steering"] + queued["follow_up"]
+        workbench.clear_queue()
+        if texts:
+            current = editor.text
+            editor.replace_text("\n\n".join([*texts, current] if current else texts))
+        await workbench.abort()
