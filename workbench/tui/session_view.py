@@ -12,7 +12,6 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from workbench.skills.model import Diagnostic
-from workbench.tui.components.skill_detail import SkillDetail
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.slash import ArgumentSource
@@ -119,6 +118,8 @@ class SessionView:
         return [info.id for info in self.sessions]
 
     def open_skill(self, name: str) -> None:
+        from workbench.tui.components.skill_detail import SkillDetail  # Markdown: off the start
+
         graph = self.app.query_one(SkillPanel).graph
         self.app.push_screen(SkillDetail(graph, name, self.findings.get(name, [])))
 
