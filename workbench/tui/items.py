@@ -27,8 +27,6 @@ DETAIL_LINES = 40
 KEY_ARGUMENTS = {"read": "path", "edit": "path", "write": "path", "bash": "command"}
 ToolStatus = Literal["running", "ok", "error", "skipped", "not run"]
 NoteKind = Literal["info", "warning", "error", "skill", "compaction", "summary"]
-
-
 MARKUP = re.compile(r"\*\*|__|`")
 
 
@@ -38,6 +36,17 @@ def _first_lines(text: str, count: int) -> tuple[list[str], bool]:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     shown = [MARKUP.sub("", line.lstrip("#").strip()) for line in lines[:count]]
     return shown, len(lines) > count
+
+
+def _preview(mark: Text, text: str, style: str = "", status: Text | None = None) -> list[Text]:
+    """The collapsed form of a message: its first line after `mark`, then up to
+    `PREVIEW_LINES` more, dimmed, the last ending in `…` when there is more."""
+    lines, more = _first_lines(text, PREVIEW_LINES + 1)
+    head = Text.assemble(mark, (lines[0] if lines else "", style), status or Text())
+    rest = [Text("  " + line, palette.DIM) for line in lines[1:]]
+    if more:
+        rest[-1].append(" …")
+    return [head, *rest]
 
 
 def _clip(text: str, lines: int) -> str:
@@ -73,12 +82,7 @@ class UserItem(Item):
     text: str
 
     def summary(self) -> list[Text]:
-        lines, more = _first_lines(self.text, PREVIEW_LINES + 1)
-        head = Text.assemble(("❯ ", palette.USER_MARK), (lines[0] if lines else "", "bold"))
-        rest = [Text("  " + line, palette.DIM) for line in lines[1:]]
-        if more:
-            rest[-1].append(" …")
-        return [head, *rest]
+        return _preview(Text("❯ ", palette.USER_MARK), self.text, "bold")
 
     def full(self) -> RenderableType:
         return Text.assemble(("❯ ", palette.USER_MARK), (self.text, "bold"))
@@ -99,14 +103,8 @@ class ReplyItem(Item):
         return Text()
 
     def summary(self) -> list[Text]:
-        lines, more = _first_lines(self.text or self.thinking, PREVIEW_LINES + 1)
-        head = Text.assemble(
-            ("● ", palette.REPLY_MARK), lines[0] if lines else "", self.status_text()
-        )
-        rest = [Text("  " + line, palette.DIM) for line in lines[1:]]
-        if more:
-            rest[-1].append(" …")
-        return [head, *rest]
+        mark = Text("● ", palette.REPLY_MARK)
+        return _preview(mark, self.text or self.thinking, status=self.status_text())
 
     def full(self) -> RenderableType:
         from rich.markdown import Markdown
