@@ -87,6 +87,18 @@ async def test_typing_over_a_quick_pick_answers_freely(make_app, script) -> None
         assert app.editor.has_focus and app.editor.text == "x only"
 
 
+async def test_esc_puts_a_quick_pick_away(make_app, script) -> None:
+    app = make_app(script({"text": OPTIONS}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "plan it")
+        pick = app.query_one(QuickPick)
+        await until(pilot, lambda: pick.has_focus, "the quick pick")
+        await pilot.press("down", "escape")
+        assert app.editor.has_focus and app.editor.text == ""
+        assert not pick.has_class("-shown") and user_texts(app) == ["plan it"]
+
+
 async def test_retries_and_a_final_error_say_what_happened_and_what_to_do(
     make_app, project, script
 ) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.command import CommandPalette
 from tuitools import (
     SIZE,
     chat_text,
+    git,
     idle,
     items,
     opened,
@@ -18,6 +20,9 @@ from tuitools import (
     user_texts,
 )
 
+from workbench.errors import WorkbenchError
+from workbench.sessions.session import Session
+from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.session_picker import SessionPicker
 from workbench.tui.components.skill_panel import SkillPanel
@@ -215,3 +220,41 @@ async def test_new_and_resume_sessions(make_app, script) -> None:
         position = [info.id for info in app.screen.sessions].index(first)
         await pilot.press("home", *["down"] * position, "enter")
         await until(pilot, lambda: user_texts(app) == ["in the first session"], "the first session")
+
+
+async def test_a_merge_conflict_opens_a_view_naming_the_files(
+    make_app, project: Path, script
+) -> None:
+    write = {"name": "write", "arguments": {"path": "NOTES.md", "content": "from the branch\n"}}
+    app = make_app(script({"text": "Writing.", "tool_calls": [write]}, {"text": "Done."}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await command(pilot, app, "/fork b")
+        await ask(pilot, app, "write the notes")
+        await command(pilot, app, "/commit Notes from the branch")
+        assert "Notes from the branch" in await close_view(pilot, app)
+        (project / "NOTES.md").write_text("from main\n")
+        git(project, "add", "NOTES.md")
+        git(project, "commit", "--quiet", "-m", "notes on main")
+        app.editor.focus()
+        app.editor.insert("/merge b")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
+        await pilot.press("n")
+        view = await close_view(pilot, app)
+        assert "would conflict" in view and "conflict  NOTES.md" in view
+        assert (project / "NOTES.md").read_text() == "from main\n"
+
+
+async def test_ctrl_q_quits_and_releases_the_session(make_app, project: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "ship a change")
+        session_id = app.workbench.state().session_id
+        with pytest.raises(WorkbenchError, match="open in another process"):
+            Session.open(project, session_id)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+    reopened = Session.open(project, session_id)  # the lock was released
+    reopened.close()

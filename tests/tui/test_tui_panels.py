@@ -83,6 +83,9 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         assert isinstance(app.screen, type(app.screen_stack[0]))
         await pilot.press("a")
         await until(pilot, lambda: "atom-edit-code" in panel.loaded, "the activation")
+        assert "●" in panel.label_of("atom-edit-code").plain
+        await pilot.press("d")
+        await until(pilot, lambda: "atom-edit-code" not in panel.loaded, "the deactivation")
 
 
 async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
