@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import time
+from pathlib import Path
 
 LATER = (
     "litellm",
@@ -22,3 +31,44 @@ def test_the_app_module_leaves_the_heavy_parts_for_after_the_first_frame() -> No
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def _read_until(fd: int, mark: bytes, timeout: float) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while mark not in seen:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {mark!r} on the terminal; it ends {seen[-300:]!r}")
+        if select.select([fd], [], [], 0.05)[0]:
+            seen += os.read(fd, 65536)
+    return seen
+
+
+def test_workbench_with_no_arguments_in_a_terminal_opens_the_app(project: Path) -> None:
+    """The real entry point in a pseudo-terminal: the app draws, opens the session, and quits
+    on Ctrl+C twice with exit code 0."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal of a fixed size in the project
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+        os.chdir(project)
+        os.execvpe(
+            sys.executable,
+            [sys.executable, "-m", "workbench"],
+            {**os.environ, "TERM": "xterm-256color"},
+        )
+    try:
+        _read_until(
+            fd, b"essage the agent", 30
+        )  # the editor's placeholder (the cursor splits the M)
+        _read_until(fd, "Skills · 16".encode(), 30)  # the session is open
+        os.write(fd, b"\x03")
+        time.sleep(0.2)
+        os.write(fd, b"\x03")
+        _, status = os.waitpid(pid, 0)
+        pid = 0
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        if pid:  # it did not get as far as quitting: do not leave it running
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
