@@ -303,6 +303,8 @@ class Agent:
         request = ModelRequest(self.system_prompt, await self._context(), list(self.tools.values()))
         assembler = AssistantAssembler()
         started = False
+        loop = asyncio.get_running_loop()
+        yielded = loop.time()
         try:
             async for delta in self.model.stream(request):
                 if not started and not isinstance(delta, Finish):
@@ -311,6 +313,11 @@ class Agent:
                 piece = assembler.add(delta)
                 if piece is not None:
                     self.emit(MessageUpdate(assembler.message, piece[0], piece[1]))
+                if loop.time() - yielded > 0.01:
+                    # A burst of buffered chunks never awaits anything that blocks, so give the
+                    # event loop (keystrokes, redraws) a turn every 10 ms; not per chunk: slower.
+                    await asyncio.sleep(0)
+                    yielded = loop.time()
         except asyncio.CancelledError:
             await self._finish_reply(assembler, "aborted", started)
             raise
