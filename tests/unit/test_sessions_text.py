@@ -27,6 +27,25 @@ def test_entry_summaries_are_one_readable_line() -> None:
     )
 
 
+def test_summaries_read_as_their_first_sentence_not_their_heading() -> None:
+    goal_first = (
+        "## Goal\n\nthe notes file was added. It lists the keys.\n\n## Progress\n- [x] done"
+    )
+    assert entry_text("merge", {"branch": "try-b", "into": "main", "summary": goal_first}) == (
+        "try-b into main: the notes file was added"
+    )
+    listed = "## Goal\n---\n- [ ] Port the parser to the new API\n- keep the old one"
+    assert entry_text("branch_summary", {"text": listed}) == "Port the parser to the new API"
+    assert entry_text("compaction", {"text": "# Summary\n1. Is it fast? Yes."}) == "Is it fast?"
+    assert entry_text("merge", {"branch": "a", "into": "main", "summary": "## Goal\n"}) == (
+        "a into main"
+    )
+    assert entry_text("merge", {"branch": "a", "into": "main", "summary": None}) == "a into main"
+    assert entry_text("branch_summary", {"text": "## Goal"}) == "(branch_summary)"
+    long = entry_text("merge", {"branch": "a", "into": "main", "summary": "## Goal\n" + "w " * 80})
+    assert len(long) == 72 and long.startswith("a into main: w w") and long.endswith("…")
+
+
 def test_an_entry_round_trips_through_its_commit_message() -> None:
     message = encode_entry("label", {"target": "b" * 40, "label": "start"}, "main", 12.5)
     assert message.decode().startswith("label: start -> bbbbbbbbbb\n\n{")

@@ -17,6 +17,10 @@ from workbench.sessions.jsontext import json_bytes
 
 SUMMARY_WIDTH = 72
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+HEADING = re.compile(r"#{1,6}(\s|$)")
+LIST_MARK = re.compile(r"^([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?")
+WORD = re.compile(r"\w")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
@@ -24,6 +28,22 @@ def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
     line = CONTROL.sub(" ", line)
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def summary_line(text: str, width: int = SUMMARY_WIDTH) -> str:
+    """The first sentence of a Markdown summary's content, as `one_line` cuts it.
+
+    Summaries are goal-first Markdown (`## Goal` then the goal): headings, empty lines and lines
+    with no words (`---`) are skipped and a list mark is dropped, so the line says what the
+    summary is about instead of `## Goal`.
+    """
+    for raw in text.splitlines():
+        line = LIST_MARK.sub("", raw.strip(), count=1)
+        if HEADING.match(line) or not WORD.search(line):
+            continue
+        sentence = SENTENCE_END.split(line, maxsplit=1)[0]
+        return one_line(sentence.removesuffix("."), width)
+    return ""
 
 
 def entry_text(type: str, payload: dict[str, Any]) -> str:
@@ -40,9 +60,11 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
     if type == "checkpoint":
         return one_line(f"{str(payload.get('commit', ''))[:10]} {payload.get('message', '')}")
     if type == "merge":
-        return one_line(
-            f"{payload.get('branch')} into {payload.get('into')}: {payload.get('summary', '')}"
-        )
+        merged = f"{payload.get('branch')} into {payload.get('into')}"
+        summary = summary_line(str(payload.get("summary") or ""))
+        return one_line(f"{merged}: {summary}" if summary else merged)
+    if type in ("branch_summary", "compaction"):
+        return summary_line(payload.get("text") or "") or f"({type})"
     if type == "label":
         return one_line(f"{payload.get('label')} -> {str(payload.get('target', ''))[:10]}")
     return one_line(payload.get("text") or "") or f"({type})"

@@ -76,6 +76,10 @@ async def test_status_commit_and_merge_bring_the_work_back_and_the_model_sees_it
     assert parent_entries[-1].type == "merge"
     summary = parent_entries[-1].payload["summary"]  # the model's, plus the files it touched
     assert summary == merge_summary + "\n\n<modified-files>\nNOTE.md\n</modified-files>"
+    tree = await session.wb.tree()  # the one-line text of `workbench tree` and its JSON
+    merge_entry = next(e for e in tree.to_json()["entries"] if e["type"] == "merge")
+    assert merge_entry["text"] == "exp into main: Write a release note"
+    assert "merge: exp into main: Write a release note" in tree.render_text()
 
     seen = to_openai(session.wb.system_prompt, session.wb.messages())[-1]["content"]
     assert seen.startswith("This conversation returned from another branch")
