@@ -8,11 +8,12 @@ stdin closing ends the process once the current run has finished.
 
 Commands: prompt {text}, steer {text}, follow_up {text}, abort, get_state, compact {focus?},
 set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {queue, index},
-clear_queue {queue?}; the conversation tree: tree, sessions, status {branch?}, fork {name?, at?},
-navigate {target, summarize?}, switch_branch {branch}, commit {message?}, merge {branch, into?,
-remove_worktree?}, label {label, target?}, skills_status. Each tree command answers with the JSON
-of its result (`fork` once the worktree is checked out); a merge conflict's failed response also
-lists the conflicting `files`. More register with `@command("name")`.
+clear_queue {queue?}; the conversation tree: tree, sessions, status {branch?}, diff {branch?,
+path?}, fork {name?, at?}, navigate {target, summarize?}, switch_branch {branch}, commit
+{message?}, merge {branch, into?, remove_worktree?}, label {label, target?}, skills_status. Each
+tree command answers with the JSON of its result (`diff`: {"diff": unified diff text}, empty when
+nothing changed; `fork` once the worktree is checked out); a merge conflict's failed response
+also lists the conflicting `files`. More register with `@command("name")`.
 """
 
 from __future__ import annotations
@@ -137,6 +138,11 @@ async def _sessions(workbench: Workbench, cmd: dict[str, Any]) -> list[dict[str,
 @command("status")
 async def _status(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
     return (await workbench.status(optional(cmd, "branch"))).to_json()
+
+
+@command("diff")
+async def _diff(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    return {"diff": await workbench.diff(optional(cmd, "branch"), optional(cmd, "path"))}
 
 
 @command("fork")

@@ -99,6 +99,13 @@ class ConversationTree:
         async with self._tree_lock:
             return await session.status(branch)
 
+    async def diff(self, branch: str | None = None, path: str | None = None) -> str:
+        """The unified diff of a branch's files since its fork (default: the current branch),
+        only under `path` when given; empty when nothing changed."""
+        session = self._session("diff")
+        async with self._tree_lock:
+            return await session.diff(branch, path)
+
     # -- changing -----------------------------------------------------------------------------
 
     async def fork(self, name: str | None = None, at: str | None = None) -> ForkResult:

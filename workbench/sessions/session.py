@@ -20,6 +20,7 @@ from workbench.messages import Message, new_id
 from workbench.sessions.catalog import pick_session, session_infos
 from workbench.sessions.commit import CommitResult, commit_branch, draft_prompt
 from workbench.sessions.commit_message import format_commit_message
+from workbench.sessions.diff import branch_diff
 from workbench.sessions.fork import ForkResult, fork_branch
 from workbench.sessions.identity import conversation_identity
 from workbench.sessions.location import StorageLocation, ensure_storage, find_storage
@@ -167,6 +168,12 @@ class Session:
     async def status(self, branch: str | None = None) -> BranchStatus:
         name = branch or self.store.branch
         return await self.store.run(lambda: branch_status(self.store, self.workspaces, name))
+
+    async def diff(self, branch: str | None = None, path: str | None = None) -> str:
+        """The unified diff of a branch's files since its fork, untracked files as added;
+        only under `path` when given. Read-only: works in a read-only session too."""
+        name = branch or self.store.branch
+        return await self.store.run(lambda: branch_diff(self.store, self.workspaces, name, path))
 
     async def fork(
         self, name: str, at: str | None = None, defer_worktree: bool = False

@@ -14,6 +14,7 @@ from typing import Any
 from workbench.agent.store import Entry, messages_of
 from workbench.enforcer.state import records_of
 from workbench.sessions.files import FileChange, changed_files
+from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
 
@@ -129,12 +130,22 @@ def branch_status(store: GitConversationStore, workspaces: Workspaces, branch: s
         )
         return status
     status.worktree = str(git.directory)
-    head = workspaces.head_commit(git)
-    if owner is not None and owner.parent is not None and head is not None:
-        parent_git = workspaces.git(store.state, owner.parent, create=False)
-        parent_head = workspaces.head_commit(parent_git) if parent_git.directory.is_dir() else None
-        if parent_head:
-            status.base = git.run("merge-base", parent_head, head)
-            status.commits_ahead = int(git.run("rev-list", "--count", f"{status.base}..{head}"))
+    status.base = fork_base(store, workspaces, branch, git)
+    if status.base:
+        status.commits_ahead = int(git.run("rev-list", "--count", f"{status.base}..HEAD"))
     status.files, status.dirty = changed_files(git, status.base)
     return status
+
+
+def fork_base(
+    store: GitConversationStore, workspaces: Workspaces, branch: str, git: GitRunner
+) -> str | None:
+    """The commit `branch`'s workspace (`git`) is compared with: where it left its parent's, the
+    merge base of the two heads. None for the project checkout itself, or before any commit."""
+    owner = workspaces.owner(store.state, branch)
+    head = workspaces.head_commit(git)
+    if owner is None or owner.parent is None or head is None:
+        return None
+    parent_git = workspaces.git(store.state, owner.parent, create=False)
+    parent_head = workspaces.head_commit(parent_git) if parent_git.directory.is_dir() else None
+    return git.run("merge-base", parent_head, head) if parent_head else None

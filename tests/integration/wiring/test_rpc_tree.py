@@ -111,6 +111,44 @@ def test_failures_are_answered_and_the_process_goes_on(
     assert rpc.close() == 0
 
 
+def test_a_script_reads_the_diff_of_a_branch_and_of_one_file(
+    project: Path, tmp_path: Path, rpc_process
+) -> None:
+    rpc = rpc_process("--model", script(tmp_path, [{"text": "ok"}]), cwd=project)
+    rpc.send(type="fork", name="exp", id=1)
+    worktree = Path(answer(rpc, 1)["data"]["worktree"])
+    (worktree / "README.md").write_text("hello from exp\n")
+    (worktree / "NOTE.md").write_text("a note\n")
+
+    rpc.send(type="diff", id=2)
+    whole = answer(rpc, 2)["data"]["diff"]
+    assert "diff --git a/NOTE.md b/NOTE.md\nnew file mode 100644" in whole
+    assert "-hello\n+hello from exp" in whole
+    rpc.send(type="diff", branch="exp", path="NOTE.md", id=3)
+    one = answer(rpc, 3)["data"]["diff"]
+    assert one.startswith("diff --git a/NOTE.md b/NOTE.md") and "README.md" not in one
+    rpc.send(type="diff", branch="main", id=4)
+    assert answer(rpc, 4)["data"] == {"diff": ""}  # the user's checkout is untouched
+    rpc.send(type="diff", branch="nope", id=5)
+    failed = answer(rpc, 5)
+    assert failed["success"] is False and failed["error"].startswith("no branch 'nope'")
+    rpc.send(type="diff", path=3, id=6)
+    assert "needs 'path' as str" in rpc.wait_type("error")["message"]
+    assert rpc.close() == 0
+
+
+def test_diff_in_a_project_without_git_says_it_needs_git(tmp_path: Path, rpc_process) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    rpc = rpc_process("--model", script(tmp_path, [{"text": "ok"}]), cwd=plain)
+    rpc.send(type="diff", id=1)
+    failed = answer(rpc, 1)
+    assert failed["success"] is False
+    assert failed["error"].startswith("diff works on files in git")
+    assert "git init" in failed["hint"]
+    assert rpc.close() == 0
+
+
 def test_runs_continue_a_session_by_latest_id_and_branch(
     project: Path, tmp_path: Path, rpc_process
 ) -> None:
