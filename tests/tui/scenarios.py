@@ -20,6 +20,7 @@ from tuitools import app_of, idle, opened, tools, type_text, until, write_script
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.report_view import ReportView
+from workbench.tui.components.status_view import StatusView
 
 Options = dict[str, Any]
 """`WorkbenchOptions` fields for the session (model, api_base, ...)."""
@@ -144,12 +145,19 @@ async def _fork_and_merge(pilot: Pilot[Any]) -> None:
 # -- the status view of a branch with changed files ---------------------------------------------
 
 
+NOTES = "# Notes\n\n- plan the change\n- run the checks before a merge\n"
+README = "demo project\n\nRead NOTES.md before you start.\n"
+
+
 def _branch_work(project: Path, stack: ExitStack) -> Options:
-    write = {"name": "write", "arguments": {"path": "NOTES.md", "content": "# Notes\n\nplan\n"}}
+    writes = [
+        {"name": "write", "arguments": {"path": "NOTES.md", "content": NOTES}},
+        {"name": "write", "arguments": {"path": "README.md", "content": README}},
+    ]
     model = write_script(
         project,
-        {"text": "Writing the notes.", "tool_calls": [write]},
-        {"text": "The notes are in NOTES.md."},
+        {"text": "Writing the notes.", "tool_calls": writes},
+        {"text": "The notes are in NOTES.md; the README points to them."},
     )
     return {"model": model}
 
@@ -158,10 +166,22 @@ async def _status(pilot: Pilot[Any]) -> None:
     await command(pilot, "/fork notes")
     await ask(pilot, "write the notes")
     app = app_of(pilot)
-    assert tools(app)[-1].status == "ok"
+    assert [tool.status for tool in tools(app)] == ["ok", "ok"]
     app.editor.insert("/status")
     await pilot.press("enter")
-    await until(pilot, lambda: isinstance(app.screen, ReportView), "the status view")
+    await until(pilot, lambda: isinstance(app.screen, StatusView), "the status view")
+    await pilot.pause(0.2)
+
+
+# -- the diff of that branch, from its status view ----------------------------------------------
+
+
+async def _diff(pilot: Pilot[Any]) -> None:
+    await _status(pilot)
+    app = app_of(pilot)
+    await pilot.press("d")
+    await until(pilot, lambda: type(app.screen) is ReportView, "the diff view")
+    await pilot.pause(0.2)
 
 
 # -- a question with options: the quick pick ----------------------------------------------------
@@ -197,7 +217,8 @@ SCENARIOS: dict[str, Scenario] = {
             _violate,
         ),
         Scenario("tree", "The conversation tree after a fork and a merge", _demo, _fork_and_merge),
-        Scenario("status", "The status of a branch that changed a file", _branch_work, _status),
+        Scenario("status", "The status of a branch that changed two files", _branch_work, _status),
+        Scenario("diff", "The diff of a branch, opened from its status view", _branch_work, _diff),
         Scenario(
             "quick-pick", "A question with lettered options as a quick pick", _question, _pick
         ),

@@ -26,6 +26,7 @@ from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.session_picker import SessionPicker
 from workbench.tui.components.skill_panel import SkillPanel
+from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.items import NoteItem
@@ -187,8 +188,11 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
         assert "⎇ notes" in plain(app.status_bar.render())
         await ask(pilot, app, "write the notes")
         await command(pilot, app, "/status")
-        status = await close_view(pilot, app)
-        assert "NOTES.md" in status and "uncommitted" in status
+        await until(pilot, lambda: isinstance(app.screen, StatusView), "the status view")
+        assert [plain(row).split() for _, row in app.screen.files] == [
+            ["added", "NOTES.md", "uncommitted"]
+        ]
+        assert "1 file(s) changed" in await close_view(pilot, app)
         await command(pilot, app, "/commit Add the notes")
         assert "Add the notes" in await close_view(pilot, app)
         app.editor.insert("/merge notes")

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from pathlib import Path
+from xml.etree import ElementTree
 
 from scenarios import SCENARIOS
-from tuitools import PICTURE_SIZE, build_app, make_project
+from tuitools import PICTURE_SIZE, build_app, make_project, opened
 
 
 def matches(snap_compare, tmp_path: Path, name: str) -> bool:
@@ -38,29 +39,41 @@ def test_a_reply_streaming_with_messages_queued(snap_compare, tmp_path) -> None:
     a heading "What changes", two bullets, and the start of "How it is checked". Above the
     editor: "Steering: keep the old behaviour behind a flag" and "Follow-up: then update the
     README", with the hint about Alt+Up and Esc. The footer says "working"; the model is
-    openai/pictures with cost unknown."""
+    openai/pictures, nothing spent yet ($0.0000: the server reports usage when the reply ends)."""
     assert matches(snap_compare, tmp_path, "streaming")
 
 
 def test_a_skill_loaded_against_the_graph(snap_compare, tmp_path) -> None:
-    """You should see a read of skills/atom-edit-code/SKILL.md marked with "skill atom-edit-code
-    violation" in red, a red ◆ note saying why and what to load instead, and the skill panel
-    with a red border, atom-edit-code in red with ⚠1, and "⚠ 1 violation" in its title."""
+    """You should see a read of skills/molecule-implement-change/SKILL.md marked with "skill
+    molecule-implement-change violation" in red, a red ◆ note saying the compound layer was
+    skipped and to load compound-ship-change first, and the skill panel with a red border,
+    molecule-implement-change in red with ● and ⚠1, and "⚠ 1 violation" in its title."""
     assert matches(snap_compare, tmp_path, "violation")
 
 
 def test_the_tree_after_a_fork_and_a_merge(snap_compare, tmp_path) -> None:
     """You should see the conversation tree focused: branch main with its prompt, the branch
-    try-b forked from it with its own prompt "plan a change", and a ⇐ merge entry on main for
-    try-b; the current position (the merge entry) is marked ▶."""
+    try-b forked from it with its own prompt "plan a change", and a ⇐ merge entry on main that
+    reads "try-b into main: plan a change" (the summary's goal, not its "## Goal" heading); the
+    current position (the merge entry) is marked ▶."""
     assert matches(snap_compare, tmp_path, "tree")
 
 
 def test_the_status_view(snap_compare, tmp_path) -> None:
-    """You should see the status of branch notes in a framed view: forked from main, its
-    entries and tokens, its worktree (…/notes) with uncommitted changes, and a file table with
-    NOTES.md added and marked uncommitted."""
+    """You should see the status of branch notes in a framed view: "⎇ notes   forked from main
+    at ...", its entries and tokens, its worktree (…/notes) with uncommitted changes, "2 file(s)
+    changed" and a list of NOTES.md (added) and README.md (modified), both uncommitted, with
+    NOTES.md highlighted; the last line says Enter shows a file's diff and d the whole diff."""
     assert matches(snap_compare, tmp_path, "status")
+
+
+def test_the_diff_view(snap_compare, tmp_path) -> None:
+    """You should see "Diff of notes since its fork" over the status view: "2 file(s) changed
+    +6 -0" (the -0 dimmed), then NOTES.md (added, +4 -0) with its hunk header in cyan and four
+    green + lines, and README.md (modified, +2 -0) with the context line "demo project" and two
+    green + lines; no "index" or "+++" lines. The last line says how to scroll and that Esc goes
+    back."""
+    assert matches(snap_compare, tmp_path, "diff")
 
 
 def test_a_question_as_a_quick_pick(snap_compare, tmp_path) -> None:
@@ -68,3 +81,15 @@ def test_a_question_as_a_quick_pick(snap_compare, tmp_path) -> None:
     with "A Approve the plan (recommended)" highlighted, B and C, and D (Other), with the hint
     that a letter or Enter picks and Esc or typing answers freely."""
     assert matches(snap_compare, tmp_path, "quick-pick")
+
+
+async def test_pictures_keep_the_space_that_starts_a_differently_styled_run(tmp_path) -> None:
+    """SVG renderers that follow the XML rules (librsvg) drop a leading space in a text run
+    unless told to keep spaces: the footer would read `demo(offline demo)`."""
+    app = build_app(make_project(tmp_path / "project"), model="demo")
+    async with app.run_test(size=PICTURE_SIZE) as pilot:
+        await opened(pilot)
+        svg = ElementTree.fromstring(app.export_screenshot())
+    assert svg.get("{http://www.w3.org/XML/1998/namespace}space") == "preserve"
+    runs = [text.text for text in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert "\xa0(offline\xa0demo)" in runs

@@ -46,9 +46,14 @@ def make_project(folder: Path) -> Path:
 def write_script(
     project: Path, *turns: dict[str, Any], name: str = "turns.json", **extra: Any
 ) -> str:
-    """A scripted model's turns written into the project; the model string."""
+    """A scripted model's turns written into the project, where git ignores them (they are
+    no work of the session's: a fork would report them as left behind); the model string."""
     body: Any = {"turns": list(turns), **extra} if extra else list(turns)
     (project / name).write_text(json.dumps(body))
+    exclude = project / ".git" / "info" / "exclude"
+    if exclude.parent.is_dir():
+        with exclude.open("a") as ignored:
+            ignored.write(f"/{name}\n")
     return f"scripted:{name}"
 
 

@@ -19,8 +19,8 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.close()
     wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api, wb.session
 
-The conversation tree (`tree.py`): tree, fork, navigate, switch_branch, status, commit, merge,
-label, list_sessions, new_session, resume, messages; each change emits `tree_update`. Skills
+The conversation tree (`tree.py`): tree, fork, navigate, switch_branch, status, diff, commit,
+merge, label, list_sessions, new_session, resume, messages; each change emits `tree_update`. Skills
 (`skill_controls.py`): activate, deactivate, skills_status, skill_set, enforcer_mode,
 loading_state.
 

@@ -31,6 +31,7 @@ from workbench.tui.components.queue_list import QueueList
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.status_bar import StatusBar
+from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.transcript import Transcript
 from workbench.tui.components.tree_panel import TreePanel
@@ -152,6 +153,13 @@ class WorkbenchApp(App[int]):
     def show_error(self, message: str, hint: str | None = None) -> None:
         self.transcript.note("error", message, hint)
 
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG with `xml:space="preserve"`: without it, renderers that follow the SVG
+        rules (librsvg, so image viewers and converters) drop the space that starts a run of
+        text in another style, and `demo (offline demo)` reads `demo(offline demo)`."""
+        svg = super().export_screenshot(title=title, simplify=simplify)
+        return svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+
     def show_path(self, path: str) -> str:
         if self.pictures:
             return "…/" + Path(path).name
@@ -251,6 +259,9 @@ class WorkbenchApp(App[int]):
 
     def on_tree_panel_requested(self, message: TreePanel.Requested) -> None:
         self.act(self.controller.tree_request(message.action, message.target))
+
+    def on_status_view_diff_requested(self, message: StatusView.DiffRequested) -> None:
+        self.act(self.controller.show_diff(message.branch, message.path))
 
     # -- keys -------------------------------------------------------------------------------------
 

@@ -14,8 +14,10 @@ from workbench.errors import WorkbenchError
 from workbench.tui import reports
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.session_picker import SessionPicker
+from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import Target, TreeAction
+from workbench.tui.diff_report import diff_report
 from workbench.tui.keys import KEYS
 
 if TYPE_CHECKING:
@@ -66,7 +68,20 @@ class Controller:
 
     async def cmd_status(self, args: str) -> None:
         status = await self.wb.status(args or None)
-        self.show(f"Status of {status.branch}", reports.status_report(status, self.app.show_path))
+        body = reports.status_report(status, self.app.show_path)
+        files = reports.status_files(status)
+        self.app.push_screen(StatusView(f"Status of {status.branch}", body, status.branch, files))
+
+    async def cmd_diff(self, args: str) -> None:
+        await self.show_diff(None, args.strip() or None)
+
+    async def show_diff(self, branch: str | None, path: str | None) -> None:
+        """The diff of `branch` (default: the current one), of one file or folder or all."""
+        name = branch or self.wb.state().branch
+        diff = await self.wb.diff(name, path)
+        title = f"Diff of {path} on {name}" if path else f"Diff of {name} since its fork"
+        body = diff_report(diff, path)
+        self.app.push_screen(ReportView(title, body, "↑↓ PgUp PgDn scroll · Esc back"))
 
     async def cmd_commit(self, args: str) -> None:
         if not args:

@@ -21,5 +21,6 @@ KEYS: list[tuple[str, str]] = [
     ("Chat: Up/Down, Enter", "select an entry, expand or collapse it"),
     ("Skill graph: Enter, a, d", "open a skill (projections, lint findings), activate, deactivate"),
     ("Tree: Enter, f, l, m, s", "go to the entry or branch, fork there, label, merge, status"),
+    ("Status: Up/Down, Enter, d", "choose a changed file, show its diff, show the whole diff"),
     ("Quick pick: A-D, Enter, Esc", "pick an option, the highlighted one, or type your own answer"),
 ]

@@ -18,6 +18,8 @@ SUCCESS = SUCCESS_COLOUR
 WARNING = WARNING_COLOUR
 ERROR = f"bold {ERROR_COLOUR}"
 SKIPPED = f"italic {WARNING_COLOUR}"
+CHANGE_STYLES = {"added": SUCCESS, "modified": WARNING, "deleted": ERROR}
+"""A changed file's kind, in the status and diff views."""
 
 LAYER_COLOURS = {"compound": "#C678DD", "molecule": "#56B6C2", "atom": "#98C379"}
 LAYER_LETTERS = {"compound": "C", "molecule": "M", "atom": "A"}

@@ -18,7 +18,6 @@ from workbench.tui import palette
 from workbench.tui.slash import COMMANDS
 
 PathStyle = Callable[[str], str]
-CHANGE_STYLES = {"added": palette.SUCCESS, "modified": palette.WARNING, "deleted": palette.ERROR}
 SHORT = 10
 
 
@@ -54,20 +53,27 @@ def status_report(status: Any, show_path: PathStyle = str) -> RenderableType:
         rows.append((f"ahead of {status.parent_branch}", f"{status.commits_ahead} commit(s)"))
     parts: list[RenderableType] = [head, Text(), _facts(rows), Text()]
     if status.files:
-        files = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
-        files.add_column("change", no_wrap=True)
-        files.add_column("file")
-        files.add_column("", no_wrap=True)
-        for change in status.files:
-            files.add_row(
-                Text(change.change, CHANGE_STYLES.get(change.change, "")),
-                change.path,
-                Text("uncommitted", palette.WARNING) if change.uncommitted else "",
-            )
-        parts += [Text(f"{len(status.files)} file(s) changed", "bold"), files]
+        parts.append(Text(f"{len(status.files)} file(s) changed", "bold"))
     elif status.worktree:
         parts.append(Text("no file changes", palette.DIM))
     return Group(*parts, *_notes(status.notes))
+
+
+def status_files(status: Any) -> list[tuple[str, Text]]:
+    """The changed files of a status, each as its path and a row to choose it by:
+    change, path, and whether it is committed yet."""
+    width = max((len(f.path) for f in status.files), default=0)
+    return [
+        (
+            f.path,
+            Text.assemble(
+                (f"{f.change:<10}", palette.CHANGE_STYLES.get(f.change, "")),
+                f.path.ljust(width),
+                ("  uncommitted", palette.WARNING) if f.uncommitted else "",
+            ),
+        )
+        for f in status.files
+    ]
 
 
 def merge_report(result: Any) -> RenderableType:

@@ -35,6 +35,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("tree", "", "show the conversation tree (branches, labels, where you are)"),
     SlashCommand("fork", "[name]", "start a branch of the conversation here"),
     SlashCommand("status", "[branch]", "what a branch did since its fork: entries, files"),
+    SlashCommand("diff", "[path]", "the branch's file changes since its fork, as a diff"),
     SlashCommand("commit", "[message]", "commit the branch's files (no message: the model drafts)"),
     SlashCommand("merge", "<branch>", "merge a branch into its parent", "branches"),
     SlashCommand("label", "<text>", "label the current entry"),

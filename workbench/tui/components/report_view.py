@@ -1,4 +1,4 @@
-"""A readable, scrollable view of a report: a branch's status, a merge, a commit, the help."""
+"""A readable, scrollable view of a report: a status, a diff, a merge, a commit, the help."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
 
 class ReportView(ModalScreen[None]):
-    """Esc, q or Enter closes it; the arrows and PageUp/PageDown scroll."""
+    """Esc, q or Enter closes it (back to what was under it); the arrows and PageUp/PageDown
+    scroll."""
 
     DEFAULT_CSS = """
     ReportView { align: center middle; }
@@ -28,19 +30,25 @@ class ReportView(ModalScreen[None]):
         Binding("escape,q,enter", "close", "Close", show=False)
     ]
 
-    def __init__(self, title: str, body: RenderableType) -> None:
+    def __init__(self, title: str, body: RenderableType, footer: str = "Esc closes") -> None:
         super().__init__()
-        self.title_text, self.body = title, body
+        self.title_text, self.body, self.footer_text = title, body, footer
 
     def compose(self) -> ComposeResult:
         with Vertical() as frame:
             frame.border_title = self.title_text
-            with VerticalScroll():
-                yield Static(self.body)
-            yield Static("Esc closes", classes="footer")
+            yield from self.compose_body()
+            yield Static(self.footer_text, classes="footer")
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self.body)
 
     def on_mount(self) -> None:
-        self.query_one(VerticalScroll).focus()
+        self.initial_focus().focus()
+
+    def initial_focus(self) -> Widget:
+        return self.query_one(VerticalScroll)
 
     def action_close(self) -> None:
         self.dismiss(None)
