@@ -91,7 +91,7 @@ async def test_enter_on_a_file_in_the_status_view_opens_its_diff_and_esc_goes_ba
         await until(pilot, lambda: app.screen is status, "the status view again")
         await pilot.press("d")
         whole = await open_diff(pilot, app)
-        assert app.screen.title_text == "Diff of notes since its fork"
+        assert app.screen.title_text == "Diff of notes since the fork"
         assert "2 file(s) changed  +121 -1" in whole
         assert whole.index("NOTES.md  added") < whole.index("README.md  modified")
         await pilot.press("escape")
@@ -129,6 +129,13 @@ async def test_the_diff_command_and_the_palette(make_app, script) -> None:
         await send(pilot, app, "/diff src/nothing.py")
         assert "No changes to src/nothing.py since the fork." in await open_diff(pilot, app)
         await pilot.press("escape")
+
+        await app.workbench.switch_branch("main")  # the project checkout: its last commit
+        await send(pilot, app, "/diff")
+        assert "No changes to its files since the last commit." in await open_diff(pilot, app)
+        assert app.screen.title_text == "Diff of main since the last commit"
+        await pilot.press("escape")
+        await app.workbench.switch_branch("notes")
 
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")

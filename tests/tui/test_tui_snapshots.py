@@ -68,7 +68,7 @@ def test_the_status_view(snap_compare, tmp_path) -> None:
 
 
 def test_the_diff_view(snap_compare, tmp_path) -> None:
-    """You should see "Diff of notes since its fork" over the status view: "2 file(s) changed
+    """You should see "Diff of notes since the fork" over the status view: "2 file(s) changed
     +6 -0" (the -0 dimmed), then NOTES.md (added, +4 -0) with its hunk header in cyan and four
     green + lines, and README.md (modified, +2 -0) with the context line "demo project" and two
     green + lines; no "index" or "+++" lines. The last line says how to scroll and that Esc goes

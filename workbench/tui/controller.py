@@ -79,8 +79,10 @@ class Controller:
         """The diff of `branch` (default: the current one), of one file or folder or all."""
         name = branch or self.wb.state().branch
         diff = await self.wb.diff(name, path)
-        title = f"Diff of {path} on {name}" if path else f"Diff of {name} since its fork"
-        body = diff_report(diff, path)
+        record = self.app.session.branch(name)
+        since = "the fork" if record is None or record.parent_branch else "the last commit"
+        title = f"Diff of {path} on {name}" if path else f"Diff of {name} since {since}"
+        body = diff_report(diff, path, since)
         self.app.push_screen(ReportView(title, body, "↑↓ PgUp PgDn scroll · Esc back"))
 
     async def cmd_commit(self, args: str) -> None:

@@ -87,12 +87,13 @@ def _line(line: str) -> Text:
     return Text(line, LINE_STYLES.get(line[:1], ""))
 
 
-def diff_report(diff: str, path: str | None = None) -> RenderableType:
-    """The view of `diff` (of the whole branch, or of `path` when given)."""
+def diff_report(diff: str, path: str | None = None, since: str = "the fork") -> RenderableType:
+    """The view of `diff` (of the whole branch, or of `path` when given); `since` names what it
+    compares with (the project checkout's own branch: the last commit)."""
     files = split_files(diff)
     if not files:
         what = f"to {path}" if path else "to its files"
-        return Text(f"No changes {what} since the fork.", palette.DIM)
+        return Text(f"No changes {what} since {since}.", palette.DIM)
     added, removed = sum(f.added for f in files), sum(f.removed for f in files)
     parts: list[RenderableType] = [
         Text.assemble((f"{len(files)} file(s) changed", "bold"), "  ", _counts(added, removed))

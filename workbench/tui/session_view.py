@@ -95,9 +95,14 @@ class SessionView:
             self.sessions = []
         self.show_footing()
 
-    def worktree_of(self, branch: str) -> str | None:
+    def branch(self, name: str) -> Any:
+        """The tree's record of branch `name` (worktree, parent_branch...), or None."""
         branches = self.tree.branches if self.tree is not None else []
-        return next((b.worktree for b in branches if b.name == branch), None)
+        return next((b for b in branches if b.name == name), None)
+
+    def worktree_of(self, branch: str) -> str | None:
+        found = self.branch(branch)
+        return found.worktree if found is not None else None
 
     def commands(self) -> dict[str, str]:
         """The session's own slash commands (extensions'), name -> help."""

@@ -87,6 +87,9 @@ def test_added_and_removed_lines_and_hunk_headers_are_coloured() -> None:
 def test_no_changes_and_a_very_long_diff_say_so() -> None:
     assert text_of(view.diff_report("")) == "No changes to its files since the fork.\n"
     assert text_of(view.diff_report("", "src")) == "No changes to src since the fork.\n"
+    assert text_of(view.diff_report("", None, "the last commit")) == (
+        "No changes to its files since the last commit.\n"
+    )
     body = "".join(f"+line {n}\n" for n in range(view.MAX_LINES + 50))
     long = f"diff --git a/big b/big\nnew file mode 100644\n@@ -0,0 +1 @@\n{body}"
     shown = text_of(view.diff_report(long))
