@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from workbench.agent import compaction
 from workbench.agent.compacting import Compacting
@@ -41,6 +42,7 @@ from workbench.agent.tool_execution import (
     SKIPPED_FOR_STEERING,
     ToolExecution,
 )
+from workbench.agent.unsplit import run_to_end
 from workbench.errors import WorkbenchError
 from workbench.hooks import AgentEndEvent, HookBus
 from workbench.messages import Message
@@ -95,6 +97,7 @@ class Agent(ToolExecution, ModelCalls, Compacting):
         self.steering = MessageQueue("steering", self.config.steering_mode, on_queue_change)
         self.follow_ups = MessageQueue("follow-up", self.config.follow_up_mode, on_queue_change)
         self._task: asyncio.Task[str] | None = None
+        self._began = asyncio.Event()
 
     # -- running ---------------------------------------------------------------------------
 
@@ -112,22 +115,33 @@ class Agent(ToolExecution, ModelCalls, Compacting):
             )
         if system_prompt is not None:
             self.system_prompt = system_prompt
-        self._task = asyncio.create_task(self._run(prompts), name="agent-run")
-        return self._task
+        return self._launch(self._run(prompts), "agent-run")
 
     def start_compaction(self, focus: str | None) -> asyncio.Task[str]:
         """Compact by hand (`/compact [focus]`) as an abortable task."""
         if self.busy:
             raise WorkbenchError("cannot compact while the agent works", "wait, or abort first")
-        self._task = asyncio.create_task(self._manual_compaction(focus), name="agent-compact")
+        return self._launch(self._manual_compaction(focus), "agent-compact")
+
+    def _launch(self, job: Coroutine[Any, Any, str], name: str) -> asyncio.Task[str]:
+        """Run `job` as the agent's task, noting when it has begun (see `abort`)."""
+        began = self._began = asyncio.Event()
+
+        async def begin() -> str:
+            began.set()
+            return await job
+
+        self._task = asyncio.create_task(begin(), name=name)
         return self._task
 
     async def abort(self) -> None:
         """Cancel the running step (model stream, tool, retry wait or compaction) and wait until
-        the aborted turn is recorded."""
+        the aborted turn is recorded. A task cancelled before its first step would not run at
+        all, and the prompts it was given would be lost: the abort waits until it has begun."""
         task = self._task
         if task is None or task.done():
             return
+        await self._began.wait()
         if not task.cancelling():
             task.cancel()
         await asyncio.gather(task, return_exceptions=True)
@@ -163,8 +177,7 @@ class Agent(ToolExecution, ModelCalls, Compacting):
             while True:
                 turn += 1
                 self.emit(TurnStart(turn))
-                for message in pending:
-                    await self.record(message)
+                await run_to_end(self._record_all(pending))
                 reply = await self._respond()
                 results = await self._run_tools(reply) if reply.tool_calls else []
                 self.emit(TurnEnd(reply, results))
@@ -176,6 +189,12 @@ class Agent(ToolExecution, ModelCalls, Compacting):
             pending = self.follow_ups.take()
             if not pending:
                 return
+
+    async def _record_all(self, messages: list[Message]) -> None:
+        """Record a turn's user messages in order; the loop lets no abort split this (taken
+        from their queues, they exist nowhere else)."""
+        for message in messages:
+            await self.record(message)
 
     async def record(self, message: Message, announce: bool = True) -> None:
         """Publish a finished message and append it to the store before anything else happens
@@ -194,13 +213,11 @@ class Agent(ToolExecution, ModelCalls, Compacting):
         A store that writes on another thread (git) finishes an entry even when its caller is
         cancelled; were the loop to forget that entry, the abort handling would record the same
         tool call's result a second time and the next run would see a different history than
-        the log. So the append is awaited to its end, then the cancellation goes on.
+        the log. So the append runs to its end, then the cancellation goes on (`unsplit`).
         """
-        append = asyncio.ensure_future(self.store.append(message.role, message.to_dict()))
-        try:
-            await asyncio.shield(append)
-        except asyncio.CancelledError:
-            await append
+
+        async def store_and_keep() -> None:
+            await self.store.append(message.role, message.to_dict())
             self.messages.append(message)
-            raise
-        self.messages.append(message)
+
+        await run_to_end(store_and_keep())

@@ -24,9 +24,10 @@ from workbench.agent.events import (
     UsageUpdate,
 )
 from workbench.agent.model import AssistantAssembler, Finish, ModelClient, ModelError, ModelRequest
+from workbench.agent.tool_execution import SKIPPED_FOR_ABORT
 from workbench.errors import WorkbenchError
 from workbench.hooks import ContextEvent, HookBus
-from workbench.messages import Message
+from workbench.messages import Message, ToolCall
 from workbench.tool import Tool
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class ModelCalls:
     emit: Callable[[Event], None]
     record: Callable[..., Awaitable[None]]
     compact: Callable[[str], Awaitable[Message | None]]
+    skip_all: Callable[[list[ToolCall], str], Awaitable[list[Message]]]
     context_tokens: Callable[[], int]
     _limits: Callable[[], tuple[int, int]]
 
@@ -168,7 +170,11 @@ class ModelCalls:
                 message.details["error"] = error
         if message.usage is not None:
             message.usage.cost = self.model.info.cost(message.usage)
-        await self.record(message, announce=not started)
+        try:
+            await self.record(message, announce=not started)
+        except asyncio.CancelledError:  # aborted while it was written: it is in the log, and
+            await self.skip_all(message.tool_calls, SKIPPED_FOR_ABORT)  # so are its calls' results
+            raise
         if message.usage is not None:
             self.emit(
                 UsageUpdate(

@@ -23,6 +23,7 @@ from workbench.agent.events import (
 )
 from workbench.agent.queues import MessageQueue
 from workbench.agent.tool_args import check_arguments
+from workbench.agent.unsplit import run_to_end
 from workbench.errors import WorkbenchError
 from workbench.hooks import HookBus, ToolCallEvent, ToolResultEvent
 from workbench.messages import Message, ToolCall
@@ -53,25 +54,34 @@ class ToolExecution:
     async def _run_tools(self, reply: Message) -> list[Message]:
         """Run the reply's tool calls in order; stop early when steering is queued."""
         calls = reply.tool_calls
-        results: list[Message] = []
         if reply.stop_reason == "length":
-            for call in calls:
-                results.append(await self._skip(call, LENGTH_LIMITED))
-            return results
+            return await self.skip_all(calls, LENGTH_LIMITED)
+        results: list[Message] = []
         for index, call in enumerate(calls):
             try:
                 results.append(await self._execute(call, reply))
             except asyncio.CancelledError:
-                if self.messages[-1].tool_call_id != call.id:
-                    results.append(await self._skip(call, ABORTED_TOOL, skipped=False))
-                for rest in calls[index + 1 :]:
-                    results.append(await self._skip(rest, SKIPPED_FOR_ABORT))
+                await run_to_end(self._answer_aborted(call, calls[index + 1 :]))
                 raise
             if len(self.steering) and index + 1 < len(calls):
-                for rest in calls[index + 1 :]:
-                    results.append(await self._skip(rest, SKIPPED_FOR_STEERING))
+                results += await self.skip_all(calls[index + 1 :], SKIPPED_FOR_STEERING)
                 break
         return results
+
+    async def skip_all(self, calls: list[ToolCall], reason: str) -> list[Message]:
+        """Record `reason` as the result of each call, every one of them even when the run is
+        aborted meanwhile (see `unsplit`)."""
+        return await run_to_end(self._skip_each(calls, reason))
+
+    async def _skip_each(self, calls: list[ToolCall], reason: str) -> list[Message]:
+        return [await self._skip(call, reason) for call in calls]
+
+    async def _answer_aborted(self, running: ToolCall, rest: list[ToolCall]) -> None:
+        """The calls an abort stopped: the one that was running (unless its result was already
+        being recorded) and the ones after it."""
+        if self.messages[-1].tool_call_id != running.id:
+            await self._skip(running, ABORTED_TOOL, skipped=False)
+        await self._skip_each(rest, SKIPPED_FOR_ABORT)
 
     async def _skip(self, call: ToolCall, reason: str, skipped: bool = True) -> Message:
         """Record an error result for a call that did not run (or did not finish)."""
