@@ -6,7 +6,8 @@ import textwrap
 from pathlib import Path
 
 from workbench.agent.demo_model import DemoModel
-from workbench.agent.loop import Agent
+from workbench.agent.events import Event, ToolExecutionEnd
+from workbench.agent.loop import SKIPPED_FOR_STEERING, Agent
 from workbench.agent.store import MemoryStore
 from workbench.agent.tools import builtin_tools
 from workbench.messages import Message
@@ -95,3 +96,32 @@ async def test_demo_without_compounds_explains_itself(tmp_path: Path) -> None:
     agent = demo_agent(tmp_path, tmp_path)
     await agent.start([Message(role="user", text="hello")])
     assert "found no compound skills" in agent.messages[-1].text
+
+
+async def test_a_read_skipped_for_steering_is_made_for_the_next_prompt_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    """The user steers while the atoms are read: the second atom's read is skipped. For the
+    steering message the demo reads only that atom; what it read before stays read."""
+    write_skills(tmp_path / "skills")
+    agent = demo_agent(tmp_path / "skills", tmp_path)
+
+    steered: list[Message] = []
+
+    def steer_after_first_atom(event: Event) -> None:
+        first_atom = isinstance(event, ToolExecutionEnd) and "measure-flour" in event.args["path"]
+        if first_atom and not steered:
+            steered.append(Message(role="user", text="bread dough: knead it, please"))
+            agent.steering.push(steered[0])
+
+    agent.emit = steer_after_first_atom
+    await agent.start([Message(role="user", text="how do I knead bread dough?")])
+
+    results = [m for m in agent.messages if m.role == "tool_result"]
+    assert [r.text for r in results if r.is_error] == [SKIPPED_FOR_STEERING]
+    steering = max(i for i, m in enumerate(agent.messages) if m.role == "user")
+    reads = [c.arguments["path"] for m in agent.messages[steering:] for c in m.tool_calls]
+    assert reads == ["skills/atom-add-water/SKILL.md"]
+    answer = agent.messages[-1].text
+    assert "`compound-bake-bread` (read earlier)" in answer
+    assert "`atom-add-water`: The atom-add-water body" in answer

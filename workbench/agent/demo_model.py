@@ -3,7 +3,10 @@
 It shows the whole app working without an LLM: it picks the compound skill that fits the prompt,
 reads it through the real read tool, then the best-fitting molecule it delegates to, then that
 molecule's atoms, and answers with what it found. Every reply says it comes from the offline demo.
-It decides each step from the conversation alone, so it survives steering, aborts and restarts.
+Like a careful model it never reads a skill file again whose text is already in its context (read
+for an earlier prompt of this branch): it says it has it and reads only what the new prompt still
+needs. It decides each step from the conversation alone, so it survives steering, aborts and
+restarts.
 Side requests get mechanical answers: a goal-first summary of the user's requests and the tool
 calls, and a commit message drafted from the file list.
 """
@@ -61,6 +64,26 @@ def _first_paragraph(text: str) -> str:
     return "(no description in the file)"
 
 
+def _reads(messages: list[Message]) -> dict[str, Message | None]:
+    """Each path the read tool was called with, and its result (None while it has none)."""
+    results = {m.tool_call_id: m for m in messages if m.role == "tool_result"}
+    return {
+        str(c.arguments.get("path")): results.get(c.id)
+        for m in messages
+        for c in m.tool_calls
+        if c.name == "read"
+    }
+
+
+def _read_ok(result: Message | None) -> bool:
+    """Whether a read delivered the file (not skipped, refused or failed)."""
+    return result is not None and not result.is_error
+
+
+def _names(skills: list[Skill]) -> str:
+    return ", ".join(f"`{s.name}`" for s in skills)
+
+
 class DemoModel:
     """Follows compound -> molecule -> atoms with read calls, then summarises what it read."""
 
@@ -95,18 +118,16 @@ class DemoModel:
         return steps
 
     def _reply(self, messages: list[Message]) -> tuple[str, list[str]]:
-        """The text and the paths to read next, from the conversation since the last prompt."""
+        """The text and the paths to read next, from the conversation it is given: the reads
+        since the last prompt, and the skills it already read for earlier ones."""
         start = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
         if start < 0:
             return f"{LABEL} Ask me something.\n\n{HOW_TO_CONFIGURE}", []
         prompt = messages[start].text
-        results = {m.tool_call_id: m for m in messages[start + 1 :] if m.role == "tool_result"}
-        reads = {
-            str(c.arguments.get("path")): results.get(c.id)
-            for m in messages[start + 1 :]
-            for c in m.tool_calls
-            if c.name == "read"
+        had = {
+            path: result for path, result in _reads(messages[:start]).items() if _read_ok(result)
         }
+        reads = _reads(messages[start + 1 :])
         steps = self._plan(prompt)
         if not steps:
             return (
@@ -115,25 +136,40 @@ class DemoModel:
                 [],
             )
         for step in steps:
-            todo = [self._path(s) for s in step if self._path(s) not in reads]
+            todo = [s for s in step if self._path(s) not in reads and self._path(s) not in had]
             if todo:
-                names = ", ".join(f"`{s.name}`" for s in step)
-                return f"{LABEL} Next, the {step[0].layer} skill(s) {names}.", todo
-        return self._answer(prompt, steps, reads), []
+                had_note = self._already_had(steps, had) if not reads else ""
+                text = f"{LABEL} {had_note}Next, the {todo[0].layer} skill(s) {_names(todo)}."
+                return text, [self._path(s) for s in todo]
+        return self._answer(prompt, steps, reads, had), []
+
+    def _already_had(self, steps: list[list[Skill]], had: dict[str, Message | None]) -> str:
+        """The skills of this plan read for an earlier prompt, which are not read again."""
+        known = [s for step in steps for s in step if self._path(s) in had]
+        if not known:
+            return ""
+        them = "them" if len(known) > 1 else "it"
+        return f"I already have {_names(known)} from earlier, so I do not read {them} again. "
 
     def _answer(
-        self, prompt: str, steps: list[list[Skill]], reads: dict[str, Message | None]
+        self,
+        prompt: str,
+        steps: list[list[Skill]],
+        reads: dict[str, Message | None],
+        had: dict[str, Message | None],
     ) -> str:
         lines = [f"{LABEL} For “{prompt.strip()[:80]}”, I followed the skill graph:", ""]
         for step in steps:
             for skill in step:
-                result = reads.get(self._path(skill))
+                path = self._path(skill)
+                result = reads.get(path) or had.get(path)
                 if result is None or result.is_error:
                     problem = result.text.splitlines()[0] if result else "not read"
                     found = f"could not read it: {problem}"
                 else:
                     found = _first_paragraph(result.text)
-                lines.append(f"- **{skill.layer}** `{skill.name}`: {found}")
+                earlier = " (read earlier)" if path in had and path not in reads else ""
+                lines.append(f"- **{skill.layer}** `{skill.name}`{earlier}: {found}")
         return "\n".join([*lines, "", HOW_TO_CONFIGURE])
 
     def _summary(self, request_text: str) -> str:

@@ -31,6 +31,7 @@ from workbench.runtime.readiness import Readiness
 from workbench.sessions.catalog import SessionInfo, list_sessions
 from workbench.sessions.commit import CommitResult
 from workbench.sessions.fork import ForkResult
+from workbench.sessions.half_made import initializing
 from workbench.sessions.merge import MergeResult
 from workbench.sessions.navigation import NavigateResult
 from workbench.sessions.session import Session
@@ -227,8 +228,9 @@ class ConversationTree:
             planned = self.cwd
             if self.session is not None:
                 workspace = self.session.workspace(create=False)
-                if workspace.is_dir():  # there already: follow it now; the job still checks it
-                    self._use_workspace(workspace)
+                if workspace.is_dir() and not initializing(workspace):
+                    self._use_workspace(workspace)  # there already: follow it now; the job
+                    # still checks it (a half-made one is followed once it is made again)
                 self.readiness.start(self._settle_workspace)
                 planned = self._tools_folder(workspace)
             if self.bus.has("session_start"):

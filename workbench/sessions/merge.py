@@ -23,7 +23,7 @@ from workbench.sessions.entries import entry_json, one_line
 from workbench.sessions.files import uncommitted_paths
 from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.identity import require_user_identity
-from workbench.sessions.state import PendingMerge
+from workbench.sessions.state import PendingMerge, Worktree
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
 
@@ -96,10 +96,43 @@ def _merge_message(branch: str, into: str, summary: str, checkpoints: list[dict]
     return ("\n".join(lines) + "\n").encode()
 
 
-def _merge_commit(
-    branch_git: GitRunner, parent_git: GitRunner, names: tuple[str, str], message: bytes
-) -> tuple[str, list[str]] | None:
-    """The merge commit of the branch into the parent, and the files it changes there.
+@dataclass
+class FileMerge:
+    """The branch's commits merged with the parent's in git's objects only: no file, index or
+    branch has moved yet."""
+
+    parent_head: str
+    branch_head: str
+    tree: str
+    changed: list[str]
+    """The files the merge changes in the parent."""
+
+
+@dataclass
+class MergePlan:
+    """A merge that will happen: every reason to refuse it was checked, nothing was written."""
+
+    branch: str
+    into: str
+    new: list[Entry]
+    """The branch's entries the parent does not have yet (an earlier merge brought the rest)."""
+    worktree: Worktree | None
+    """The branch's own worktree, whose commits are merged; None: no file merge."""
+    files: FileMerge | None
+    notes: list[str]
+
+    def checkpoints(self) -> list[dict[str, Any]]:
+        return [
+            {"entry": e.id, "commit": e.payload.get("commit"), "message": e.payload.get("message")}
+            for e in self.new
+            if e.type == "checkpoint"
+        ]
+
+
+def _file_merge(
+    branch_git: GitRunner, parent_git: GitRunner, names: tuple[str, str]
+) -> FileMerge | None:
+    """The merge of the branch's commits into the parent's, computed without touching either.
 
     None when the parent already has every commit of the branch. Raises on conflicts, on
     uncommitted work in the branch, and on parent work the merge would overwrite.
@@ -141,58 +174,28 @@ def _merge_commit(
             + "; nothing was changed",
             f"commit or stash them in {parent_git.directory}, then merge again",
         )
-    commit = parent_git.run(
-        "commit-tree", tree, "-p", parent_head, "-p", branch_head, "-F", "-", input=message
-    )
-    return commit, changed
+    return FileMerge(parent_head, branch_head, tree, changed)
 
 
-def merge_branch(
-    store: GitConversationStore,
-    workspaces: Workspaces,
-    branch: str,
-    into: str | None,
-    summary: str | None,
-    remove_worktree: bool,
-) -> MergeResult:
-    """Merge `branch` into `into` (default: its parent): files first, then the conversation."""
+def plan_merge(
+    store: GitConversationStore, workspaces: Workspaces, branch: str, into: str | None
+) -> MergePlan:
+    """Check that merging `branch` into `into` (default: its parent) can happen, before anything
+    is written and before the model is asked for a summary: a conflict costs no model call."""
     record = store.record(branch)
     into = into or record.parent
     if into is None or into == branch:
         raise UsageError(f"{branch} has no parent branch to merge into", "name one with --into")
     store.record(into)
-    own = store.own_entries(branch)
+    new = store.own_entries(branch, not_in=into)
     owner = workspaces.owner(store.state, branch) if workspaces.available else None
-    has_worktree = owner is not None and owner.name == branch
-    if not own and not has_worktree:
-        raise UsageError(f"nothing to merge: {branch} has no entries of its own")
-    checkpoints = [
-        {"entry": e.id, "commit": e.payload.get("commit"), "message": e.payload.get("message")}
-        for e in own
-        if e.type == "checkpoint"
-    ]
-    summary = summary or default_summary(branch, own)
-    payload = {
-        "branch": branch,
-        "into": into,
-        "merged_head": store.head(branch),
-        "commit": None,
-        "files": [],
-        "checkpoints": checkpoints,
-        "summary": summary,
-        "entries": len(own),
-    }
-    notes = []
-    if has_worktree:
+    files, notes = None, []
+    if owner is not None and owner.name == branch:
         branch_git = workspaces.git(store.state, branch)
         parent_git = workspaces.git(store.state, into)
-        message = _merge_message(branch, into, summary, checkpoints)
-        merged = _merge_commit(branch_git, parent_git, (branch, into), message)
-        if merged is None:
+        files = _file_merge(branch_git, parent_git, (branch, into))
+        if files is None:
             notes.append(f"{into} already has every commit of {branch}")
-        else:
-            payload["commit"], payload["files"] = merged
-            _move_parent(store, parent_git, PendingMerge(branch, into, merged[0], "", payload))
     else:
         where = (
             "the project is not a git repository"
@@ -201,11 +204,70 @@ def merge_branch(
             + (owner.name if owner else "the project checkout")
         )
         notes.append(f"no file merge: {where}")
+    if not new and files is None:
+        if store.head(branch) == record.fork_entry:
+            raise UsageError(f"nothing to merge: {branch} has no entries of its own")
+        raise UsageError(
+            f"nothing new to merge: {into} already has every entry and commit of {branch}",
+            f"merge again after more work on {branch}",
+        )
+    worktree = owner.worktree if owner is not None and owner.name == branch else None
+    return MergePlan(branch, into, new, worktree, files, notes)
+
+
+def merge_branch(
+    store: GitConversationStore,
+    workspaces: Workspaces,
+    plan: MergePlan,
+    summary: str | None,
+    remove_worktree: bool,
+) -> MergeResult:
+    """Carry out a planned merge: files first, then the conversation. Should the branch or the
+    parent have new commits since the plan (the summary takes a while), the files are merged
+    again from where they are now."""
+    branch, into = plan.branch, plan.into
+    checkpoints = plan.checkpoints()
+    summary = summary or default_summary(branch, plan.new)
+    payload = {
+        "branch": branch,
+        "into": into,
+        "merged_head": store.head(branch),
+        "commit": None,
+        "files": [],
+        "checkpoints": checkpoints,
+        "summary": summary,
+        "entries": len(plan.new),
+    }
+    notes = list(plan.notes)
+    if plan.files is not None:
+        branch_git = workspaces.git(store.state, branch)
+        parent_git = workspaces.git(store.state, into)
+        files: FileMerge | None = plan.files
+        heads = (parent_git.run("rev-parse", "HEAD"), branch_git.run("rev-parse", "HEAD"))
+        if heads != (files.parent_head, files.branch_head):
+            files = _file_merge(branch_git, parent_git, (branch, into))
+        if files is None:
+            notes.append(f"{into} already has every commit of {branch}")
+        else:
+            message = _merge_message(branch, into, summary, checkpoints)
+            commit = parent_git.run(
+                "commit-tree",
+                files.tree,
+                "-p",
+                files.parent_head,
+                "-p",
+                files.branch_head,
+                "-F",
+                "-",
+                input=message,
+            )
+            payload["commit"], payload["files"] = commit, files.changed
+            _move_parent(store, parent_git, PendingMerge(branch, into, commit, "", payload))
     entry = record_merge(store, payload)
     removed = False
-    if remove_worktree and has_worktree and owner and owner.worktree:
+    if remove_worktree and plan.worktree is not None:
         try:
-            workspaces.remove(owner.worktree)
+            workspaces.remove(plan.worktree)
         except WorkbenchError as exc:  # the merge is done and recorded; only the clean-up failed
             notes.append(f"{exc.message}; {exc.hint}")
         else:

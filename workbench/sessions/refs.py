@@ -78,9 +78,10 @@ class ConversationRepo:
         self.move_ref(state_ref(state.session_id), blob, old_blob)
         return blob
 
-    def read_path(self, tip: str) -> list[Entry]:
-        """The entries from the root to `tip`, following first parents (one git process)."""
-        return self._log("--first-parent", "--reverse", tip)
+    def read_path(self, tip: str, *known: str) -> list[Entry]:
+        """The entries from the root to `tip`, following first parents (one git process);
+        without those reachable from any `known` commit (through any parent)."""
+        return self._log("--first-parent", "--reverse", tip, *(f"^{commit}" for commit in known))
 
     def read_entry(self, commit: str) -> Entry:
         """One entry by id."""

@@ -25,7 +25,12 @@ from workbench.sessions.fork import ForkResult, fork_branch
 from workbench.sessions.identity import conversation_identity
 from workbench.sessions.location import StorageLocation, ensure_storage, find_storage
 from workbench.sessions.lock import SessionLock
-from workbench.sessions.merge import MergeResult, finish_interrupted_merge, merge_branch
+from workbench.sessions.merge import (
+    MergeResult,
+    finish_interrupted_merge,
+    merge_branch,
+    plan_merge,
+)
 from workbench.sessions.navigation import NavigateResult, abandoned_path
 from workbench.sessions.refs import ConversationRepo, SessionRefs
 from workbench.sessions.state import SessionState
@@ -261,17 +266,19 @@ class Session:
         summarize: Summarizer | None = None,
         remove_worktree: bool | None = None,
     ) -> MergeResult:
-        """Merge `branch` (default: the current one) into its parent or `into`."""
+        """Merge `branch` (default: the current one) into its parent or `into`. Conflicts and
+        everything else that refuses a merge are found before `summarize` is asked; it sees
+        only what the parent does not have yet."""
         name = branch or self.store.branch
+        plan = await self.store.run(lambda: plan_merge(self.store, self.workspaces, name, into))
         summary = None
         if summarize is not None:
-            own = await self.store.run(lambda: self.store.own_entries(name))
-            summary = (await summarize(messages_of(own))).strip() or None
+            summary = (await summarize(messages_of(plan.new))).strip() or None
         remove = remove_worktree
         if remove is None:
             remove = bool(self.settings.get("sessions.remove_worktree_after_merge", False))
         return await self.store.run(
-            lambda: merge_branch(self.store, self.workspaces, name, into, summary, remove)
+            lambda: merge_branch(self.store, self.workspaces, plan, summary, remove)
         )
 
     # --- closing ---------------------------------------------------------------------------

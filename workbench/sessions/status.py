@@ -15,6 +15,7 @@ from workbench.agent.store import Entry, messages_of
 from workbench.enforcer.state import records_of
 from workbench.sessions.files import FileChange, changed_files
 from workbench.sessions.gitcmd import GitRunner
+from workbench.sessions.half_made import initializing
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
 
@@ -124,9 +125,10 @@ def branch_status(store: GitConversationStore, workspaces: Workspaces, branch: s
     git = workspaces.git(store.state, branch, create=False)
     if owner is not None and owner.name != branch:
         status.notes.append(f"works in the worktree of {owner.name}")
-    if not git.directory.is_dir():
+    if not git.directory.is_dir() or initializing(git.directory):
+        state = "missing" if not git.directory.is_dir() else "half-made (its checkout stopped)"
         status.notes.append(
-            f"its worktree {git.directory} is missing; it is made again when the branch is used"
+            f"its worktree {git.directory} is {state}; it is made again when the branch is used"
         )
         return status
     status.worktree = str(git.directory)

@@ -87,15 +87,17 @@ class GitConversationStore:
         """True when the position is on an entry that is not its branch's head."""
         return self.state.position.entry is not None
 
-    def own_entries(self, branch: str) -> list[Entry]:
-        """The entries written on `branch` itself, after its fork entry."""
+    def own_entries(self, branch: str, not_in: str | None = None) -> list[Entry]:
+        """The entries written on `branch` itself, after its fork entry; with `not_in`, only
+        those that branch does not have yet (what earlier merges into it brought is left out)."""
         tip = self.head(branch)
         if tip is None:
             return []
         fork = self.record(branch).fork_entry
         if fork == tip:
             return []
-        return self.repo.read_path(f"{fork}..{tip}" if fork else tip)
+        known = [fork, self.head(not_in) if not_in else None]
+        return self.repo.read_path(tip, *(commit for commit in known if commit))
 
     def all_entries(self) -> list[Entry]:
         return self.repo.read_all(self.session_id)

@@ -17,13 +17,19 @@ workspace of their nearest ancestor that has one: ultimately the project checkou
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from workbench.errors import UsageError, WorkbenchError
+from workbench.sessions import half_made
 from workbench.sessions.files import uncommitted_paths
 from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.location import StorageLocation
 from workbench.sessions.state import BranchRecord, SessionState, Worktree
+
+WAIT_FOR_GIT_S = 60.0
+"""How long a git that is still making a worktree is waited for."""
+POLL_S = 0.05
 
 
 def project_branch_name(session_id: str, branch: str) -> str:
@@ -106,9 +112,9 @@ class Workspaces:
         return worktree, left_behind, f"worktree {worktree.path} on {branch} at {base[:10]}"
 
     def ensure(self, worktree: Worktree) -> Path:
-        """The worktree's directory, created (again) when it is missing."""
+        """The worktree's directory, created (again) when it is missing or half-made."""
         path = Path(worktree.path)
-        if (path / ".git").exists():
+        if (path / ".git").exists() and not self._discarded_half_made(path):
             return path
         git = GitRunner(self.location.git_dir)
         git.run("worktree", "prune")  # forget registrations whose directory is gone
@@ -118,6 +124,31 @@ class Workspaces:
         else:
             git.run("worktree", "add", "--quiet", "-b", branch, str(path), worktree.base)
         return path
+
+    def _discarded_half_made(self, path: Path) -> bool:
+        """Remove the worktree at `path` if a killed `git worktree add` left it half-made; wait
+        while a git still makes it (its workbench was killed, not the git). True: removed."""
+        deadline = time.monotonic() + WAIT_FOR_GIT_S
+        while half_made.initializing(path):
+            running = half_made.adders(path)
+            if running is None:
+                raise WorkbenchError(
+                    f"the worktree {path} is half-made, and whether git still makes it cannot be "
+                    "told here (no `ps`)",
+                    f"once no git works on it, remove it with `git worktree remove --force --force "
+                    f"{path}`; it is made again when the branch is used",
+                )
+            if not running:
+                git = GitRunner(self.location.git_dir)
+                git.run("worktree", "remove", "--force", "--force", str(path))
+                return True
+            if time.monotonic() > deadline:
+                raise WorkbenchError(
+                    f"git (pid {running[0]}) is still making the worktree {path}",
+                    "wait until it is done and try again, or stop that git",
+                )
+            time.sleep(POLL_S)
+        return False
 
     def remove(self, worktree: Worktree) -> None:
         """Remove a merged branch's worktree and its project branch (its commits are merged)."""

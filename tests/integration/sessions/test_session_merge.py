@@ -215,3 +215,61 @@ def test_the_runtime_can_supply_the_merge_summary(project: Path) -> None:
         result.entry.payload["summary"] == "Goal: print v2. Done: app prints v2; checked by hand."
     )
     assert "Goal: print v2." in git(project, "log", "-1", "--format=%B")
+
+
+def test_a_second_merge_of_a_branch_carries_only_what_is_new_since_the_first(
+    project: Path,
+) -> None:
+    seen: list[list[str]] = []
+
+    async def summarize(messages: list[Message]) -> str:
+        seen.append([m.text for m in messages])
+        return f"summary of {len(messages)} message(s)"
+
+    with Session.create(project) as session:
+        workspace = _fork_with_commit(session, "exp", {"src/app.py": "print('v2')\n"})
+        first = run(session.merge("exp", summarize=summarize))
+        run(session.switch_branch("exp"))
+        run(session.store.append("user", user("one more thing on exp")))
+        run(session.store.append("assistant", assistant("the notes are written")))
+        (workspace / "NOTES.md").write_text("notes\n")
+        run(session.commit("exp: add NOTES.md"))
+        second = run(session.merge("exp", summarize=summarize))
+        run(session.switch_branch("exp"))
+        with pytest.raises(UsageError, match="nothing new to merge: main already has every"):
+            run(session.merge("exp", summarize=summarize))
+        merges = [e for e in session.store.all_entries() if e.type == "merge"]
+
+    assert [c["message"] for c in first.entry.payload["checkpoints"]] == ["exp: change src/app.py"]
+    assert [c["message"] for c in second.entry.payload["checkpoints"]] == ["exp: add NOTES.md"]
+    assert (first.entry.payload["entries"], second.entry.payload["entries"]) == (3, 3)
+    assert seen == [
+        ["change files for exp", "exp is done"],
+        ["one more thing on exp", "the notes are written"],
+    ]
+    assert second.files == ["NOTES.md"]
+    message = git(project, "log", "-1", "--format=%B", second.commit)
+    assert "exp: add NOTES.md" in message and "change src/app.py" not in message
+    assert [m.id for m in merges] == [first.entry.id, second.entry.id]  # the refusal wrote none
+    assert (project / "NOTES.md").read_text() == "notes\n"
+    assert fsck_problems(project) == []
+
+
+def test_a_conflict_is_found_before_the_summary_is_asked_for(project: Path) -> None:
+    asked: list[int] = []
+
+    async def summarize(messages: list[Message]) -> str:
+        asked.append(len(messages))
+        return "a summary"
+
+    with Session.create(project) as session:
+        _fork_with_commit(session, "exp", {"src/app.py": "print('branch')\n"})
+        (project / "src" / "app.py").write_text("print('main')\n")
+        git(project, "commit", "--quiet", "-am", "main changes the app too")
+        with pytest.raises(MergeConflict):
+            run(session.merge("exp", summarize=summarize))
+        assert asked == []
+        git(project, "reset", "--quiet", "--hard", "HEAD~1")  # main gives way: now it merges
+        result = run(session.merge("exp", summarize=summarize))
+    assert asked == [2]
+    assert result.entry.payload["summary"] == "a summary"

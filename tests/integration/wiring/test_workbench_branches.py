@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from skill_trees import write_tree
 from support.git_project import git, make_project, snapshot
+from support.openai_server import OpenAIServer, Reply
 from wiringtools import bash, read, script, texts, write
 
 from workbench.agent.openai_format import to_openai
@@ -198,3 +199,31 @@ async def test_a_project_below_the_repository_root_works_in_the_same_folder_of_i
     assert pwd.text.splitlines()[0] == str(worktree / "app" / "src")
     skill = session.wb.skill_set.graph.get("publish-report")
     assert skill.path == worktree / "app" / ".pi" / "skills" / "publish-report" / "SKILL.md"
+
+
+async def test_a_conflicting_merge_asks_the_model_for_nothing(
+    project: Path, server: OpenAIServer, opened
+) -> None:
+    """The conflict is found before the summary is requested: no request reaches the model
+    (the real litellm path to the local server); once the merge can happen, one does."""
+    server.add(Reply(text="the app is changed"))
+    session = await opened(project, "openai/merger", api_base=server.url, api_key="none")
+    await session.wb.fork("exp")
+    await session.run("change the app")
+    worktree = Path(session.wb.state().cwd)
+    (worktree / "src" / "app.py").write_text("print('from exp')\n")
+    await session.wb.commit("exp changes the app")
+    await session.wb.switch_branch("main")
+    (project / "src" / "app.py").write_text("print('from main')\n")
+    git(project, "commit", "--quiet", "-am", "main changes the app too")
+
+    asked = len(server.requests)
+    with pytest.raises(MergeConflict):
+        await session.wb.merge("exp")
+    assert len(server.requests) == asked
+
+    git(project, "reset", "--quiet", "--hard", "HEAD~1")  # main gives way
+    server.add(Reply(text="## Goal\nChange the app"))
+    merged = await session.wb.merge("exp")
+    assert len(server.requests) == asked + 1
+    assert merged.entry.payload["summary"].startswith("## Goal\nChange the app")

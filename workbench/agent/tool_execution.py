@@ -1,0 +1,157 @@
+"""Running one reply's tool calls for the agent loop, in order, each result recorded at once.
+
+Every call of a reply gets exactly one recorded result, even when it never ran: the model's API
+refuses a tool call without an answer. A call the user interrupted by steering, by an abort, or
+one cut off by the output token limit gets an error result that says so. Unknown tools, invalid
+arguments and calls a `tool_call` hook blocks become error results the model reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from workbench.agent.events import (
+    Event,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+)
+from workbench.agent.queues import MessageQueue
+from workbench.agent.tool_args import check_arguments
+from workbench.agent.unsplit import run_to_end
+from workbench.errors import WorkbenchError
+from workbench.hooks import HookBus, ToolCallEvent, ToolResultEvent
+from workbench.messages import Message, ToolCall
+from workbench.tool import Tool, ToolContext, ToolResult
+
+log = logging.getLogger(__name__)
+
+SKIPPED_FOR_STEERING = "Skipped due to queued user message."
+SKIPPED_FOR_ABORT = "Skipped: the run was aborted by the user."
+ABORTED_TOOL = "Aborted by the user while running."
+LENGTH_LIMITED = (
+    "Not executed: the reply hit the output token limit, so these arguments may be incomplete. "
+    "Call the tool again with complete arguments."
+)
+
+
+class ToolExecution:
+    """Mixed into `Agent` (see `workbench.agent.loop`); uses the attributes declared here."""
+
+    tools: dict[str, Tool]
+    bus: HookBus
+    cwd: Path
+    emit: Callable[[Event], None]
+    messages: list[Message]
+    steering: MessageQueue
+    record: Callable[..., Awaitable[None]]
+
+    async def _run_tools(self, reply: Message) -> list[Message]:
+        """Run the reply's tool calls in order; stop early when steering is queued."""
+        calls = reply.tool_calls
+        if reply.stop_reason == "length":
+            return await self.skip_all(calls, LENGTH_LIMITED)
+        results: list[Message] = []
+        for index, call in enumerate(calls):
+            try:
+                results.append(await self._execute(call, reply))
+            except asyncio.CancelledError:
+                await run_to_end(self._answer_aborted(call, calls[index + 1 :]))
+                raise
+            if len(self.steering) and index + 1 < len(calls):
+                results += await self.skip_all(calls[index + 1 :], SKIPPED_FOR_STEERING)
+                break
+        return results
+
+    async def skip_all(self, calls: list[ToolCall], reason: str) -> list[Message]:
+        """Record `reason` as the result of each call, every one of them even when the run is
+        aborted meanwhile (see `unsplit`)."""
+        return await run_to_end(self._skip_each(calls, reason))
+
+    async def _skip_each(self, calls: list[ToolCall], reason: str) -> list[Message]:
+        return [await self._skip(call, reason) for call in calls]
+
+    async def _answer_aborted(self, running: ToolCall, rest: list[ToolCall]) -> None:
+        """The calls an abort stopped: the one that was running (unless its result was already
+        being recorded) and the ones after it."""
+        if self.messages[-1].tool_call_id != running.id:
+            await self._skip(running, ABORTED_TOOL, skipped=False)
+        await self._skip_each(rest, SKIPPED_FOR_ABORT)
+
+    async def _skip(self, call: ToolCall, reason: str, skipped: bool = True) -> Message:
+        """Record an error result for a call that did not run (or did not finish)."""
+        if skipped:
+            self.emit(ToolExecutionStart(call.id, call.name, call.arguments))
+        result = ToolResult(reason, is_error=True)
+        self.emit(ToolExecutionEnd(call.id, call.name, call.arguments, result, 0.0, skipped))
+        message = _result_message(call, result)
+        await self.record(message)
+        return message
+
+    async def _execute(self, call: ToolCall, reply: Message) -> Message:
+        self.emit(ToolExecutionStart(call.id, call.name, call.arguments))
+        started = time.perf_counter()
+        args, result = await self._outcome(call, reply)
+        duration = (time.perf_counter() - started) * 1000
+        self.emit(ToolExecutionEnd(call.id, call.name, args, result, duration))
+        message = _result_message(call, result)
+        await self.record(message)
+        return message
+
+    async def _outcome(self, call: ToolCall, reply: Message) -> tuple[dict[str, Any], ToolResult]:
+        """The call's (possibly hook-changed) arguments and its result: unknown tools, invalid
+        arguments and blocked calls become error results the model reads."""
+        args = call.arguments
+        tool = self.tools.get(call.name)
+        if tool is None:
+            available = ", ".join(self.tools) or "none"
+            return args, ToolResult(
+                f"Unknown tool {call.name!r}. Available tools: {available}.", is_error=True
+            )
+        problem = reply.details.get("invalid_arguments", {}).get(call.id) or check_arguments(
+            tool.parameters, args
+        )
+        if problem:
+            return args, ToolResult(f"Invalid arguments for {call.name}: {problem}", is_error=True)
+        if self.bus.has("tool_call"):
+            gate = ToolCallEvent(call.id, call.name, args, self.cwd)
+            await self.bus.run("tool_call", gate)
+            args = gate.args
+            if gate.block:
+                return args, ToolResult(gate.block, is_error=True, details=gate.details)
+        result = await self._invoke(tool, call, args)
+        if self.bus.has("tool_result"):
+            patched = ToolResultEvent(call.id, call.name, args, self.cwd, result)
+            await self.bus.run("tool_result", patched)
+            result = patched.result
+        return args, result
+
+    async def _invoke(self, tool: Tool, call: ToolCall, args: dict[str, Any]) -> ToolResult:
+        def update(text: str) -> None:
+            self.emit(ToolExecutionUpdate(call.id, call.name, args, text))
+
+        context = ToolContext(cwd=self.cwd, tool_call_id=call.id, update=update)
+        try:
+            return await tool.execute(args, context)
+        except WorkbenchError as exc:
+            hint = f"\nHint: {exc.hint}" if exc.hint else ""
+            return ToolResult(f"{exc.message}{hint}", is_error=True)
+        except Exception as exc:  # a tool's bug becomes an error the model and the user see
+            log.exception("tool %s failed", call.name)
+            return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+
+
+def _result_message(call: ToolCall, result: ToolResult) -> Message:
+    return Message(
+        role="tool_result",
+        text=result.text,
+        tool_call_id=call.id,
+        tool_name=call.name,
+        is_error=result.is_error,
+        details=result.details,
+    )
