@@ -43,8 +43,8 @@ from workbench.skills.graph import SkillGraph
 READ = {"name": "read", "arguments": {"path": "notes.txt"}}
 
 
-def project() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="wb-bench-"))
+def project(folder: Path) -> Path:
+    folder.mkdir()
     (folder / ".git").mkdir()
     (folder / "notes.txt").write_text("alpha\nbeta\n")
     (folder / "script.json").write_text(json.dumps([{"tool_calls": [READ]}, {"text": "done"}]))
@@ -118,8 +118,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
-    cwd = project()
-    home = Path(tempfile.mkdtemp(prefix="wb-bench-home-"))
+    with tempfile.TemporaryDirectory(prefix="wb-bench-") as scratch:
+        measure_all(runs, Path(scratch))
+
+
+def measure_all(runs: int, scratch: Path) -> None:
+    cwd = project(scratch / "project")
+    home = scratch / "home"
     os.environ.update(
         HOME=str(home),
         PI_CODING_AGENT_DIR=str(home / ".pi" / "agent"),

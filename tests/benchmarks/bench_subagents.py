@@ -69,9 +69,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
-    cwd = Path(tempfile.mkdtemp(prefix="wb-bench-"))
-    (cwd / ".git").mkdir()
-    home = Path(tempfile.mkdtemp(prefix="wb-bench-home-"))
+    with tempfile.TemporaryDirectory(prefix="wb-bench-") as scratch:
+        measure_all(runs, Path(scratch))
+
+
+def measure_all(runs: int, scratch: Path) -> None:
+    cwd = scratch / "project"
+    (cwd / ".git").mkdir(parents=True)
+    home = scratch / "home"
     os.environ.update(
         HOME=str(home),
         PI_CODING_AGENT_DIR=str(home / ".pi" / "agent"),

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from workbench.commands._skill_paths import add_skill_path_arguments
 from workbench.config import find_project_root
 from workbench.enforcer.activation import required_tools
 from workbench.errors import WorkbenchError
@@ -31,17 +32,10 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="a skills folder, a skill folder or a SKILL.md (default: the project's skills)",
-    )
+    add_skill_path_arguments(parser)
     parser.add_argument(
         "--out", type=Path, metavar="DIR", help="where to write (default: .pi/compiled)"
     )
-    parser.add_argument("--no-cache", action="store_true", help="parse every file again")
 
 
 def folder_names(names: list[str]) -> dict[str, str]:

@@ -5,22 +5,15 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from pathlib import Path
 
+from workbench.commands._skill_paths import add_skill_path_arguments
 from workbench.skills.discover import load_paths
 from workbench.skills.render import FORMATS, count_of
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="a skills folder, a skill folder or a SKILL.md (default: the project's skills)",
-    )
+    add_skill_path_arguments(parser)
     parser.add_argument("--format", choices=tuple(FORMATS), default="tree")
-    parser.add_argument("--no-cache", action="store_true", help="parse every file again")
 
 
 def run(args: argparse.Namespace) -> int:

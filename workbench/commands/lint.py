@@ -11,8 +11,8 @@ import argparse
 import gc
 import json
 import sys
-from pathlib import Path
 
+from workbench.commands._skill_paths import add_skill_path_arguments
 from workbench.skills.discover import load_paths, shown
 from workbench.skills.lint import lint
 from workbench.skills.model import Diagnostic
@@ -20,13 +20,7 @@ from workbench.skills.render import count_of
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help="a skills folder, a skill folder or a SKILL.md (default: the project's skills)",
-    )
+    add_skill_path_arguments(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--strict", action="store_true", help="fail on warnings too")
     parser.add_argument(
@@ -35,7 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ignore", action="append", default=[], metavar="IDS", help="skip these rule ids (a,b,...)"
     )
-    parser.add_argument("--no-cache", action="store_true", help="parse every file again")
 
 
 def _ids(values: list[str] | None) -> list[str] | None:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from workbench.runtime import Workbench
+from workbench.runtime import Workbench, WorkbenchOptions
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
@@ -43,6 +43,23 @@ class Interrupts:
 
     def exit_code(self, otherwise: int) -> int:
         return 128 + self.signal if self.signal is not None else otherwise
+
+
+async def run_prompt(
+    options: WorkbenchOptions, prompt: str, listen: Callable[[Workbench], None]
+) -> int | None:
+    """Open the session, let `listen` subscribe, run `prompt` to its end and close the session.
+    Returns the exit code of a signal that aborted the run, or None when none came."""
+    workbench = await Workbench.open(options)
+    listen(workbench)
+    interrupts = Interrupts(workbench)
+    interrupts.install()
+    try:
+        await workbench.prompt(prompt)
+        await workbench.wait_idle()
+    finally:
+        await workbench.close()
+    return None if interrupts.signal is None else interrupts.exit_code(EXIT_ERROR)
 
 
 def read_prompt(words: list[str]) -> str | None:

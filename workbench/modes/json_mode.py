@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from workbench.agent.events import AgentEnd, Event
 from workbench.modes.event_lines import EventLines
-from workbench.modes.headless import EXIT_ERROR, EXIT_OK, Interrupts
+from workbench.modes.headless import EXIT_ERROR, EXIT_OK, run_prompt
 from workbench.runtime import Workbench, WorkbenchOptions
 
 
 async def run(options: WorkbenchOptions, prompt: str) -> int:
-    workbench = await Workbench.open(options)
     lines = EventLines()
-    lines.header(workbench)
     outcome: list[str] = []
 
     def on_event(event: Event) -> None:
@@ -23,14 +21,11 @@ async def run(options: WorkbenchOptions, prompt: str) -> int:
         if isinstance(event, AgentEnd):
             outcome.append(event.stop_reason)
 
-    workbench.subscribe(on_event)
-    interrupts = Interrupts(workbench)
-    interrupts.install()
-    try:
-        await workbench.prompt(prompt)
-        await workbench.wait_idle()
-    finally:
-        await workbench.close()
-    if interrupts.signal is not None:
-        return interrupts.exit_code(EXIT_ERROR)
+    def listen(workbench: Workbench) -> None:
+        lines.header(workbench)
+        workbench.subscribe(on_event)
+
+    signalled = await run_prompt(options, prompt, listen)
+    if signalled is not None:
+        return signalled
     return EXIT_ERROR if "error" in outcome else EXIT_OK

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 
 from workbench.agent.events import AgentEnd, ErrorEvent, Event, MessageEnd, Notice, RetryStart
-from workbench.modes.headless import EXIT_ERROR, EXIT_OK, Interrupts
-from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.modes.headless import EXIT_ERROR, EXIT_OK, run_prompt
+from workbench.runtime import WorkbenchOptions
 
 
 class _Transcript:
@@ -41,18 +41,10 @@ class _Transcript:
 
 
 async def run(options: WorkbenchOptions, prompt: str) -> int:
-    workbench = await Workbench.open(options)
     transcript = _Transcript()
-    workbench.subscribe(transcript)
-    interrupts = Interrupts(workbench)
-    interrupts.install()
-    try:
-        await workbench.prompt(prompt)
-        await workbench.wait_idle()
-    finally:
-        await workbench.close()
-    if interrupts.signal is not None:
-        return interrupts.exit_code(EXIT_ERROR)
+    signalled = await run_prompt(options, prompt, lambda workbench: workbench.subscribe(transcript))
+    if signalled is not None:
+        return signalled
     if transcript.failed:
         return EXIT_ERROR
     if transcript.answer:
