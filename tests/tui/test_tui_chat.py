@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tuitools import (
     SIZE,
+    ask,
     chat_text,
     idle,
     items,
@@ -27,14 +28,6 @@ from workbench.tui.items import NoteItem
 OPTIONS = (
     "Which way?\n\nA) Approve the plan\nB) Narrow it (recommended)\nC) Other: type your own answer"
 )
-
-
-async def ask(pilot, app, text: str) -> None:
-    app.editor.focus()
-    app.editor.insert(text)
-    await pilot.press("enter")
-    await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
-    await idle(pilot)
 
 
 async def test_up_down_select_entries_and_enter_expands_a_tool_call(make_app, script) -> None:

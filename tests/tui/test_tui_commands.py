@@ -8,9 +8,9 @@ import pytest
 from textual.command import CommandPalette
 from tuitools import (
     SIZE,
+    ask,
     chat_text,
     git,
-    idle,
     items,
     opened,
     plain,
@@ -30,14 +30,6 @@ from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.items import NoteItem
-
-
-async def ask(pilot, app, text: str) -> None:
-    app.editor.focus()
-    app.editor.insert(text)
-    await pilot.press("enter")
-    await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
-    await idle(pilot)
 
 
 async def command(pilot, app, text: str) -> None:

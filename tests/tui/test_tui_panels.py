@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tuitools import SIZE, chat_text, idle, opened, plain, tree_lines, until, user_texts
+from tuitools import SIZE, ask, chat_text, opened, plain, tree_lines, until, user_texts
 
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
@@ -10,14 +10,6 @@ from workbench.tui.components.skill_detail import SkillDetail
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import TreePanel
-
-
-async def ask(pilot, app, text: str) -> None:
-    app.editor.focus()
-    app.editor.insert(text)
-    await pilot.press("enter")
-    await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
-    await idle(pilot)
 
 
 def read(path: str) -> dict:

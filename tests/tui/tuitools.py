@@ -107,6 +107,15 @@ async def idle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+async def ask(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> None:
+    """Send `text` from the editor and wait until the agent has answered it."""
+    app.editor.focus()
+    app.editor.insert(text)
+    await pilot.press("enter")
+    await until(pilot, lambda: text in user_texts(app), "the prompt in the chat")
+    await idle(pilot)
+
+
 async def type_text(pilot: Pilot[Any], text: str) -> None:
     """Type `text` key by key, as a user would."""
     await pilot.press(*(KEY_NAMES.get(c, c) for c in text))
