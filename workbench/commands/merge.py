@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from workbench.commands._session import add_session_option, open_session
+from workbench.commands._session import (
+    add_model_option,
+    add_session_option,
+    on_workbench,
+    open_session,
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -21,13 +26,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: setting sessions.remove_worktree_after_merge, else keep)",
     )
     removal.add_argument("--keep-worktree", dest="remove_worktree", action="store_false")
+    parser.add_argument(
+        "--summarize",
+        action="store_true",
+        help="the session's model writes the merge summary (default: the branch's last reply)",
+    )
+    add_model_option(parser)
     add_session_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_session(args) as session:
+    if args.summarize:
         result = asyncio.run(
-            session.merge(args.branch, args.into, remove_worktree=args.remove_worktree)
+            on_workbench(args, lambda wb: wb.merge(args.branch, args.into, args.remove_worktree))
         )
+    else:
+        with open_session(args) as session:
+            result = asyncio.run(
+                session.merge(args.branch, args.into, remove_worktree=args.remove_worktree)
+            )
     print(result.render_text())
     return 0

@@ -5,21 +5,37 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from workbench.commands._session import add_session_option, open_session
+from workbench.commands._session import (
+    add_model_option,
+    add_session_option,
+    on_workbench,
+    open_session,
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("entry", nargs="?", help="entry id, prefix or label")
     target.add_argument("--branch", help="go to the head of this branch instead")
+    parser.add_argument(
+        "--summarize",
+        action="store_true",
+        help="the session's model records a goal-first summary of the path left behind",
+    )
+    add_model_option(parser)
     add_session_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_session(args) as session:
-        if args.branch:
+    if args.branch:
+        with open_session(args) as session:
             asyncio.run(session.switch_branch(args.branch))
             print(f"on {args.branch} at {(session.store.position_entry() or 'the start')[:10]}")
-        else:
-            print(asyncio.run(session.navigate(args.entry)).render_text())
+            return 0
+    if args.summarize:
+        result = asyncio.run(on_workbench(args, lambda wb: wb.navigate(args.entry, summarize=True)))
+    else:
+        with open_session(args) as session:
+            result = asyncio.run(session.navigate(args.entry))
+    print(result.render_text())
     return 0

@@ -146,10 +146,11 @@ class ConversationTree:
             return await session.commit(message, draft=self._draft_commit)
 
     async def merge(
-        self, branch: str, into: str | None = None, remove_worktree: bool | None = None
+        self, branch: str | None, into: str | None = None, remove_worktree: bool | None = None
     ) -> MergeResult:
-        """Merge `branch` into its parent (or `into`), summarised by the model; a conflict raises
-        `MergeConflict` (with `.files`) and changes nothing. The position moves to the parent."""
+        """Merge `branch` (None: the current one) into its parent (or `into`), summarised by the
+        model; a conflict raises `MergeConflict` (with `.files`) and changes nothing. The position
+        moves to the parent."""
         session = self._session("merge")
         async with self._changing("merge"):
             return await session.merge(branch, into, self._summarize_merge, remove_worktree)
