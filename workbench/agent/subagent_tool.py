@@ -191,7 +191,7 @@ class SubagentTool:
     ) -> None:
         previous = ""
         for launch, report in zip(launches, reports, strict=True):
-            launch.task = launch.task.replace(PREVIOUS, previous)
+            launch.task = report.task = launch.task.replace(PREVIOUS, previous)
             await run_child(launch, report, settings.timeout_seconds, changed)
             if not report.ok:
                 return

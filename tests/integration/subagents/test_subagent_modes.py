@@ -83,6 +83,10 @@ async def test_chain_stops_at_the_first_failure_and_names_the_step(project: Path
     assert done.reports[1]["stop_reason"] == "error"
     assert not (project / "third-step-ran").exists(), "the step after the failure never ran"
     assert "## step 1: first (user agent): completed" in done.result.text
+    failed_step = "## step 2: broken (user agent): error\nTask: go on from step one done\n"
+    assert failed_step in done.result.text, "the task as the child received it"
+    assert done.reports[1]["task"] == "go on from step one done"
+    assert done.reports[2]["task"] == "finish {previous}", "a step never run keeps its template"
 
 
 async def test_a_session_offers_the_tool_only_when_agents_exist_and_never_to_children(
