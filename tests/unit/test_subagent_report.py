@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from workbench.agent.subagent_report import ChildReport
-from workbench.agent.subagent_text import result_text
+from workbench.agent.subagent_text import progress, result_text
 
 
 def lines(*events: dict) -> list[bytes]:
@@ -76,3 +76,40 @@ def test_answers_share_the_budget_and_a_cut_one_is_kept_in_a_file() -> None:
     kept = re.search(r"The full answer: (\S+)\]", text)
     assert kept and Path(kept.group(1)).read_text() == long
     Path(kept.group(1)).unlink()
+
+
+def test_parallel_progress_rows_name_each_task_and_a_finished_child_is_not_running() -> None:
+    tasks = [
+        "find where the config is loaded",
+        "find every caller of parse_args()\nand list them",
+        "find the tests for the CLI",
+    ]
+    reports = [ChildReport(agent="finder", source="project", task=task) for task in tasks]
+    for report in reports:
+        report.status = "running"
+    reports[0].add_line(
+        json.dumps(
+            {"type": "tool_execution_start", "tool_name": "bash", "args": {"command": "rg cfg"}}
+        ).encode()
+    )
+    for line in lines(  # the second child has told its outcome; its process has not exited yet
+        {"type": "message_end", "message": {"role": "assistant", "text": "two callers"}},
+        {"type": "agent_end", "stop_reason": "completed"},
+    ):
+        reports[1].add_line(line)
+
+    rows = [row for row in progress("parallel", reports).splitlines() if not row.startswith(" ")]
+
+    assert rows == [
+        "parallel: 1 of 3 done, 2 running",
+        '… #1 finder "find where the config is loaded" · bash: rg cfg · 0 in / 0 out',
+        '✓ #2 finder "find every caller of parse_args()" · completed · 0 in / 0 out',
+        '… #3 finder "find the tests for the CLI" · running · 0 in / 0 out',
+    ]
+
+
+def test_a_long_task_is_cut_in_its_progress_row() -> None:
+    report = ChildReport(agent="scout", source="user", task="word " * 40, step=2, status="running")
+    [row] = progress("chain", [report]).splitlines()[1:]
+    excerpt = " ".join(["word"] * 8) + "…"
+    assert row == f'… step 2: scout "{excerpt}" · running · 0 in / 0 out'

@@ -1,9 +1,10 @@
 """The words of the `subagent` tool: live progress for front ends, and the result for the model.
 
 Progress is plain text (it travels as `tool_execution_update.partial_result`): one header line per
-child with its state, current tool and tokens, then its last lines. The result gives every child's
-full final answer within a size budget shared by the answers of one call; an answer that does not
-fit is cut with a notice naming the file that holds all of it.
+child with its state, current tool and tokens, then its last lines. In parallel and chain calls a
+child's line names its task (an excerpt), so children of one agent can be told apart. The result
+gives every child's full final answer within a size budget shared by the answers of one call; an
+answer that does not fit is cut with a notice naming the file that holds all of it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from workbench.agent.subagent_report import ChildReport
 
 MARKS = {"pending": "·", "running": "…", "completed": "✓", "failed": "✗"}
+TASK_EXCERPT_CHARS = 40
 
 
 def _tokens(count: int) -> str:
@@ -38,10 +40,36 @@ def _label(report: ChildReport) -> str:
     return f"{step}{report.agent}"
 
 
+def _excerpt(task: str) -> str:
+    """The task's first line, cut to `TASK_EXCERPT_CHARS`."""
+    first = next((line.strip() for line in task.splitlines() if line.strip()), "")
+    first = " ".join(first.split())
+    if len(first) <= TASK_EXCERPT_CHARS:
+        return first
+    return first[:TASK_EXCERPT_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def _row_label(mode: str, index: int, report: ChildReport) -> str:
+    """`scout` alone; `#2 scout "task…"` in parallel; `step 2: scout "task…"` in a chain."""
+    if mode == "single":
+        return report.agent
+    number = _label(report) if mode == "chain" else f"#{index} {report.agent}"
+    return f'{number} "{_excerpt(report.task)}"'
+
+
+def _shown_status(report: ChildReport) -> str:
+    """A child that has told its outcome (`agent_end`) but whose process has not exited yet is
+    shown with that outcome, never as still running."""
+    if report.status == "running" and report.stop_reason is not None:
+        return "completed" if report.stop_reason == "completed" else "failed"
+    return report.status
+
+
 def progress(mode: str, reports: Sequence[ChildReport]) -> str:
     """The live view of a call: a summary line, then each started child."""
-    done = sum(r.finished for r in reports)
-    running = sum(r.status == "running" for r in reports)
+    statuses = [_shown_status(r) for r in reports]
+    done = sum(status in ("completed", "failed") for status in statuses)
+    running = statuses.count("running")
     if mode == "single":
         head: list[str] = []
     elif mode == "chain":
@@ -49,12 +77,12 @@ def progress(mode: str, reports: Sequence[ChildReport]) -> str:
     else:
         head = [f"parallel: {done} of {len(reports)} done, {running} running"]
     lines = head
-    for report in reports:
-        if report.status == "pending":
+    for index, (report, status) in enumerate(zip(reports, statuses, strict=True), 1):
+        if status == "pending":
             continue
-        state = report.current_tool or report.stop_reason or report.status
+        state = report.current_tool or report.stop_reason or status
         usage = f"{_tokens(report.usage.input)} in / {_tokens(report.usage.output)} out"
-        lines.append(f"{MARKS[report.status]} {_label(report)} · {state} · {usage}")
+        lines.append(f"{MARKS[status]} {_row_label(mode, index, report)} · {state} · {usage}")
         lines.extend(f"    {line}" for line in report.last_lines)
     return "\n".join(lines)
 

@@ -62,6 +62,10 @@ async def test_parallel_runs_every_task_and_reports_each(project: Path) -> None:
     )
     assert any(u.startswith("parallel: 0 of 2 done, 2 running") for u in done.updates)
     assert done.updates[-1].startswith("parallel: 2 of 2 done, 0 running")
+    rows = [row.split(" · ")[:2] for row in done.updates[-1].splitlines()[1:] if row[0] != " "]
+    assert rows == [['✓ #1 beta "one"', "completed"], ['✓ #2 alpha "two"', "completed"]]
+    running_rows = [row for u in done.updates for row in u.splitlines() if row.startswith("…")]
+    assert not any("· completed ·" in row for row in running_rows), running_rows
 
 
 async def test_chain_stops_at_the_first_failure_and_names_the_step(project: Path) -> None:
