@@ -81,6 +81,9 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
     parser.add_argument("--api-key", help="API key for the model's provider or server")
     parser.add_argument(
+        "--api-key-file", help="read the API key from this file (keeps it off the command line)"
+    )
+    parser.add_argument(
         "--no-session", action="store_true", help="keep the conversation in memory only"
     )
     parser.add_argument(
@@ -113,6 +116,26 @@ def _text_or_file(value: str | None) -> str | None:
     if value and len(value) < 4096 and Path(value).expanduser().is_file():
         return Path(value).expanduser().read_text(encoding="utf-8")
     return value
+
+
+def _api_key(args: argparse.Namespace) -> str | None:
+    """`--api-key`, or the first line of `--api-key-file` (a file that must exist)."""
+    from pathlib import Path
+
+    from workbench.errors import UsageError
+
+    if args.api_key_file is None:
+        return args.api_key
+    if args.api_key is not None:
+        raise UsageError("give --api-key or --api-key-file, not both")
+    try:
+        text = Path(args.api_key_file).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"cannot read the API key file {args.api_key_file}: {exc}",
+            "pass a readable text file that holds the key",
+        ) from exc
+    return text.strip() or None
 
 
 def _system_prompt(args: argparse.Namespace) -> str | None:
@@ -179,7 +202,7 @@ def _options(
         branch=args.branch,
         model=model,
         api_base=args.api_base,
-        api_key=args.api_key,
+        api_key=_api_key(args),
         tools=None if args.tools is None else args.tools.split(","),
         system_prompt=_system_prompt(args),
         append_system_prompt=_text_or_file(args.append_system_prompt),

@@ -50,6 +50,11 @@ def test_bad_start_up_input_is_one_clear_line(project):
     assert no_prompt.returncode == 2 and "no prompt given" in no_prompt.stderr
     tools = run_workbench("-p", "--tools", "read,fly", "hi", cwd=project)
     assert tools.returncode == 2 and "unknown tool fly" in tools.stderr
+    no_key = run_workbench("-p", "--api-key-file", "missing-key", "hi", cwd=project)
+    assert no_key.returncode == 2
+    assert no_key.stderr.startswith("workbench: cannot read the API key file missing-key")
+    both = run_workbench("-p", "--api-key", "k", "--api-key-file", "f", "hi", cwd=project)
+    assert both.returncode == 2 and "--api-key or --api-key-file, not both" in both.stderr
     interactive = run_workbench("just a prompt", cwd=project)
     assert interactive.returncode == 2 and "add -p" in interactive.stderr
 

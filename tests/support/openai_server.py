@@ -8,9 +8,10 @@ code paths run, over loopback only. Each request takes the next item of the scri
 - `Status`: an HTTP error (429 with Retry-After, 503, a context-overflow 400, ...);
 - a callable taking the request body and returning either of the above.
 
-The server records every request body (`requests`) so tests assert what the model was sent, and
-counts clients that hung up mid-stream (`disconnects`). Use it from pytest, from Textual Pilot
-tests, or from another process (`python tests/support/openai_server.py SCRIPT.json` prints the URL).
+The server records every request body (`requests`) and its headers (`headers`, names in lower
+case) so tests assert what the model was sent, and counts clients that hung up mid-stream
+(`disconnects`). Use it from pytest, from Textual Pilot tests, or from another process
+(`python tests/support/openai_server.py SCRIPT.json` prints the URL).
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ class OpenAIServer:
     def __init__(self, script: list[Scripted] | None = None) -> None:
         self.script: list[Scripted] = list(script or [])
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self.request_times: list[float] = []
         self.disconnects = 0
         self._lock = threading.Lock()
@@ -167,9 +169,10 @@ class OpenAIServer:
             time.sleep(0.02)
         return False
 
-    def _next(self, body: dict[str, Any]) -> Reply | Status:
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply | Status:
         with self._lock:
             self.requests.append(body)
+            self.headers.append(headers)
             self.request_times.append(time.perf_counter())
             item = self.script.pop(0) if self.script else Reply(text="(server script finished)")
         return item(body) if callable(item) else item
@@ -186,7 +189,7 @@ class OpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                item = server._next(body)
+                item = server._next(body, {k.lower(): v for k, v in self.headers.items()})
                 if isinstance(item, Status):
                     self._status(item)
                 else:

@@ -1,8 +1,9 @@
 """Run one child agent for one task: start it, fold its events into a report, end it for sure.
 
 The child is `workbench --mode json -p --no-session` with the agent's model, tools and system
-prompt; the system prompt and the task go through files in a private temporary folder (never the
-command line, which other users can read and which limits a chained task's size). A timeout or a
+prompt; the system prompt, the API key and the task go through files in a private temporary folder
+(never the command line, which other users can read with `ps` and which limits a chained task's
+size). A timeout or a
 cancellation (the user's abort) ends the child: SIGTERM to its group, SIGKILL after the grace.
 """
 
@@ -46,12 +47,14 @@ class Launch:
     trust: bool = False
 
     def argv(self, folder: Path) -> list[str]:
-        """The child's command line; the system prompt is written into `folder`."""
+        """The child's command line; the API key and system prompt are written into `folder`."""
         argv = ["--mode", "json", "-p", "--no-session", "--model", self.model]
         if self.api_base:
             argv += ["--api-base", self.api_base]
         if self.api_key:
-            argv += ["--api-key", self.api_key]
+            key = folder / "api-key"
+            key.write_text(self.api_key, encoding="utf-8")
+            argv += ["--api-key-file", str(key)]
         if self.agent.tools:
             argv += ["--tools", ",".join(self.agent.tools)]
         if self.agent.system_prompt.strip():

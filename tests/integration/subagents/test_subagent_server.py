@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 
 from subagent_kit import call, user_agents, write_agent
@@ -128,3 +129,42 @@ def test_children_of_a_run_that_imported_litellm_share_its_warm_interpreter() ->
     path = forkserver.socket_path(forkserver.WARM_UP, plain)
     assert forkserver.socket_path(forkserver.WARM_UP, imported) == path
     assert forkserver.socket_path(forkserver.WARM_UP, {**plain, "LITELLM_MODE": "DEV"}) != path
+
+
+def command_lines_holding(secret: str) -> list[str]:
+    """The command lines of running processes (as `ps` shows them) that contain `secret`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:  # the process is gone, or not ours to read
+            continue
+        if any(secret.encode() in arg for arg in argv):
+            found.append(b" ".join(argv).decode(errors="replace"))
+    return found
+
+
+async def test_a_childs_api_key_reaches_its_model_but_never_a_command_line(
+    project: Path, server: OpenAIServer
+) -> None:
+    key = f"sk-test-{uuid.uuid4().hex}"
+    exposed: list[str] = []
+
+    def answer(_body: dict) -> Reply:  # the child is running and waiting for this reply
+        exposed.extend(command_lines_holding(key))
+        return Reply(text="helped")
+
+    server.add(answer)
+    write_agent(user_agents(), "helper")
+
+    done = await call(
+        project,
+        {"agent": "helper", "task": "help"},
+        model="openai/parent-model",
+        api_base=server.url,
+        api_key=key,
+    )
+
+    assert done.reports[0]["answer"] == "helped", done.result.text
+    assert server.headers[0]["authorization"] == f"Bearer {key}", "the child used the key"
+    assert exposed == [], "the key was visible to `ps`"
