@@ -136,6 +136,8 @@ def test_abort_during_a_stream_closes_the_connection(project, server, rpc_proces
     assert server.wait_for_disconnects(1), "the HTTP stream was not closed"
     last = [e for e in rpc.events if e["type"] == "message_end"][-1]["message"]
     assert last["stop_reason"] == "aborted" and last["text"].startswith("word0")
+    turn_end = [e for e in rpc.events if e["type"] == "turn_end"][-1]
+    assert turn_end["message"]["id"] == last["id"] and turn_end["tool_results"] == []
     rpc.send(type="get_state", id="s")
     state = rpc.wait_type("response", id="s")["data"]
     assert state["busy"] is False and state["message_count"] == 2
@@ -153,6 +155,10 @@ def test_abort_during_bash_leaves_no_process_behind(project, rpc_process):
     assert wait_group_gone(pgid) == []
     result = [e for e in rpc.events if e["type"] == "tool_execution_end"][-1]["result"]
     assert result == {"text": "Aborted by the user while running.", "is_error": True, "details": {}}
+    *_, turn_end, agent_end = [e for e in rpc.events if e["type"] != "response"]
+    assert (turn_end["type"], agent_end["type"]) == ("turn_end", "agent_end"), "the turn is closed"
+    assert [c["id"] for c in turn_end["message"]["tool_calls"]] == ["c1"]
+    assert [r["text"] for r in turn_end["tool_results"]] == ["Aborted by the user while running."]
 
 
 def test_malformed_commands_get_errors_and_the_process_goes_on(project, rpc_process):

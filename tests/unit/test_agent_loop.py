@@ -239,6 +239,37 @@ async def test_abort_during_a_tool_answers_every_call(tmp_path: Path) -> None:
     ]
 
 
+async def test_an_aborted_turn_ends_with_turn_end_then_agent_end(tmp_path: Path) -> None:
+    gate = Gate()
+    agent, _, events = setup(tmp_path, [{"tool_calls": gate_calls("a", "b")}], tools=[gate.tool()])
+    run = agent.start([user("go")], "system")
+    await gate.entered.wait()
+    await agent.abort()
+    assert await run == "aborted"
+    assert types(events)[-2:] == ["turn_end", "agent_end"]
+    turn_end, agent_end = (e.to_dict() for e in events[-2:])
+    reply = turn_end["message"]
+    assert [c["arguments"]["label"] for c in reply["tool_calls"]] == ["a", "b"]
+    assert reply["stop_reason"] == "tool_calls", "the reply stays as it was recorded"
+    assert [r["text"] for r in turn_end["tool_results"]] == [
+        "Aborted by the user while running.",
+        "Skipped: the run was aborted by the user.",
+    ]
+    assert agent_end["stop_reason"] == "aborted"
+
+
+async def test_a_turn_aborted_before_any_reply_still_ends(tmp_path: Path) -> None:
+    config = AgentConfig(retry=RetryPolicy(max_retries=3, base_delay_s=60))
+    agent, _, events = setup(tmp_path, [{"error": "rate_limit"}], config=config)
+    run = agent.start([user("go")], "system")
+    while not any(e.type == "retry_start" for e in events):
+        await asyncio.sleep(0.01)
+    await agent.abort()
+    assert await run == "aborted"
+    assert types(events)[-3:] == ["retry_end", "turn_end", "agent_end"]
+    assert events[-2].to_dict() == {"type": "turn_end", "message": None, "tool_results": []}
+
+
 async def test_hooks_block_patch_and_reshape_the_context(tmp_path: Path) -> None:
     (tmp_path / "secret.txt").write_text("hidden\n")
     (tmp_path / "open.txt").write_text("visible\n")

@@ -136,8 +136,11 @@ class ToolExecutionEnd(Event):
 
 @dataclass
 class TurnEnd(Event):
+    """A turn is over: its reply and the results of that reply's tool calls. An aborted turn
+    ends too; `message` is None when it was aborted before the reply was recorded."""
+
     type: ClassVar[str] = "turn_end"
-    message: Message
+    message: Message | None
     tool_results: list[Message] = field(default_factory=list)
 
 

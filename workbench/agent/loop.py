@@ -177,9 +177,14 @@ class Agent(ToolExecution, ModelCalls, Compacting):
             while True:
                 turn += 1
                 self.emit(TurnStart(turn))
-                await run_to_end(self._record_all(pending))
-                reply = await self._respond()
-                results = await self._run_tools(reply) if reply.tool_calls else []
+                begun = len(self.messages)
+                try:
+                    await run_to_end(self._record_all(pending))
+                    reply = await self._respond()
+                    results = await self._run_tools(reply) if reply.tool_calls else []
+                except asyncio.CancelledError:
+                    self.emit(self._aborted_turn(self.messages[begun:]))
+                    raise
                 self.emit(TurnEnd(reply, results))
                 if reply.stop_reason in ("error", "truncated"):
                     raise ModelError("other", reply.details.get("error", "the model call failed"))
@@ -189,6 +194,18 @@ class Agent(ToolExecution, ModelCalls, Compacting):
             pending = self.follow_ups.take()
             if not pending:
                 return
+
+    @staticmethod
+    def _aborted_turn(recorded: list[Message]) -> TurnEnd:
+        """The end of a turn an abort stopped: its reply as recorded (None when the abort came
+        before one) and the results recorded for that reply's calls, aborted ones included. The
+        reply keeps the stop reason it was recorded with: entries are immutable, and the results
+        and `agent_end` say what the abort did."""
+        replies = [i for i, m in enumerate(recorded) if m.role == "assistant"]
+        if not replies:
+            return TurnEnd(None, [])
+        after = recorded[replies[-1] + 1 :]
+        return TurnEnd(recorded[replies[-1]], [m for m in after if m.role == "tool_result"])
 
     async def _record_all(self, messages: list[Message]) -> None:
         """Record a turn's user messages in order; the loop lets no abort split this (taken
