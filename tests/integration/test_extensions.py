@@ -178,3 +178,43 @@ async def test_next_turn_messages_travel_with_the_next_prompt(project):
         ("user", "format the file"),
         ("assistant", "noted"),
     ]
+
+
+SLOPPY = textwrap.dedent(
+    """
+    def register(api):
+        def block_wrongly(event):
+            event.block = True  # a reason string was meant
+
+        def patch_wrongly(event):
+            event.result.text = None
+
+        def context_wrongly(event):
+            event.messages.append("remember the rules")
+
+        api.on("tool_call", block_wrongly)
+        api.on("tool_result", patch_wrongly)
+        api.on("context", context_wrongly)
+    """
+)
+
+
+def test_a_hook_field_set_to_the_wrong_type_is_reported_and_ignored(project):
+    sloppy = install(agent_dir() / "extensions", "sloppy.py", SLOPPY)
+    (project / "data.txt").write_text("payload\n")
+    turns = [{"tool_calls": [{"name": "read", "arguments": {"path": "data.txt"}}]}, {"text": "ok"}]
+    model = write_script(project, turns)
+    done = run_workbench("--mode", "json", "--model", model, "go", cwd=project)
+    events = events_of(done.stdout)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert events[-1] == {"type": "agent_end", "stop_reason": "completed", "error": None}
+    assert results(events) == [("payload", False)], "the read ran and its result was kept"
+    warnings = sorted({e["text"] for e in events if e["type"] == "notice"})
+    assert warnings == [
+        f"extension {sloppy.name}: its context hook handler context_wrongly put a str into "
+        "messages, which must be a list of messages; the change was ignored",
+        f"extension {sloppy.name}: its tool_call hook handler block_wrongly set block to True "
+        "(bool), which must be a reason (str) or None; the change was ignored",
+        f"extension {sloppy.name}: its tool_result hook handler patch_wrongly set result.text to "
+        "None (NoneType), which must be str; the change was ignored",
+    ]

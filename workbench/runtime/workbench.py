@@ -360,8 +360,11 @@ class Workbench(ConversationTree, SkillControls):
         self._emit(event)
 
     def _hook_failed(self, hook: str, exc: BaseException) -> None:
-        log.error("hook %s failed", hook, exc_info=exc)
-        self._emit(Notice(f"an extension's {hook} hook failed: {exc!r}", "warning"))
+        """`exc` is a `HookError`: it names the extension, the handler and what went wrong (a
+        handler that raised is logged with its traceback; a wrong field value needs none)."""
+        if exc.__cause__ is not None:
+            log.error("hook %s failed", hook, exc_info=exc.__cause__)
+        self._emit(Notice(str(exc), "warning"))
 
     def _queues_changed(self) -> None:
         self._emit(QueueUpdate(self.agent.steering.texts(), self.agent.follow_ups.texts()))
