@@ -12,6 +12,8 @@ from support.openai_server import Reply
 from support.processes import wait_group_gone
 from support.workbench_process import REPO, run_workbench, workbench_command, write_script
 
+from workbench.config import agent_dir
+
 
 def test_print_mode_prints_only_the_final_answer(project):
     (project / "notes.txt").write_text("alpha\n")
@@ -150,3 +152,40 @@ def test_the_enforcer_watches_headless_runs_and_its_events_are_printed(tmp_path)
         ("atom", "ok"),
     ]
     assert done.returncode == 0 and done.stderr == ""
+
+
+def offered(request: dict) -> list[str]:
+    return [tool["function"]["name"] for tool in request.get("tools", [])]
+
+
+def test_tools_is_an_exact_allowlist_of_every_tool_offered(project, server):
+    extensions = agent_dir() / "extensions"
+    extensions.mkdir(parents=True)
+    (extensions / "shout.py").write_text(
+        "from workbench.tool import Tool, ToolResult\n"
+        "def register(api):\n"
+        "    async def shout(args, ctx):\n"
+        "        return ToolResult('HI')\n"
+        "    api.register_tool(Tool('shout', 'shout', {'type': 'object'}, shout))\n"
+    )
+    model = ("--model", "openai/test-model", "--api-base", server.url, "--api-key", "k")
+    activate = {"name": "skill_activate", "arguments": {"name": "x"}}
+    server.add(Reply(tool_calls=[activate]), Reply(text="only reading"))
+    done = run_workbench("-p", "--no-session", *model, "--tools", "read", "go", cwd=project)
+    assert (done.returncode, done.stdout) == (0, "only reading\n"), done.stderr
+    assert offered(server.requests[0]) == ["read"]
+    refused = server.requests[1]["messages"][-1]["content"]
+    assert refused == "Unknown tool 'skill_activate'. Available tools: read."
+
+    server.add(Reply(text="listed"))
+    chosen = "read,prime_query,shout"
+    done = run_workbench("-p", "--no-session", *model, "--tools", chosen, "go", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert offered(server.requests[2]) == ["read", "prime_query", "shout"]
+
+    wrong = run_workbench(
+        "-p", "--no-session", *model, "--tools", "read,skill_actvate", "go", cwd=project
+    )
+    assert wrong.returncode == 2 and len(server.requests) == 3, "no model call was made"
+    assert wrong.stderr.startswith("workbench: unknown tool skill_actvate\n  hint: the tools are ")
+    assert "skill_activate, skill_deactivate, prime_query, shout" in wrong.stderr

@@ -52,7 +52,7 @@ def test_tools_as_a_yaml_list_and_no_tools_at_all(tmp_path: Path) -> None:
         ("---\ndescription: d\n---\n", "`name` is required"),
         ("---\nname: two words\ndescription: d\n---\n", "`name` is required"),
         ("---\nname: a\n---\n", "`description` is required"),
-        ("---\nname: a\ndescription: d\ntools: read, grep\n---\n", "unknown tool grep"),
+        ("---\nname: a\ndescription: d\ntools: read, gr ep\n---\n", "'gr ep' is not a tool name"),
         ("---\nname: a\ndescription: d\nmodel: 3\n---\n", "`model` must be a model string"),
     ],
 )
@@ -103,9 +103,9 @@ def test_this_repositorys_agents_load_cleanly() -> None:
     catalog = discover_agents(repo, "project")
     assert catalog.problems == []
     assert {name: agent.tools for name, agent in catalog.agents.items()} == {
-        "planner": ("read", "bash"),
-        "reviewer": ("read", "bash"),
-        "scout": ("read", "bash"),
+        "planner": ("read", "bash", "prime_query", "skill_activate"),
+        "reviewer": ("read", "bash", "prime_query", "skill_activate"),
+        "scout": ("read", "bash", "prime_query", "skill_activate"),
     }
     assert all(
         "Never edit" in a.system_prompt or "read-only" in a.system_prompt

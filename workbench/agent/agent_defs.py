@@ -1,10 +1,12 @@
 """Agent definitions: the specialists the `subagent` tool hands work to.
 
 An agent is a Markdown file: YAML frontmatter with `name` and `description` (required), `tools`
-(a comma list or YAML list of built-in tools; all four when absent) and `model` (the parent's model
-when absent); the body is the child's system prompt. User agents live in `~/.pi/agent/agents/`,
-project agents in the nearest `.pi/agents/` at or above the working folder. With scope `both` a
-project agent replaces a user agent of the same name.
+(a comma list or YAML list: exactly the tools the child is offered, built-in, enforcer or extension
+tools; every tool when absent) and `model` (the parent's model when absent); the body is the
+child's system prompt. Which tool names exist is known only in the child (extensions add tools),
+so a name no tool has fails the child's start with a message that lists the tools there are.
+User agents live in `~/.pi/agent/agents/`, project agents in the nearest `.pi/agents/` at or above
+the working folder. With scope `both` a project agent replaces a user agent of the same name.
 
 A file that cannot be used is reported as an `AgentProblem` and skipped; the others still load.
 """
@@ -16,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from workbench.agent.tools import BUILTIN_TOOLS
 from workbench.config import PROJECT_DIR_NAME, agent_dir
 from workbench.skills.frontmatter import read_frontmatter
 
@@ -25,6 +26,8 @@ Source = Literal["user", "project"]
 SCOPES: tuple[str, ...] = get_args(Scope)
 AGENTS_DIR_NAME = "agents"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""What model APIs accept as a function name."""
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
 
@@ -102,9 +105,9 @@ def _tools(value: Any) -> tuple[str, ...] | str | None:
     else:
         return "`tools` must be a comma-separated list of tool names"
     names = [n for n in names if n]
-    unknown = [n for n in names if n not in BUILTIN_TOOLS]
-    if unknown:
-        return f"unknown tool {', '.join(unknown)} (the tools are {', '.join(BUILTIN_TOOLS)})"
+    invalid = [n for n in names if not TOOL_NAME_PATTERN.match(n)]
+    if invalid:
+        return f"{', '.join(map(repr, invalid))} is not a tool name (letters, digits, _ and -)"
     return tuple(names) or None
 
 

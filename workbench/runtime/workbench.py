@@ -58,6 +58,7 @@ from workbench.agent.store import ConversationStore, MemoryStore
 from workbench.agent.subagent_settings import Confirm, SubagentHost
 from workbench.agent.subagent_tool import subagent_tools
 from workbench.agent.system_prompt import build_system_prompt
+from workbench.agent.tool_allowlist import allowed_names, allowed_tools
 from workbench.agent.tools import builtin_tools
 from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
@@ -238,11 +239,10 @@ class Workbench(ConversationTree, SkillControls):
         self.extensions = await load_extensions(self.api, self.project_root, trusted)
         model = await self._open_model(self.options.model)
         host = SubagentHost(self.options, lambda: self.agent.model.info.name)
-        tools = builtin_tools(self.options.tools) + subagent_tools(host, self.cwd)
-        tools += self.api.tools.values()
+        tools = [*builtin_tools(), *subagent_tools(host, self.cwd), *self.api.tools.values()]
         self.agent = Agent(
             model=model,
-            tools=tools,
+            tools=allowed_tools(tools, self.options.tools),
             store=self.store,
             emit=self._agent_event,
             cwd=self.cwd,
@@ -479,7 +479,12 @@ class Workbench(ConversationTree, SkillControls):
         self.extensions.failed += report.failed
         for path, error in report.failed:
             self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
-        self.agent.tools.update(self.api.tools)
+        wanted = allowed_names(self.options.tools)
+        self.agent.tools.update(
+            (name, tool)
+            for name, tool in self.api.tools.items()
+            if wanted is None or name in wanted
+        )
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         return report

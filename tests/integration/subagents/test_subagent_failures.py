@@ -87,6 +87,16 @@ async def test_a_child_that_cannot_start_its_model_shows_its_stderr(project: Pat
     assert "Its stderr ends with:\nworkbench: script" in done.result.text
 
 
+async def test_an_agent_naming_a_tool_that_does_not_exist_fails_clearly(project: Path) -> None:
+    write_agent(user_agents(), "typo", model=script(project, "t", [{"text": "x"}]), tools="reed")
+
+    done = await call(project, {"agent": "typo", "task": "t"})
+
+    (report,) = done.reports
+    assert (report["status"], report["exit_code"]) == ("failed", 2)
+    assert report["stderr"].startswith("workbench: unknown tool reed\n  hint: the tools are read,")
+
+
 def extension(name: str, code: str) -> None:
     """A user extension: it loads in every child (the parent here opens no session)."""
     folder = agent_dir() / "extensions"

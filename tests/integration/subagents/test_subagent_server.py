@@ -22,10 +22,9 @@ def serve_models(project: Path, server: OpenAIServer, *names: str) -> None:
     (project / ".pi" / "settings.json").write_text(json.dumps({"models": models}))
 
 
-def builtin_tools(request: dict) -> list[str]:
-    """The built-in tools a request offered (the enforcer adds its own after them)."""
-    names = [t["function"]["name"] for t in request["tools"]]
-    return [n for n in names if n in ("read", "bash", "edit", "write")]
+def offered(request: dict) -> list[str]:
+    """The tools a request offered: exactly the agent's `tools:`."""
+    return [t["function"]["name"] for t in request["tools"]]
 
 
 async def test_chain_passes_the_previous_answer_with_each_agents_prompt_tools_and_folder(
@@ -40,7 +39,7 @@ async def test_chain_passes_the_previous_answer_with_each_agents_prompt_tools_an
         user_agents(),
         "planner",
         model="openai/planner",
-        tools="read, bash",
+        tools="read, bash, prime_query",
         body="You are planner. Plan.",
     )
     server.add(Reply(text="found: app.py line 3"), Reply(text="plan: fix line 3"))
@@ -56,10 +55,10 @@ async def test_chain_passes_the_previous_answer_with_each_agents_prompt_tools_an
     assert first["model"] == "scout" and second["model"] == "planner"
     assert first["messages"][0]["content"].startswith("You are scout. Find.\n\nAvailable tools:")
     assert first["messages"][0]["content"].endswith(f"Working folder: {project / 'src'}\n")
-    assert builtin_tools(first) == ["read"]
+    assert offered(first) == ["read"]
     assert first["messages"][1] == {"role": "user", "content": "find the bug"}
     assert second["messages"][0]["content"].startswith("You are planner. Plan.")
-    assert builtin_tools(second) == ["read", "bash"]
+    assert offered(second) == ["read", "bash", "prime_query"]
     assert second["messages"][1]["content"] == "Plan from this:\nfound: app.py line 3"
     assert [r["warm"] for r in done.reports] == [True, True], "both started warm"
     assert [(r["model"], r["answer"]) for r in done.reports] == [
