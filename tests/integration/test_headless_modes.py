@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 
+from skill_trees import write_tree
 from support.openai_server import Reply
 from support.processes import wait_group_gone
 from support.workbench_process import REPO, run_workbench, workbench_command, write_script
@@ -189,3 +190,51 @@ def test_tools_is_an_exact_allowlist_of_every_tool_offered(project, server):
     assert wrong.returncode == 2 and len(server.requests) == 3, "no model call was made"
     assert wrong.stderr.startswith("workbench: unknown tool skill_actvate\n  hint: the tools are ")
     assert "skill_activate, skill_deactivate, prime_query, shout" in wrong.stderr
+
+
+def skill_project(project, mode: str = "warn"):
+    write_tree(project / ".pi" / "skills")
+    (project / ".pi" / "settings.json").write_text(json.dumps({"enforcer": {"mode": mode}}))
+    return write_script(project, [{"text": "drafted"}])
+
+
+def test_a_refused_or_unknown_skill_command_is_told_and_exits_1(project):
+    model = skill_project(project, mode="block")
+    unknown = run_workbench(
+        "-p", "--no-session", "--model", model, "/skill:nonexistent go", cwd=project
+    )
+    assert (unknown.returncode, unknown.stdout) == (1, "")
+    assert unknown.stderr.startswith(
+        "workbench: skill load refused: There is no skill named `nonexistent`.\n  hint: "
+    )
+    blocked = run_workbench(
+        "-p", "--no-session", "--model", model, "/skill:write-draft go", cwd=project
+    )
+    assert (blocked.returncode, blocked.stdout) == (1, "")
+    assert blocked.stderr.startswith(
+        "workbench: skill load refused: The molecule `write-draft` was loaded without a compound"
+    )
+    assert "\n  hint: Load the compound first: `publish-report`" in blocked.stderr
+    as_json = run_workbench(
+        "--mode", "json", "--no-session", "--model", model, "/skill:nope", cwd=project
+    )
+    assert as_json.returncode == 1
+    assert json.loads(as_json.stdout.splitlines()[-1])["verdict"] == "unknown"
+
+
+def test_a_skill_violation_in_warn_mode_is_told_on_stderr_and_the_run_goes_on(project):
+    model = skill_project(project)
+    done = run_workbench(
+        "-p", "--no-session", "--model", model, "/skill:write-draft go", cwd=project
+    )
+    assert (done.returncode, done.stdout) == (0, "drafted\n")
+    assert done.stderr.startswith(
+        "workbench: skill load violation: The molecule `write-draft` was loaded without a compound"
+    )
+
+
+def test_a_command_answered_by_notices_prints_them_as_the_answer(project):
+    model = skill_project(project)
+    done = run_workbench("-p", "--no-session", "--model", model, "/skill-graph-status", cwd=project)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("Skill graph status (enforcer mode: warn)\nActive compound: none")

@@ -13,9 +13,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workbench.enforcer.events import SkillLoadEvent
 from workbench.runtime import Workbench, WorkbenchOptions
 
 EXIT_OK, EXIT_ERROR = 0, 1
+
+
+def refused_skill_command(event: object) -> bool:
+    """A `/skill:NAME` the user typed that was refused or names no skill: the prompt failed."""
+    return isinstance(event, SkillLoadEvent) and event.how == "command" and event.blocked
 
 
 @dataclass

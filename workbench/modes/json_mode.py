@@ -1,14 +1,14 @@
 """`workbench --mode json PROMPT`: the session header, then every event as one JSON line.
 
 Sub-agent parents and scripts read this: the same events a front end renders, in order, ending
-with `agent_end`. Exit code as in print mode.
+with `agent_end`. Exit code as in print mode (1 as well for a refused or unknown `/skill:NAME`).
 """
 
 from __future__ import annotations
 
 from workbench.agent.events import AgentEnd, Event
 from workbench.modes.event_lines import EventLines
-from workbench.modes.headless import EXIT_ERROR, EXIT_OK, run_prompt
+from workbench.modes.headless import EXIT_ERROR, EXIT_OK, refused_skill_command, run_prompt
 from workbench.runtime import Workbench, WorkbenchOptions
 
 
@@ -20,6 +20,8 @@ async def run(options: WorkbenchOptions, prompt: str) -> int:
         lines.event(event)
         if isinstance(event, AgentEnd):
             outcome.append(event.stop_reason)
+        elif refused_skill_command(event):
+            outcome.append("error")
 
     def listen(workbench: Workbench) -> None:
         lines.header(workbench)

@@ -1,43 +1,79 @@
 """`workbench -p PROMPT`: run one prompt and print the final answer.
 
-stdout gets only the answer, so it can be piped; retries, warnings and errors go to stderr. The
-exit code is 0 on success, 1 when the run failed, 128+N when signal N aborted it.
+stdout gets only the answer, so it can be piped; retries, warnings, skill loads the enforcer
+objects to, and errors go to stderr. A prompt that no agent run answers (a command such as
+`/skill-graph-status`) has its notices as the answer. The exit code is 0 on success, 1 when the
+run failed or a `/skill:NAME` was refused, 128+N when signal N aborted it.
 """
 
 from __future__ import annotations
 
 import sys
 
-from workbench.agent.events import AgentEnd, ErrorEvent, Event, MessageEnd, Notice, RetryStart
-from workbench.modes.headless import EXIT_ERROR, EXIT_OK, run_prompt
+from workbench.agent.events import (
+    AgentEnd,
+    AgentStart,
+    ErrorEvent,
+    Event,
+    MessageEnd,
+    Notice,
+    RetryStart,
+)
+from workbench.agent.subagent_report import FINE_VERDICTS
+from workbench.enforcer.events import SkillLoadEvent
+from workbench.modes.headless import EXIT_ERROR, EXIT_OK, refused_skill_command, run_prompt
 from workbench.runtime import WorkbenchOptions
 
 
+def _tell(message: str, hint: str | None = None) -> None:
+    print(f"workbench: {message}", file=sys.stderr)
+    if hint:
+        print(f"  hint: {hint}", file=sys.stderr)
+
+
 class _Transcript:
-    """Keeps the last assistant text and tells the user on stderr what went wrong."""
+    """Keeps the last assistant text (or, without a run, the notices) and tells the user on
+    stderr what went wrong."""
 
     def __init__(self) -> None:
         self.answer = ""
+        self.notices: list[str] = []
+        self.ran = False
         self.failed = False
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, MessageEnd) and event.message.role == "assistant":
+    def __call__(self, event: Event | SkillLoadEvent) -> None:
+        if isinstance(event, AgentStart):
+            self.ran = True
+        elif isinstance(event, MessageEnd) and event.message.role == "assistant":
             self.answer = event.message.text
         elif isinstance(event, ErrorEvent):
             self.failed = True
-            print(f"workbench: {event.message}", file=sys.stderr)
-            if event.hint:
-                print(f"  hint: {event.hint}", file=sys.stderr)
-        elif isinstance(event, Notice) and event.level == "warning":
-            print(f"workbench: {event.text}", file=sys.stderr)
+            _tell(event.message, event.hint)
+        elif isinstance(event, Notice):
+            if event.level == "warning":
+                _tell(event.text)
+            else:
+                self.notices.append(event.text)
+        elif isinstance(event, SkillLoadEvent):
+            self._skill_load(event)
         elif isinstance(event, RetryStart):
-            print(
-                f"workbench: {event.error}; retry {event.attempt}/{event.max_retries} "
-                f"in {event.delay_ms / 1000:.1f} s",
-                file=sys.stderr,
+            _tell(
+                f"{event.error}; retry {event.attempt}/{event.max_retries} "
+                f"in {event.delay_ms / 1000:.1f} s"
             )
         elif isinstance(event, AgentEnd) and event.stop_reason == "error":
             self.failed = True
+
+    def _skill_load(self, event: SkillLoadEvent) -> None:
+        self.failed |= refused_skill_command(event)
+        if event.blocked:
+            _tell(f"skill load refused: {event.reason}", event.suggestion)
+        elif event.verdict not in FINE_VERDICTS:
+            _tell(f"skill load {event.verdict}: {event.reason}", event.suggestion)
+
+    def output(self) -> str:
+        """The answer; the notices when no agent run answered the prompt."""
+        return self.answer if self.ran else "\n\n".join(self.notices)
 
 
 async def run(options: WorkbenchOptions, prompt: str) -> int:
@@ -47,6 +83,7 @@ async def run(options: WorkbenchOptions, prompt: str) -> int:
         return signalled
     if transcript.failed:
         return EXIT_ERROR
-    if transcript.answer:
-        print(transcript.answer)
+    answer = transcript.output()
+    if answer:
+        print(answer)
     return EXIT_OK
