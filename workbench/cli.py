@@ -292,11 +292,19 @@ def _report(exc: Exception) -> None:
 
 
 def _guarded(run: Callable[[], int]) -> int:
-    """Run a command, turning expected failures into one line on stderr and an exit code."""
+    """Run a command, turning expected failures into one line on stderr and an exit code, and a
+    reader that went away (`| head`) into a quiet exit with 141."""
     from workbench.errors import UsageError, WorkbenchError
 
     try:
-        return int(run())
+        code = int(run())
+        sys.stdout.flush()  # a reader that left shows here, not in a traceback at exit
+        return code
+    except BrokenPipeError:
+        from workbench.modes.closed_output import EXIT_BROKEN_PIPE, silence_stdout
+
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
     except UsageError as exc:
         _report(exc)
         return EXIT_USAGE

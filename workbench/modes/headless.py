@@ -2,6 +2,7 @@
 
 SIGINT and SIGTERM abort the run (the stream is closed, bash process groups are killed, the turn
 is recorded as aborted) instead of killing the process mid-write; a second signal exits at once.
+A reader that closed stdout aborts the run the same way, as if SIGPIPE had come (exit 141).
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ class Interrupts:
     def _received(self, signum: int) -> None:
         if self.signal is not None:
             os._exit(128 + signum)
+        self._stop(signum)
+
+    def output_closed(self) -> None:
+        """Nobody reads stdout any more: abort as SIGPIPE would (unless already stopping)."""
+        if self.signal is None:
+            self._stop(signal.SIGPIPE)
+
+    def _stop(self, signum: int) -> None:
         self.signal = signum
         self.on_signal()
         task = asyncio.get_running_loop().create_task(self.workbench.abort())
@@ -52,16 +61,19 @@ class Interrupts:
 
 
 async def run_prompt(
-    options: WorkbenchOptions, prompt: str, listen: Callable[[Workbench], None]
+    options: WorkbenchOptions, prompt: str, listen: Callable[[Workbench, Interrupts], None]
 ) -> int | None:
     """Open the session, let `listen` subscribe, run `prompt` to its end and close the session.
-    Returns the exit code of a signal that aborted the run, or None when none came."""
+    Returns the exit code of a signal (or closed output) that aborted the run, or None."""
     workbench = await Workbench.open(options)
-    listen(workbench)
     interrupts = Interrupts(workbench)
+    listen(workbench, interrupts)
     interrupts.install()
     try:
-        await workbench.prompt(prompt)
+        if interrupts.signal is None:  # else the reader left before the run began
+            await workbench.prompt(prompt)
+        if interrupts.signal is not None:  # it came while the run was starting
+            await workbench.abort()
         await workbench.wait_idle()
     finally:
         await workbench.close()

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from workbench.agent.events import AgentEnd, Event
 from workbench.modes.event_lines import EventLines
-from workbench.modes.headless import EXIT_ERROR, EXIT_OK, refused_skill_command, run_prompt
+from workbench.modes.headless import (
+    EXIT_ERROR,
+    EXIT_OK,
+    Interrupts,
+    refused_skill_command,
+    run_prompt,
+)
 from workbench.runtime import Workbench, WorkbenchOptions
 
 
@@ -23,7 +29,8 @@ async def run(options: WorkbenchOptions, prompt: str) -> int:
         elif refused_skill_command(event):
             outcome.append("error")
 
-    def listen(workbench: Workbench) -> None:
+    def listen(workbench: Workbench, interrupts: Interrupts) -> None:
+        lines.on_closed = interrupts.output_closed
         lines.header(workbench)
         workbench.subscribe(on_event)
 

@@ -78,7 +78,9 @@ class _Transcript:
 
 async def run(options: WorkbenchOptions, prompt: str) -> int:
     transcript = _Transcript()
-    signalled = await run_prompt(options, prompt, lambda workbench: workbench.subscribe(transcript))
+    signalled = await run_prompt(
+        options, prompt, lambda workbench, _: workbench.subscribe(transcript)
+    )
     if signalled is not None:
         return signalled
     if transcript.failed:

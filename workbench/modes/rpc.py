@@ -4,7 +4,8 @@ Editors and other front ends drive the whole workbench through this. Every comma
 `id`; each understood command is answered by a `response` line (`command`, `id`, `success`, and
 `data` or `error`/`hint`) while its effects arrive as ordinary events. A line that cannot be
 understood (not JSON, no known `type`, a missing field) gets an `error` event; the process goes on.
-stdin closing ends the process once the current run has finished.
+stdin closing ends the process once the current run has finished; stdout closing (the reader went
+away) aborts the run and ends the process with 141.
 
 Commands: prompt {text}, steer {text}, follow_up {text}, abort, get_state, compact {focus?},
 set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {queue, index},
@@ -251,12 +252,12 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None
 
 async def run(options: WorkbenchOptions) -> int:
     workbench = await Workbench.open(options)
-    lines = EventLines()
+    incoming: asyncio.Queue[str | None] = asyncio.Queue()
+    interrupts = Interrupts(workbench, on_signal=lambda: incoming.put_nowait(None))
+    lines = EventLines(on_closed=interrupts.output_closed)
     lines.header(workbench)
     workbench.subscribe(lines.event)
     session = Session(workbench, lines)
-    incoming: asyncio.Queue[str | None] = asyncio.Queue()
-    interrupts = Interrupts(workbench, on_signal=lambda: incoming.put_nowait(None))
     interrupts.install()
     reader = threading.Thread(
         target=_read_stdin, args=(asyncio.get_running_loop(), incoming), daemon=True
@@ -267,6 +268,8 @@ async def run(options: WorkbenchOptions) -> int:
             if line.strip():
                 await session.handle(line)
         await asyncio.gather(*session.background)
+        if interrupts.signal is not None:  # a run may have started while the abort went out
+            await workbench.abort()
         await workbench.wait_idle()
     finally:
         await workbench.close()
