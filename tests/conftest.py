@@ -1,15 +1,15 @@
-"""Test-wide guards: no network but loopback, no real user settings, no provider keys."""
+"""Test-wide guards: no network but loopback (in every process a test starts), no real user
+settings, no provider keys."""
 
 from __future__ import annotations
 
-import ipaddress
 import os
-import socket
-from collections.abc import Callable, Iterator
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from support import netguard
 
 PROVIDER_KEY_VARS = (
     "OPENAI_API_KEY",
@@ -24,37 +24,18 @@ PROVIDER_KEY_VARS = (
     "AZURE_API_KEY",
     "WORKBENCH_MODEL",
 )
-
-_real_connect = socket.socket.connect
-_real_connect_ex = socket.socket.connect_ex
+SITE = Path(__file__).resolve().parent / "support" / "netguard_site"
 _blocked: list[str] = []
 
 
-def _is_loopback(address: object) -> bool:
-    if isinstance(address, (str, bytes)):  # AF_UNIX path
-        return True
-    host = address[0] if isinstance(address, tuple) else address
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
-    except ValueError:
-        return False
-
-
-def _guarded(real: Callable[[socket.socket, object], Any]) -> Callable[..., Any]:
-    def connect(self: socket.socket, address: object) -> Any:
-        if not _is_loopback(address):
-            _blocked.append(repr(address))
-            raise ConnectionRefusedError(f"test guard: non-loopback connection to {address!r}")
-        return real(self, address)
-
-    return connect
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    socket.socket.connect = _guarded(_real_connect)  # type: ignore[method-assign]
-    socket.socket.connect_ex = _guarded(_real_connect_ex)  # type: ignore[method-assign]
+    netguard.install(_blocked.append)
+    handle, log = tempfile.mkstemp(prefix="workbench-netguard-", suffix=".log")
+    os.close(handle)
+    os.environ[netguard.LOG_VARIABLE] = log
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(SITE), os.environ.get("PYTHONPATH")])
+    )
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ["WORKBENCH_WARM_START"] = "0"  # no background warm servers outliving a test
     for var in PROVIDER_KEY_VARS:
@@ -62,9 +43,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if _blocked:
+    log = Path(os.environ[netguard.LOG_VARIABLE])
+    attempts = [*_blocked, *log.read_text(encoding="utf-8").splitlines()]
+    log.unlink(missing_ok=True)
+    if attempts:
         session.exitstatus = 1
-        print(f"\nnon-loopback connections were attempted: {sorted(set(_blocked))}")
+        print(f"\nnon-loopback network access was attempted: {sorted(set(attempts))}")
 
 
 @pytest.fixture(autouse=True)
