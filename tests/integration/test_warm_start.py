@@ -95,3 +95,18 @@ def test_a_killed_client_takes_its_child_down(project, server, warm):
     client.kill()
     client.wait()
     assert wait_group_gone(int((project / "pgid").read_text())) == []
+
+
+def test_a_gpt_4o_reply_cut_off_or_without_usage_stays_offline(project, server, warm):
+    """litellm counts the tokens of a reply that reported no usage with the model's tiktoken
+    encoding, which it would download; the network guard refuses that in every test process."""
+    model = ["--model", "openai/gpt-4o-mini", "--api-base", server.url, "--api-key", "k"]
+    server.add(Reply(text="This answer stops right here", cut_after=4))
+    cut = run_workbench("-p", "--no-session", *model, "hi", cwd=project, timeout=90)
+    assert (cut.returncode, cut.stdout) == (1, "")
+    assert cut.stderr == (
+        "workbench: the model's reply was cut off: the stream ended without a finish reason\n"
+    )
+    server.add(Reply(text="An answer without usage", usage=None))
+    bare = run_workbench("-p", "--no-session", *model, "hi", cwd=project)
+    assert (bare.returncode, bare.stdout, bare.stderr) == (0, "An answer without usage\n", "")

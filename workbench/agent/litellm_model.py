@@ -8,6 +8,13 @@ litellm takes seconds to import, so this module imports it only when a call is m
 Retries are ours: litellm's `num_retries` and the OpenAI SDK's `max_retries` are 0, and failures
 are raised as classified `ModelError`s. The finish reason is worked out here from what the stream
 actually carried; a stream that ends without one is passed on as cut off.
+
+Token counting is ours too: when a stream reports no usage (cut off, or a server that sends none),
+litellm would count the tokens itself with the model's tokenizer, and for some models that means
+downloading it (tiktoken's `o200k_base` for the gpt-4o family, where the bundled copy is not found,
+as in a warm child that took over its caller's environment; Hugging Face tokenizers for others).
+Its counter is switched off; such a reply has no usage, and the context is estimated
+(`compaction.context_tokens`).
 """
 
 from __future__ import annotations
@@ -66,6 +73,8 @@ def _litellm() -> ModuleType:
         litellm.suppress_debug_info = True  # it would print help banners into our stdout
         litellm.telemetry = False
         litellm.drop_params = True
+        litellm.disable_token_counter = True  # see the module docstring: it may download
+        litellm.disable_hf_tokenizer_download = True
         return litellm
 
 
@@ -138,15 +147,18 @@ def classify(exc: Exception) -> ModelError:
     return ModelError(kind, text.strip() or type(exc).__name__, _retry_after(exc))
 
 
-def _usage(raw: Any) -> Usage:
+def _usage(raw: Any) -> Usage | None:
+    """The usage the server reported; None when it reported none (litellm then fills in zeros,
+    its own counter being off)."""
     details = getattr(raw, "prompt_tokens_details", None)
     cached = getattr(details, "cached_tokens", None) or 0
-    return Usage(
+    usage = Usage(
         input_tokens=int(getattr(raw, "prompt_tokens", 0) or 0),
         output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
         cache_read_tokens=int(cached),
         cache_write_tokens=int(getattr(raw, "cache_creation_input_tokens", 0) or 0),
     )
+    return usage if usage.input_tokens or usage.output_tokens else None
 
 
 class LitellmModel:
@@ -196,7 +208,7 @@ class LitellmModel:
         try:
             async for chunk in response:
                 if getattr(chunk, "usage", None):
-                    usage = _usage(chunk.usage)
+                    usage = _usage(chunk.usage) or usage
                 for choice in chunk.choices or []:
                     delta = choice.delta
                     thinking = getattr(delta, "reasoning_content", None)
