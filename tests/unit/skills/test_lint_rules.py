@@ -200,16 +200,22 @@ CASES: dict[str, Case] = {
     ),
     "reference-broken": Case(
         fail={
-            "a/SKILL.md": sk("a", body="\nUse [b](../gone/SKILL.md).\nThen `../nope/SKILL.md`.\n")
+            "a/SKILL.md": sk(
+                "a",
+                body="\nUse [b](../gone/SKILL.md).\nThen `../nope/SKILL.md`.\n"
+                "See ../a8/SKILL.md.\n",
+            )
         },
         passing={
             "a/SKILL.md": sk(
-                "a", body="[b](../b/SKILL.md) [ref](references/x.md) `../b/SKILL.md`\n"
+                "a",
+                body="[b](../b/SKILL.md) [ref](references/x.md) `../b/SKILL.md`\n"
+                "See ../b/SKILL.md, then run ./references/x.md.\n",
             ),
             "a/references/x.md": "x",
             "b/SKILL.md": sk("b"),
         },
-        where=[("a/SKILL.md", 6), ("a/SKILL.md", 7)],
+        where=[("a/SKILL.md", 6), ("a/SKILL.md", 7), ("a/SKILL.md", 8)],
     ),
     "atom-delegates": Case(
         fail={**GRAPH_OK, "atom-a/SKILL.md": atom("atom-a", to='"atom-b"')},
