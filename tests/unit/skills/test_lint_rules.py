@@ -421,3 +421,32 @@ def test_cycle_message_names_the_cycle(tmp_path: Path) -> None:
         "delegation cycle: molecule-a -> molecule-b -> molecule-a",
         "delegation cycle: molecule-s -> molecule-s",
     ]
+
+
+def test_delegate_layer_message_uses_the_right_article(tmp_path: Path) -> None:
+    build(tmp_path / "t", CASES["delegate-layer"].fail)
+    skills = load_skills([SkillRoot(tmp_path / "t", "explicit")], use_cache=False)
+    messages = [d.message for d in lint(skills, select=["delegate-layer"])]
+    assert messages == [
+        "delegates to `atom-a`, an atom; a compound delegates to molecules",
+        "delegates to `compound-c`, a compound; a molecule delegates to atoms",
+        "delegates to `plain`, an ordinary skill without a layer; a molecule delegates to atoms",
+    ]
+
+
+def test_name_format_hint_suggests_a_name_that_also_matches_the_folder(tmp_path: Path) -> None:
+    build(
+        tmp_path / "t",
+        {
+            "-21risk-automation/SKILL.md": sk("-21risk-automation"),
+            "pdf-tools/SKILL.md": sk("PDF Tools"),
+            "tidy/SKILL.md": sk("Messy_Name"),
+        },
+    )
+    skills = load_skills([SkillRoot(tmp_path / "t", "explicit")], use_cache=False)
+    hints = [(d.path.parent.name, d.hint) for d in lint(skills, select=["name-format"])]
+    assert hints == [
+        ("-21risk-automation", "call it `21risk-automation` and rename its folder to match"),
+        ("pdf-tools", "call it `pdf-tools`, like its folder"),
+        ("tidy", "call it `tidy`, like its folder"),
+    ]
