@@ -315,6 +315,19 @@ def test_bare_relative_paths_in_prose_are_references(write_skill) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("body", "targets"),
+    [
+        ("Only a bare path: ../atom-a/SKILL.md\n", ["../atom-a/SKILL.md"]),
+        ("Only a link definition:\n\n[a]: ../atom-a/SKILL.md\n", ["../atom-a/SKILL.md"]),
+        ("Slashes, no relative path: a/b and https://x.org/y\n", []),
+    ],
+)
+def test_a_body_with_one_kind_of_reference(write_skill, body: str, targets: list[str]) -> None:
+    skill, _ = parse_skill(write_skill("refs", f"---\nname: refs\ndescription: d\n---\n{body}"))
+    assert [r.target for r in skill.references] == targets
+
+
 def test_a_pickled_skill_reads_its_body_again_on_first_use(write_skill) -> None:
     path = write_skill("molecule-review", TOP_LEVEL.replace("\n", "\r\n"))
     skill, _ = parse_skill(path)
