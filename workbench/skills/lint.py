@@ -155,7 +155,7 @@ def _name_format(skill: Skill, context: LintContext) -> Findings:
 def _name_format_hint(name: str, folder: str) -> str:
     """A valid name that `name-mismatch` accepts too: the folder's, when that is a valid name;
     else one made from `name`, with the folder renamed to match."""
-    if NAME_PATTERN.fullmatch(folder):
+    if NAME_PATTERN.fullmatch(folder) and len(folder) <= MAX_NAME:
         return f"call it `{folder}`, like its folder"
     suggestion = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-skill"
     return f"call it `{suggestion}` and rename its folder to match"
