@@ -13,6 +13,7 @@ TreeChange = Literal[
 """What changed the tree. `continue`: the first message after navigating to an entry that is not
 a branch head started a new branch."""
 
+
 @dataclass
 class TreeUpdate(Event):
     """Re-read `tree()` (and `messages()`, when the change moved the current branch or
