@@ -114,7 +114,9 @@ def test_under_scope_fills_top_down_and_stops_instead_of_skipping(example, budge
     names = [name for name, _ in answer.shown]
     assert names == SHIP_ORDER[: len(names)]  # no molecule is passed over for an atom
     following = SHIP_ORDER[len(names)]
-    assert f"{16 - len(names)} more not shown: {following}" in answer.text
+    closing = answer.text.splitlines()[-1]
+    assert closing.startswith(f"{16 - len(names)} more not shown")
+    assert f':{following}").' in closing  # the narrower scope it suggests starts there
 
 
 def test_the_hint_suggests_what_would_help_at_the_asked_level(example):
