@@ -115,7 +115,7 @@ def measure(root: Path, size: int) -> tuple[int, list[float]]:
         per_call(lambda: checker.check(ok_skill, state)),
         per_call(lambda: seed_check(skill_list, graph.skills, other, loaded)),
         per_call(lambda: checker.check(bad_skill, state)),
-        per_call(lambda: checker.check(loads(graph, "read", read_args, root)[0], state)),
+        per_call(lambda: checker.check(loads(graph, "read", read_args, root)[0].skill, state)),
         per_call(live.changed, seconds=0.5) / 1000,
         per_call(lambda: render(graph, lambda s: str(s.path)), seconds=0.5) / 1000,
     ]

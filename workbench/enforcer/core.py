@@ -19,6 +19,7 @@ from workbench.config import Settings
 from workbench.enforcer import detect
 from workbench.enforcer.activation import missing_tools_note, skill_message
 from workbench.enforcer.allowlist import Allowlist, close_matches
+from workbench.enforcer.detect import Load
 from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
 from workbench.enforcer.guidance import guidance
 from workbench.enforcer.locations import location
@@ -150,7 +151,9 @@ class Enforcer:
 
     # --- assessing loads -----------------------------------------------------------------------
 
-    def _record(self, verdict: Verdict, how: str, blocked: bool = False) -> LoadRecord:
+    def _record(
+        self, verdict: Verdict, how: str, blocked: bool = False, partial: bool = False
+    ) -> LoadRecord:
         skill = verdict.skill
         return LoadRecord(
             skill=skill.name,
@@ -163,6 +166,7 @@ class Enforcer:
             suggestion=verdict.suggestion,
             via=verdict.via,
             blocked=blocked,
+            partial=partial,
         )
 
     def _similar(self, name: str) -> list[str]:
@@ -205,32 +209,36 @@ class Enforcer:
                 suggestion=record.suggestion,
                 how=record.how,
                 blocked=record.blocked,
+                partial=record.partial,
             )
         )
 
-    def assess(self, skills: list[Skill], how: str) -> list[LoadRecord]:
-        """Records for loading `skills` together (each one sees the ones before it as loaded);
-        when one is refused, the whole call is refused."""
-        state = self.state if len(skills) == 1 else self.state.copy()
+    def assess(self, loads: list[Load], how: str) -> list[LoadRecord]:
+        """Records for `loads` made together (each one sees the ones before it as loaded); when
+        one is refused, the whole call is refused."""
+        state = self.state if len(loads) == 1 else self.state.copy()
         verdicts = []
-        for skill in skills:
-            verdict = self.verdict(skill, state)
+        for load in loads:
+            verdict = self.verdict(load.skill, state)
             verdicts.append(verdict)
-            if len(skills) > 1:
-                state.apply(self._record(verdict, how))
+            if len(loads) > 1:
+                state.apply(self._record(verdict, how, partial=load.partial))
         refused = any(self._refuses(v.kind) for v in verdicts)
-        return [self._record(v, how, blocked=refused) for v in verdicts]
+        return [
+            self._record(v, how, blocked=refused, partial=load.partial)
+            for v, load in zip(verdicts, loads, strict=True)
+        ]
 
     # --- read and bash -------------------------------------------------------------------------
 
-    def _is_continuation(self, event: ToolCallEvent, skills: list[Skill]) -> bool:
+    def _is_continuation(self, event: ToolCallEvent, loads: list[Load]) -> bool:
         """A paged read (`offset` past the first line) of a skill that is already loaded."""
         offset = event.args.get("offset")
         return (
             event.tool_name == "read"
             and isinstance(offset, int)
             and offset > 1
-            and skills[0].name in self.state.loaded
+            and loads[0].skill.name in self.state.loaded
         )
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
@@ -238,10 +246,10 @@ class Enforcer:
             return
         if self.mode == "off" and self.allowlist.permits_everything:
             return
-        skills = detect.loads(self.skills.graph, event.tool_name, event.args, event.cwd)
-        if not skills or self._is_continuation(event, skills):
+        loads = detect.loads(self.skills.graph, event.tool_name, event.args, event.cwd)
+        if not loads or self._is_continuation(event, loads):
             return
-        records = self.assess(skills, event.tool_name)
+        records = self.assess(loads, event.tool_name)
         if self.mode == "off":
             records = [r for r in records if r.verdict == "denied"]
             if not records:
@@ -262,6 +270,8 @@ class Enforcer:
             return
         if event.result.is_error:
             return  # the file was not read: nothing was loaded, nobody is told of it
+        if event.tool_name == "read":  # the result says how much of the file it showed
+            records[0].partial = detect.read_is_partial(event.args, event.result.details)
         lines = []
         for record in records:
             self._publish(record)
@@ -307,7 +317,7 @@ class Enforcer:
         skill = self.skills.graph.get(name.strip())
         if skill is None:
             return self._unknown(name.strip(), how)
-        [record] = self.assess([skill], how)
+        [record] = self.assess([Load(skill)], how)
         self.state.apply(record)
         self._publish(record)
         if record.blocked:
