@@ -5,10 +5,16 @@ the allowlist first, then the top-down check. Each verdict is published as a `sk
 and recorded on the message that carried the load. What the model is told depends on the mode:
 `warn` lets the load go ahead and sends the notice as a steering message, `block` refuses a
 violation with the reason and the suggestion, `off` checks nothing (the allowlist still holds).
+
+The skill set is checked for changes on disk before each run, and also before the next model call
+after a tool that may have written a SKILL.md (a `write` or `edit` of one, `bash`, any tool not
+known to leave files alone): a skill the model writes in one turn is checked when it reads it in
+the next. The check is a stat of the watched files; calls that change nothing skip it.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,6 +38,7 @@ from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
 from workbench.hooks import (
     BeforeAgentStartEvent,
+    ContextEvent,
     SessionStartEvent,
     ToolCallEvent,
     ToolResultEvent,
@@ -40,6 +47,8 @@ from workbench.skills.model import Skill
 from workbench.tool import ToolResult
 
 MODES = ("warn", "block", "off")
+LEAVE_FILES_ALONE = frozenset({"read", "skill_activate", "skill_deactivate", "prime_query"})
+"""Tools that never change a file: after them the skill set needs no check."""
 TITLES = {
     "violation": "Skill loading violation",
     "cycle": "Skill loading cycle",
@@ -88,6 +97,18 @@ def budget_of(settings: Settings) -> int:
     return budget
 
 
+def _may_change_skills(event: ToolResultEvent) -> bool:
+    """Whether a finished tool call may have changed a SKILL.md: a `write` or `edit` of a file
+    named so (through symlinks), and any tool that is not known to leave files alone."""
+    if event.tool_name in ("write", "edit"):
+        path = event.args.get("path")
+        if not isinstance(path, str):
+            return True
+        real = os.path.realpath(event.cwd / Path(path).expanduser())
+        return Path(real).name.lower() == "skill.md"
+    return event.tool_name not in LEAVE_FILES_ALONE
+
+
 @dataclass
 class Outcome:
     """The result of an activation: the text for the model, and the record (None when the name
@@ -118,6 +139,7 @@ class Enforcer:
         self.state = LoadingState()
         self._session_tools = session_tools
         self._pending: dict[str, list[LoadRecord]] = {}
+        self._maybe_changed = False
         self._rebuild()
 
     # --- the skill set -------------------------------------------------------------------------
@@ -143,6 +165,7 @@ class Enforcer:
 
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
+        self._maybe_changed = False
         if not self.skills.changed():
             return False
         self._rebuild()
@@ -265,6 +288,8 @@ class Enforcer:
         self._pending[event.tool_call_id] = records  # published once the file was really read
 
     def on_tool_result(self, event: ToolResultEvent) -> None:
+        if _may_change_skills(event):
+            self._maybe_changed = True
         records = self._pending.pop(event.tool_call_id, None)
         if records is None:
             return
@@ -369,6 +394,12 @@ class Enforcer:
         self.refresh()
         if self.prompt_section and self.prompt_section not in event.system_prompt:
             event.system_prompt = event.system_prompt.rstrip("\n") + "\n\n" + self.prompt_section
+
+    def on_context(self, _event: ContextEvent) -> None:
+        """Before a model call: reload the skill set if a tool since the last check may have
+        changed it (the prompt of the running turn stays; the next run's prompt follows)."""
+        if self._maybe_changed:
+            self.refresh()
 
     def status(self) -> str:
         return format_status(self.state, self.mode)
