@@ -75,3 +75,22 @@ def test_notices_of_the_enforcer_and_summaries_are_told_apart() -> None:
     assert merged.summary()[0].plain == "≡ Branch b was merged into main.  (+1 lines)"
     assert left.text.startswith("Summary of the path left behind:\n## Goal")
     assert not merged.live_full and skill.live_full
+
+
+def test_a_running_sub_agent_call_shows_a_line_per_child_without_expanding() -> None:
+    progress = (
+        "parallel: 1 of 2 done, 1 running\n"
+        "✓ scout · completed · 1.2k in / 80 out\n"
+        "    found it in cli.py\n"
+        "… planner · read · 900 in / 20 out\n"
+        "    reading the plan"
+    )
+    item = ToolItem("c1", "subagent", {"tasks": []}, output=progress)
+    lines = [line.plain.strip() for line in item.summary()[1:]]
+    assert lines == [
+        "parallel: 1 of 2 done, 1 running",
+        "✓ scout · completed · 1.2k in / 80 out",
+        "… planner · read · 900 in / 20 out",
+    ]
+    item.status = "ok"
+    assert len(item.summary()) == 1, "a finished call folds to its header"
