@@ -4,9 +4,8 @@ It listens on session_start (derive the loading state from the branch), before_a
 a changed skill set; append the topology to the system prompt), tool_call and tool_result (check
 skill reads, refuse or warn, record, append guidance; note a tool that may have changed a skill),
 context (after such a tool, reload a changed skill set before the next model call) and input
-(`/skill:<name> [request]`). It
-offers the tools `skill_activate`, `skill_deactivate` and `prime_query`, and the command
-`/skill-graph-status`.
+(`/skill:<name> [request]`). It offers the tools `skill_activate`, `skill_deactivate` and
+`prime_query`, and the command `/skill-graph-status`.
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ _LIST_MARK = re.compile(r"^\s*(?:[-+*]|\d+[.)])\s+", re.MULTILINE)
 MIN_LINE_TOKENS = 8
 """A core line cut shorter than this says nothing: it is left out instead."""
 _WORD_CHAR = re.compile(r"[A-Za-z0-9_'-]")
+"""A character of a Latin-script word: text is never cut between two of them."""
 
 
 def _ascii_and_other(text: str) -> tuple[int, int]:
@@ -216,20 +217,22 @@ def _add_fitting(lines: list[str], line: str, budget: int, cap: int | None = Non
 def summary(skill: Skill) -> str:
     """About 30 tokens: what the skill is, its tags and its purpose. When the first sentence of
     the description and the purpose do not both fit, each gets at least half of the room (the
-    shorter one gives the other what it does not need): both are cut rather than one dropped."""
+    shorter one gives the other what it does not need): both are cut rather than one dropped,
+    unless a long name and many tags leave too little room for two useful lines."""
     budget = TARGET_TOKENS["summary"]
     kind = f"{skill.name} ({_kind(skill)}): "
     description = first_sentence(skill.description)
     tags = [fit("tags: " + ", ".join(skill_tags(skill)), budget // 4)] if skill_tags(skill) else []
     line_of_purpose = purpose(skill)
-    if not line_of_purpose or line_of_purpose in skill.description:
-        room = budget - estimate_tokens("\n".join(["", *tags]))
-        return "\n".join([fit(kind + description, room), *tags])
-    wanted = "purpose: " + line_of_purpose
-    room = budget - estimate_tokens("\n".join(["", *tags, ""])) - estimate_tokens(kind)
-    share = max(min(estimate_tokens(wanted), room // 2), room - estimate_tokens(description))
-    head = fit(kind + description, estimate_tokens(kind) + room - share)
-    return "\n".join([head, *tags, fit(wanted, share)])
+    if line_of_purpose and line_of_purpose not in skill.description:
+        wanted = "purpose: " + line_of_purpose
+        room = budget - estimate_tokens("\n".join(["", *tags, ""])) - estimate_tokens(kind)
+        share = max(min(estimate_tokens(wanted), room // 2), room - estimate_tokens(description))
+        if share >= MIN_LINE_TOKENS:  # less says nothing (a long name and many tags)
+            head = fit(kind + description, estimate_tokens(kind) + room - share)
+            return "\n".join([head, *tags, fit(wanted, share)])
+    room = budget - estimate_tokens("\n".join(["", *tags]))
+    return "\n".join([fit(kind + description, room), *tags])
 
 
 def core(skill: Skill) -> str:
