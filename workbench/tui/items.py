@@ -170,7 +170,8 @@ class ToolItem(Item):
             ok = self.skill.get("verdict") == "ok"
             style = palette.SUCCESS if ok else palette.ERROR
             verdict = "" if ok else f" {self.skill.get('verdict')}"
-            suffix.append(f"  skill {self.skill.get('skill')}{verdict}", style)
+            part = " (partly)" if self.skill.get("partial") else ""
+            suffix.append(f"  skill {self.skill.get('skill')}{part}{verdict}", style)
         if self.status == "skipped":
             suffix.append(f"  skipped: {self.result}", palette.SKIPPED)
         elif self.status in ("error", "not run"):

@@ -35,6 +35,8 @@ def test_calls_are_matched_to_results_and_skips_are_told_apart() -> None:
     header = read.header().plain
     assert "read" in header and "skills/a/SKILL.md" in header and "skill a violation" in header
     assert "skipped: Skipped due to queued user message." in edit.header().plain
+    read.skill = {**record, "verdict": "ok", "partial": True}
+    assert "skill a (partly)" in read.header().plain, "a head or a limited read says so"
 
 
 def test_a_call_without_a_result_shows_it_never_ran() -> None:
