@@ -1,8 +1,8 @@
 """A session's hook bus with the enforcer registered, driven the way the agent loop drives it.
 
 `Harness.call` plays one tool call as the agent loop does: the `tool_call` hook; a refused call
-becomes an error result carrying the event's `details`; otherwise the real tool work (reading the
-file, or running the command in a real bash) and the `tool_result` hook. The finished result
+becomes an error result carrying the event's `details`; otherwise the real tool work (the agent's
+read tool, or the command in a real bash) and the `tool_result` hook. The finished result
 becomes a tool-result message on the branch, as the loop stores it. The sink
 records what the enforcer sends to the model and publishes to front ends.
 """
@@ -18,8 +18,10 @@ from typing import Any
 
 from skill_trees import Spec, load_set, write_tree
 
+from workbench.agent.tools.read import read_tool
 from workbench.config import Settings
 from workbench.enforcer.extension import register
+from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
 from workbench.hooks import (
     BeforeAgentStartEvent,
@@ -48,12 +50,12 @@ class RecordingSink:
 
 
 async def run_tool(tool_name: str, args: dict[str, Any], cwd: Path) -> ToolResult:
-    """The real work of read and bash, as plain as the agent's tools."""
+    """The real work of read (the agent's read tool) and bash (a real bash)."""
     if tool_name == "read":
         try:
-            return ToolResult((cwd / args["path"]).read_text(encoding="utf-8"))
-        except OSError as exc:
-            return ToolResult(f"cannot read {args['path']}: {exc.strerror}", is_error=True)
+            return await read_tool().execute(args, ToolContext(cwd=cwd))
+        except WorkbenchError as exc:  # as the agent loop turns it into an error result
+            return ToolResult(exc.message, is_error=True)
     process = await asyncio.create_subprocess_exec(
         "bash",
         "-c",

@@ -7,8 +7,10 @@ skills of the layer above on every load; ours asks the graph's index (`parents_a
 timed on the same regular graphs (each compound owns 3 molecules, each molecule 3 atoms) for an
 atom whose molecule is loaded (the common, allowed case) and for one whose molecule is not (a
 violation, where ours also works out the suggestion). Goal: under 20 µs a check at 10,000 skills.
-Also timed, for scale: the whole `tool_call` path of a read (path resolution included), the
-before-each-run stat check for changed files, and rendering the prompt's topology.
+Also timed, for scale: the whole `tool_call` path of a read (path resolution included), the stat
+check for changed files (before each run, and before a model call that follows a tool that may
+have changed files: `bash`, a `write` or `edit` of a SKILL.md), and rendering the prompt's
+topology.
 """
 
 from __future__ import annotations
@@ -115,7 +117,7 @@ def measure(root: Path, size: int) -> tuple[int, list[float]]:
         per_call(lambda: checker.check(ok_skill, state)),
         per_call(lambda: seed_check(skill_list, graph.skills, other, loaded)),
         per_call(lambda: checker.check(bad_skill, state)),
-        per_call(lambda: checker.check(loads(graph, "read", read_args, root)[0], state)),
+        per_call(lambda: checker.check(loads(graph, "read", read_args, root)[0].skill, state)),
         per_call(live.changed, seconds=0.5) / 1000,
         per_call(lambda: render(graph, lambda s: str(s.path)), seconds=0.5) / 1000,
     ]

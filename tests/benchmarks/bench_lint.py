@@ -5,6 +5,8 @@ Run: `python tests/benchmarks/bench_lint.py [--runs 5] [--sizes 1000 10000]`
 Cold means an empty parse cache (a fresh `XDG_CACHE_HOME`); warm means a second run that reuses
 it. The files themselves are in the OS page cache in both cases. Goals on a 2-core machine:
 10,000 skills in under 1.5 s cold and 0.4 s warm; the corpora (~1,500 skills) in under 0.5 s.
+The load average is printed before and after each measurement: on a shared machine the figures
+mean little without it.
 """
 
 from __future__ import annotations
@@ -87,7 +89,12 @@ def run_lint(path: Path, cache: Path) -> tuple[float, str]:
     return elapsed, result.stdout.strip().splitlines()[-1]
 
 
+def load_average() -> str:
+    return " ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
 def measure(label: str, path: Path, runs: int, scratch: Path) -> None:
+    before = load_average()
     cold, warm = [], []
     summary = ""
     for run in range(runs):
@@ -98,7 +105,8 @@ def measure(label: str, path: Path, runs: int, scratch: Path) -> None:
     print(
         f"{label:>16}: cold median {statistics.median(cold):.3f} s "
         f"(min {min(cold):.3f}), warm median {statistics.median(warm):.3f} s "
-        f"(min {min(warm):.3f}) over {runs} runs  [{summary}]"
+        f"(min {min(warm):.3f}) over {runs} runs  [{summary}]  "
+        f"load average {before} -> {load_average()}"
     )
 
 

@@ -56,6 +56,7 @@ async def test_text_streams_in_pieces_with_usage_and_unknown_cost(project, serve
         )
     )
     workbench, events = await open_session(project, server)
+    assert workbench.state().total_cost is None, "unknown before the first call too, not $0"
     assert await run(workbench, "hi") == "completed"
     deltas = [e["delta"] for e in of_type(events, "message_update")]
     assert len(deltas) == 5 and "".join(deltas) == "Hello from the local server."

@@ -102,6 +102,35 @@ def test_usage_errors_exit_2_with_one_line(tree: Path, args: list[str], reason: 
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("command", ["lint", "graph"])
+def test_a_file_that_is_not_a_skill_md_is_a_usage_error(tree: Path, command: str) -> None:
+    write(tree / "README.md", "# Not a skill\n")
+    result = workbench(command, "skills/README.md", cwd=tree.parent)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "workbench: skills/README.md: not a SKILL.md\n"
+        "  hint: PATH may be a skills folder, a skill folder or a SKILL.md\n"
+    )
+
+
+def test_a_skill_md_is_found_whatever_its_case(tmp_path: Path) -> None:
+    write(tmp_path / "lower" / "skill.md", "---\nname: lower\ndescription: d\n---\n")
+    result = workbench("lint", "lower/skill.md", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "1 skill, 0 errors, 0 warnings\n",
+        "",
+    )
+
+
+def test_lint_of_an_empty_folder_says_where_it_looked(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = workbench("lint", "empty", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "0 skills, 0 errors, 0 warnings\n")
+    assert result.stderr == "workbench: no skills found in empty\n"
+    assert workbench("graph", "empty", cwd=tmp_path).stderr == result.stderr
+
+
 def test_the_example_skills_lint_clean() -> None:
     result = workbench("lint", "--strict", "skills")
     assert (result.returncode, result.stderr) == (0, "")

@@ -147,3 +147,33 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
             lambda: any("⇐ alt into main" in line for line in tree_lines(tree)),
             "the merge entry",
         )
+
+
+async def test_on_a_branch_line_f_forks_at_that_branch_head_and_g_summarises_the_path_left(
+    make_app, script
+) -> None:
+    turns = ({"text": "one"}, {"text": "on alt"}, {"text": "on side"})
+    app = make_app(script(*turns, summaries=["## Goal\nexplore the alt idea"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "on main")
+        tree = app.query_one(TreePanel)
+        await until(pilot, lambda: any("on main" in x for x in tree_lines(tree)), "the tree")
+        await app.workbench.fork("alt")
+        await ask(pilot, app, "work on alt")
+
+        await select(pilot, tree, "⎇ main")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the fork prompt")
+        await pilot.press(*"side", "enter")
+        await until(pilot, lambda: app.workbench.state().branch == "side", "the fork from main")
+        assert user_texts(app) == ["on main"]  # main's head, not alt where the session was
+        await ask(pilot, app, "try the side idea")
+
+        await select(pilot, tree, "work on alt")
+        await pilot.press("g")
+        await until(
+            pilot, lambda: any("≡" in x for x in tree_lines(tree)), "the branch summary entry"
+        )
+        assert user_texts(app) == ["on main", "work on alt"]
+        assert any("explore the alt idea" in x for x in tree_lines(tree))

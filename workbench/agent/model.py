@@ -31,6 +31,11 @@ class ModelInfo:
     output_cost: float | None = None
     cache_read_cost: float | None = None
 
+    @property
+    def priced(self) -> bool:
+        """Whether a call's cost can be known (offline models cost nothing)."""
+        return self.offline or (self.input_cost is not None and self.output_cost is not None)
+
     def cost(self, usage: Usage) -> float | None:
         if self.offline:
             return 0.0

@@ -193,13 +193,17 @@ class ModelCalls:
             )
 
     def total_cost(self) -> float | None:
-        """The branch's model cost so far; None when any call's price was unknown."""
-        total = 0.0
+        """The branch's model cost so far; None when any call's price was unknown, or when no
+        call was made yet and the current model's price is unknown."""
+        total, priced_calls = 0.0, 0
         for message in self.messages:
             if message.role == "assistant" and message.usage is not None:
                 if message.usage.cost is None:
                     return None
                 total += message.usage.cost
+                priced_calls += 1
+        if not priced_calls and not self.model.info.priced:
+            return None
         return total
 
     async def complete_text(self, request: ModelRequest) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from workbench.skills.discover import PATH_KINDS
+
 
 def add_skill_path_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -12,6 +14,6 @@ def add_skill_path_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         type=Path,
         metavar="PATH",
-        help="a skills folder, a skill folder or a SKILL.md (default: the project's skills)",
+        help=f"{PATH_KINDS} (default: the project's skills)",
     )
     parser.add_argument("--no-cache", action="store_true", help="parse every file again")

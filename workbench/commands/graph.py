@@ -20,9 +20,8 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()  # a short run that frees nothing cyclic: collecting would only cost time
     skills = load_paths(args.paths, use_cache=not args.no_cache)
     sys.stdout.write(FORMATS[args.format](skills.graph))
-    if not skills.files:
-        searched = ", ".join(str(root.path) for root in skills.roots)
-        print(f"workbench: no skills found in {searched}", file=sys.stderr)
+    if nothing_found := skills.nothing_found():
+        print(f"workbench: {nothing_found}", file=sys.stderr)
     elif skills.diagnostics:
         print(
             f"workbench: {count_of(len(skills.diagnostics), 'problem')} found while reading the "

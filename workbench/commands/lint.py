@@ -1,8 +1,9 @@
 """`workbench lint [PATH ...]`: check skill folders and report findings.
 
 One line per finding, `path:line: severity rule-id message`, an indented hint where one helps,
-and a last line `N skills, E errors, W warnings`. Exit 0 without errors, 1 with errors (or with
-warnings under --strict); bad arguments and missing paths exit 2 through UsageError.
+and a last line `N skills, E errors, W warnings` (plus, on stderr, where it looked when it found
+no skill). Exit 0 without errors, 1 with errors (or with warnings under --strict); bad arguments,
+missing paths and files that are not a SKILL.md exit 2 through UsageError.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("".join(_as_text(d) for d in found))
         sys.stdout.write(f"{count_of(skills.files, 'skill')}, {count_of(errors, 'error')}, ")
         sys.stdout.write(f"{count_of(warnings, 'warning')}\n")
+    if nothing_found := skills.nothing_found():
+        print(f"workbench: {nothing_found}", file=sys.stderr)
     return 1 if errors or (args.strict and warnings) else 0
 
 

@@ -5,10 +5,16 @@ the allowlist first, then the top-down check. Each verdict is published as a `sk
 and recorded on the message that carried the load. What the model is told depends on the mode:
 `warn` lets the load go ahead and sends the notice as a steering message, `block` refuses a
 violation with the reason and the suggestion, `off` checks nothing (the allowlist still holds).
+
+The skill set is checked for changes on disk before each run, and also before the next model call
+after a tool that may have written a SKILL.md (a `write` or `edit` of one, `bash`, any tool not
+known to leave files alone): a skill the model writes in one turn is checked when it reads it in
+the next. The check is a stat of the watched files; calls that change nothing skip it.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,6 +25,7 @@ from workbench.config import Settings
 from workbench.enforcer import detect
 from workbench.enforcer.activation import missing_tools_note, skill_message
 from workbench.enforcer.allowlist import Allowlist, close_matches
+from workbench.enforcer.detect import Load
 from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
 from workbench.enforcer.guidance import guidance
 from workbench.enforcer.locations import location
@@ -31,6 +38,7 @@ from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
 from workbench.hooks import (
     BeforeAgentStartEvent,
+    ContextEvent,
     SessionStartEvent,
     ToolCallEvent,
     ToolResultEvent,
@@ -39,6 +47,8 @@ from workbench.skills.model import Skill
 from workbench.tool import ToolResult
 
 MODES = ("warn", "block", "off")
+LEAVE_FILES_ALONE = frozenset({"read", "skill_activate", "skill_deactivate", "prime_query"})
+"""Tools that never change a file: after them the skill set needs no check."""
 TITLES = {
     "violation": "Skill loading violation",
     "cycle": "Skill loading cycle",
@@ -87,6 +97,18 @@ def budget_of(settings: Settings) -> int:
     return budget
 
 
+def _may_change_skills(event: ToolResultEvent) -> bool:
+    """Whether a finished tool call may have changed a SKILL.md: a `write` or `edit` of a file
+    named so (through symlinks), and any tool that is not known to leave files alone."""
+    if event.tool_name in ("write", "edit"):
+        path = event.args.get("path")
+        if not isinstance(path, str):
+            return True
+        real = os.path.realpath(event.cwd / Path(path).expanduser())
+        return Path(real).name.lower() == "skill.md"
+    return event.tool_name not in LEAVE_FILES_ALONE
+
+
 @dataclass
 class Outcome:
     """The result of an activation: the text for the model, and the record (None when the name
@@ -117,6 +139,7 @@ class Enforcer:
         self.state = LoadingState()
         self._session_tools = session_tools
         self._pending: dict[str, list[LoadRecord]] = {}
+        self._maybe_changed = False
         self._rebuild()
 
     # --- the skill set -------------------------------------------------------------------------
@@ -142,6 +165,7 @@ class Enforcer:
 
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
+        self._maybe_changed = False
         if not self.skills.changed():
             return False
         self._rebuild()
@@ -150,7 +174,9 @@ class Enforcer:
 
     # --- assessing loads -----------------------------------------------------------------------
 
-    def _record(self, verdict: Verdict, how: str, blocked: bool = False) -> LoadRecord:
+    def _record(
+        self, verdict: Verdict, how: str, blocked: bool = False, partial: bool = False
+    ) -> LoadRecord:
         skill = verdict.skill
         return LoadRecord(
             skill=skill.name,
@@ -163,6 +189,7 @@ class Enforcer:
             suggestion=verdict.suggestion,
             via=verdict.via,
             blocked=blocked,
+            partial=partial,
         )
 
     def _similar(self, name: str) -> list[str]:
@@ -205,32 +232,36 @@ class Enforcer:
                 suggestion=record.suggestion,
                 how=record.how,
                 blocked=record.blocked,
+                partial=record.partial,
             )
         )
 
-    def assess(self, skills: list[Skill], how: str) -> list[LoadRecord]:
-        """Records for loading `skills` together (each one sees the ones before it as loaded);
-        when one is refused, the whole call is refused."""
-        state = self.state if len(skills) == 1 else self.state.copy()
+    def assess(self, loads: list[Load], how: str) -> list[LoadRecord]:
+        """Records for `loads` made together (each one sees the ones before it as loaded); when
+        one is refused, the whole call is refused."""
+        state = self.state if len(loads) == 1 else self.state.copy()
         verdicts = []
-        for skill in skills:
-            verdict = self.verdict(skill, state)
+        for load in loads:
+            verdict = self.verdict(load.skill, state)
             verdicts.append(verdict)
-            if len(skills) > 1:
-                state.apply(self._record(verdict, how))
+            if len(loads) > 1:
+                state.apply(self._record(verdict, how, partial=load.partial))
         refused = any(self._refuses(v.kind) for v in verdicts)
-        return [self._record(v, how, blocked=refused) for v in verdicts]
+        return [
+            self._record(v, how, blocked=refused, partial=load.partial)
+            for v, load in zip(verdicts, loads, strict=True)
+        ]
 
     # --- read and bash -------------------------------------------------------------------------
 
-    def _is_continuation(self, event: ToolCallEvent, skills: list[Skill]) -> bool:
+    def _is_continuation(self, event: ToolCallEvent, loads: list[Load]) -> bool:
         """A paged read (`offset` past the first line) of a skill that is already loaded."""
         offset = event.args.get("offset")
         return (
             event.tool_name == "read"
             and isinstance(offset, int)
             and offset > 1
-            and skills[0].name in self.state.loaded
+            and loads[0].skill.name in self.state.loaded
         )
 
     def on_tool_call(self, event: ToolCallEvent) -> None:
@@ -238,10 +269,10 @@ class Enforcer:
             return
         if self.mode == "off" and self.allowlist.permits_everything:
             return
-        skills = detect.loads(self.skills.graph, event.tool_name, event.args, event.cwd)
-        if not skills or self._is_continuation(event, skills):
+        loads = detect.loads(self.skills.graph, event.tool_name, event.args, event.cwd)
+        if not loads or self._is_continuation(event, loads):
             return
-        records = self.assess(skills, event.tool_name)
+        records = self.assess(loads, event.tool_name)
         if self.mode == "off":
             records = [r for r in records if r.verdict == "denied"]
             if not records:
@@ -257,11 +288,15 @@ class Enforcer:
         self._pending[event.tool_call_id] = records  # published once the file was really read
 
     def on_tool_result(self, event: ToolResultEvent) -> None:
+        if _may_change_skills(event):
+            self._maybe_changed = True
         records = self._pending.pop(event.tool_call_id, None)
         if records is None:
             return
         if event.result.is_error:
             return  # the file was not read: nothing was loaded, nobody is told of it
+        if event.tool_name == "read":  # the result says how much of the file it showed
+            records[0].partial = detect.read_is_partial(event.args, event.result.details)
         lines = []
         for record in records:
             self._publish(record)
@@ -307,7 +342,7 @@ class Enforcer:
         skill = self.skills.graph.get(name.strip())
         if skill is None:
             return self._unknown(name.strip(), how)
-        [record] = self.assess([skill], how)
+        [record] = self.assess([Load(skill)], how)
         self.state.apply(record)
         self._publish(record)
         if record.blocked:
@@ -359,6 +394,12 @@ class Enforcer:
         self.refresh()
         if self.prompt_section and self.prompt_section not in event.system_prompt:
             event.system_prompt = event.system_prompt.rstrip("\n") + "\n\n" + self.prompt_section
+
+    def on_context(self, _event: ContextEvent) -> None:
+        """Before a model call: reload the skill set if a tool since the last check may have
+        changed it (the prompt of the running turn stays; the next run's prompt follows)."""
+        if self._maybe_changed:
+            self.refresh()
 
     def status(self) -> str:
         return format_status(self.state, self.mode)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 class SkillLoadEvent:
     """One skill load and its verdict: `ok`, `violation`, `cycle`, `repeat`, `denied` or
     `unknown`. `how` is read, bash, activate (the model's tool) or command (the user:
-    `/skill:<name>` or the runtime's activate); `blocked` means the load was refused."""
+    `/skill:<name>` or the runtime's activate); `blocked` means the load was refused; `partial`
+    that only part of the file was shown (`head`, `sed -n`, `read` with a `limit`...)."""
 
     skill: str
     layer: str | None
@@ -19,6 +20,7 @@ class SkillLoadEvent:
     suggestion: str = ""
     how: str = "read"
     blocked: bool = False
+    partial: bool = False
     type: str = field(default="skill_load", init=False)
 
 

@@ -2,9 +2,10 @@
 
 It listens on session_start (derive the loading state from the branch), before_agent_start (reload
 a changed skill set; append the topology to the system prompt), tool_call and tool_result (check
-skill reads, refuse or warn, record, append guidance) and input (`/skill:<name> [request]`). It
-offers the tools `skill_activate`, `skill_deactivate` and `prime_query`, and the command
-`/skill-graph-status`.
+skill reads, refuse or warn, record, append guidance; note a tool that may have changed a skill),
+context (after such a tool, reload a changed skill set before the next model call) and input
+(`/skill:<name> [request]`). It offers the tools `skill_activate`, `skill_deactivate` and
+`prime_query`, and the command `/skill-graph-status`.
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ def register(
     api.on("before_agent_start", enforcer.on_before_agent_start)
     api.on("tool_call", enforcer.on_tool_call)
     api.on("tool_result", enforcer.on_tool_result)
+    api.on("context", enforcer.on_context)
     api.on("input", _on_input(enforcer))
     for tool in _tools(enforcer):
         api.register_tool(tool)

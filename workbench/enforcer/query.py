@@ -9,8 +9,10 @@ What matches:
   (`tags` or `metadata.tags`), the skill's layer, or a hyphen-separated word of its name.
 Most relevant first: for "under:" the delegation order from the top; otherwise by focus and tag
 hits (a hit in the name counts most), then compounds before molecules before atoms, then by name.
-Each skill is given at the asked level, or at the next smaller level when that is what fits; the
-answer ends by naming what matched but did not fit.
+The skills are given in that order, each at the asked level or at the next smaller level when that
+is what fits; the first one that does not fit ends the list (a less relevant skill is never shown
+in its place), and the closing line names what is not shown and how to see it. The whole answer
+(first line and closing line included) stays within the budget, by `token_ceiling`.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ SCOPE_HELP = (
     'scope is "", "all", "compound", "molecule", "atom", "unlayered", "standalone", '
     '"skill:NAME", "under:NAME" (or "compound:NAME"/"molecule:NAME") or "focus:WORDS"'
 )
-MIN_BLOCK_TOKENS = 16
-"""Below this much budget left, no skill fits even as a summary: stop projecting."""
+MAX_NAMED = 20
+"""The closing line names at most this many of the skills not shown."""
 _WORD = re.compile(r"[\w]+")
 
 
@@ -102,6 +104,57 @@ def _score(skill: Skill, focus: set[str], tags: set[str]) -> int:
     return score + 2 * len(tags & _tag_words(skill))
 
 
+def _rank(
+    graph: SkillGraph, allowed: Callable[[str], bool], scope: str, tags: set[str]
+) -> list[Skill]:
+    """The skills that match, most relevant first."""
+    candidates, focus, ordered = _in_scope(graph, scope)
+    scored = []
+    for position, skill in enumerate(candidates):
+        if not allowed(skill.name):
+            continue
+        if tags and not tags & _tag_words(skill):
+            continue
+        score = _score(skill, focus, tags)
+        if focus and score == 0:
+            continue
+        rank = (position,) if ordered else (-score, LAYER_RANK[skill.layer], skill.name)
+        scored.append((rank, skill))
+    scored.sort(key=lambda pair: pair[0])
+    return [skill for _, skill in scored]
+
+
+def _cost(text: str) -> int:
+    """What a part of the answer takes of the budget, the blank line before it included. The
+    parts' costs add up to at least the whole answer's upper bound (`token_ceiling` of a joined
+    text is at most the sum of its parts')."""
+    return token_ceiling(text) + 1
+
+
+def _rest_line(rest: list[Skill], level: str, names: int = 0) -> str:
+    """The closing line: how many matched but are not shown, the first `names` of them, and what
+    would bring them in."""
+    listed = [s.name for s in rest[:names]]
+    if len(rest) > len(listed) > 0:
+        listed.append(f"and {len(rest) - len(listed)} more")
+    first = rest[0]
+    narrower = f"under:{first.name}" if first.delegates_to else f"skill:{first.name}"
+    smaller = ', ask for level "summary",' if level != "summary" else ""
+    return (
+        f"{len(rest)} more not shown"
+        + (": " + ", ".join(listed) if listed else "")
+        + f'. Raise budget_tokens{smaller} or narrow the scope (e.g. "{narrower}").'
+    )
+
+
+def _closing(rest: list[Skill], level: str, room: int) -> str:
+    """The closing line naming as many of `rest` as fit in `room` (at most MAX_NAMED)."""
+    names = 0
+    while names < min(len(rest), MAX_NAMED) and _cost(_rest_line(rest, level, names + 1)) <= room:
+        names += 1
+    return _rest_line(rest, level, names)
+
+
 def prime_query(
     graph: SkillGraph,
     where: Where,
@@ -111,55 +164,44 @@ def prime_query(
     tags: Iterable[str] = (),
     budget_tokens: int = 800,
 ) -> QueryAnswer:
-    """The answer to one query (see the module's docstring for what matches)."""
+    """The answer to one query (see the module's docstring for what matches). Everything it
+    returns counts against `budget_tokens`: the first line, the skills, the closing line."""
     if level not in LEVELS:
         raise QueryError(f"unknown level {level!r}: level is summary, core or full")
     wanted_tags = {t.strip().lower() for t in tags if t.strip()}
-    candidates, focus, ordered = _in_scope(graph, scope)
-    scored = []
-    for position, skill in enumerate(candidates):
-        if not allowed(skill.name):
-            continue
-        if wanted_tags and not wanted_tags & _tag_words(skill):
-            continue
-        score = _score(skill, focus, wanted_tags)
-        if focus and score == 0:
-            continue
-        rank = (position,) if ordered else (-score, LAYER_RANK[skill.layer], skill.name)
-        scored.append((rank, skill))
-    scored.sort(key=lambda pair: pair[0])
-    matches = [skill for _, skill in scored]
+    matches = _rank(graph, allowed, scope, wanted_tags)
+
+    def head(shown: int) -> str:
+        return (
+            f"{len(matches)} skills match {scope or 'all'!r}"
+            + (f" with tags {', '.join(sorted(wanted_tags))}" if wanted_tags else "")
+            + f"; {shown} shown ({level}), most relevant first."
+        )
+
+    used = token_ceiling(head(len(matches)))  # as many digits as it can ever need
+    least = used + (_cost(_rest_line(matches, level)) if matches else 0)
+    if least > budget_tokens:
+        raise QueryError(
+            f"budget_tokens {budget_tokens} is too small for an answer: use at least {least}"
+        )
     levels = LEVELS[: LEVELS.index(level) + 1][::-1]  # the asked level, then smaller ones
     blocks: list[str] = []
     shown: list[tuple[str, str]] = []
-    left_out: list[str] = []
-    used = 0
     for index, skill in enumerate(matches):
-        if budget_tokens - used < MIN_BLOCK_TOKENS:
-            left_out.extend(s.name for s in matches[index:])
-            break
-        for candidate_level in levels:
-            block = f"### {skill.name} [{candidate_level}] {where(skill)}\n" + project(
-                skill, candidate_level
-            )
-            cost = token_ceiling(block) + 1
-            if used + cost <= budget_tokens:
+        after = matches[index + 1 :]
+        reserve = _cost(_rest_line(after, level)) if after else 0
+        for candidate in levels:
+            marked = f" ({candidate})" if candidate != level else ""
+            block = f"### {where(skill)}{marked}\n" + project(skill, candidate)
+            if used + _cost(block) + reserve <= budget_tokens:
                 blocks.append(block)
-                shown.append((skill.name, candidate_level))
-                used += cost
+                shown.append((skill.name, candidate))
+                used += _cost(block)
                 break
         else:
-            left_out.append(skill.name)
-    head = (
-        f"{len(matches)} skills match (scope {scope or 'all'!r}"
-        + (f", tags {sorted(wanted_tags)}" if wanted_tags else "")
-        + f"); {len(shown)} shown, most relevant first, within {budget_tokens} tokens."
-    )
-    parts = [head, *blocks]
-    if left_out:
-        named = ", ".join(left_out[:20]) + (" ..." if len(left_out) > 20 else "")
-        parts.append(
-            f"{len(left_out)} more matched but did not fit: {named}. Raise budget_tokens, "
-            'ask for level "summary", or narrow the scope.'
-        )
+            break  # the most relevant left does not fit: stop rather than show a lesser one
+    parts = [head(len(shown)), *blocks]
+    rest = matches[len(shown) :]
+    if rest:
+        parts.append(_closing(rest, level, budget_tokens - used))
     return QueryAnswer(text="\n\n".join(parts), shown=shown, matched=len(matches))

@@ -27,7 +27,8 @@ class LoadRecord:
     """One skill load, as stored on a message: what, how, when, and the verdict.
 
     `via` is the loaded skill of the layer above that allowed this load (None for an entry point,
-    a standalone or unlayered skill, or a violation). A `blocked` load did not happen.
+    a standalone or unlayered skill, or a violation). A `blocked` load did not happen. A `partial`
+    load showed only part of the file (`head`, `sed -n`, `read` with a `limit`...).
     """
 
     skill: str
@@ -40,6 +41,7 @@ class LoadRecord:
     suggestion: str = ""
     via: str | None = None
     blocked: bool = False
+    partial: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,7 +68,8 @@ def records_of(message: Message) -> list[LoadRecord]:
 @dataclass
 class LoadingState:
     """Loaded skills (name -> layer), the active compound, the current delegation chain, the
-    activated skills, the recent loads (for repeats) and the whole load history."""
+    activated skills, the recent loads of whole texts (for repeats: a partial view leaves most of
+    the text unread, so reading it whole later is no repeat) and the whole load history."""
 
     loaded: dict[str, str | None] = field(default_factory=dict)
     active_compound: str | None = None
@@ -82,7 +85,8 @@ class LoadingState:
             return
         name = record.skill
         self.loaded[name] = record.layer
-        self.recent.append(name)
+        if not record.partial:
+            self.recent.append(name)
         if record.how in ("activate", "command"):
             self.activated.add(name)
         if record.layer == "compound":

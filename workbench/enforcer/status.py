@@ -24,8 +24,9 @@ def _outcome(record: LoadRecord) -> str:
 
 
 def _line(record: LoadRecord) -> str:
-    layer = record.layer or "unlayered"
-    return f"  {_clock(record.time)}  {record.skill}  [{layer}, {record.how}]  {_outcome(record)}"
+    partial = ["partial"] if record.partial else []
+    kind = ", ".join([record.layer or "unlayered", record.how, *partial])
+    return f"  {_clock(record.time)}  {record.skill}  [{kind}]  {_outcome(record)}"
 
 
 def format_status(state: LoadingState, mode: str = "warn") -> str:

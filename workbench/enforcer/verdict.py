@@ -3,8 +3,8 @@
 A compound is always an entry point; a standalone skill may be loaded directly; a molecule needs a
 loaded compound that delegates to it; an atom needs a loaded molecule that delegates to it. Then the
 re-entrance notices: a skill above the current one on the delegation chain is a cycle (going back
-up instead of continuing), any other skill loaded within the last `REPEAT_WINDOW` loads (the
-current one included) is a repeat.
+up instead of continuing), any other skill whose whole text was loaded within the last
+`REPEAT_WINDOW` whole loads is a repeat (a partial view before does not make a full read a repeat).
 
 The check costs the same at 10 skills and at 10,000: it asks the graph's index for the skills of the
 layer above (`parents_above`, a dict lookup) and looks those few up in the loaded set. Only a

@@ -13,14 +13,11 @@ TreeChange = Literal[
 """What changed the tree. `continue`: the first message after navigating to an entry that is not
 a branch head started a new branch."""
 
-MOVES: frozenset[str] = frozenset({"fork", "navigate", "switch", "merge", "new", "resume"})
-"""Changes that move the current branch or position: the transcript is another one."""
-
 
 @dataclass
 class TreeUpdate(Event):
-    """Re-read `tree()`; when `reason` is in `MOVES`, re-read `messages()` too. `branch` and
-    `entry` are the current position afterwards."""
+    """Re-read `tree()` (and `messages()`, when the change moved the current branch or
+    position). `branch` and `entry` are the current position afterwards."""
 
     type: ClassVar[str] = "tree_update"
     reason: TreeChange

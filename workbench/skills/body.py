@@ -1,10 +1,11 @@
 """What a skill's Markdown body says that the linter checks.
 
-Two facts: the relative paths it points at (Markdown links, link definitions, and inline-code
-paths to another skill such as `../atom-x/SKILL.md`), and whether it states the two
-human-interaction rules. Text inside fenced code blocks and inline code is an example, not a
-reference, so only inline-code paths that name a `SKILL.md` count. Targets with a URL scheme, an
-absolute path, an anchor or a template placeholder are not relative references.
+Two facts: the relative paths it points at (Markdown links, link definitions, bare file paths in
+prose that start with `./` or `../`, and inline-code paths to another skill such as
+`../atom-x/SKILL.md`), and whether it states the two human-interaction rules. Text inside fenced
+code blocks and inline code is an example, not a reference, so only inline-code paths that name a
+`SKILL.md` count. Targets with a URL scheme, an absolute path, an anchor or a template placeholder
+are not relative references.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
 _SKILL_PATH = re.compile(r"\.{1,2}/[^\s`]*SKILL\.md")
+# A bare path starts a word (or follows an opening bracket, quote or emphasis mark) and ends
+# before whitespace and trailing punctuation.
+_BARE_PATH = re.compile(r"(?<![^\s(\[\"'*])\.{1,2}/\S*")
+_TRAILING_PUNCTUATION = ".,;:!?)]'\"*"
+_FILE_NAME = re.compile(r"/[^/]*[^/.]\.[A-Za-z0-9]+$")
 _NOT_RELATIVE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|[/#~${<]|.*(\{\{|\$\{|<|>)")
 
 _ONE_QUESTION = re.compile(r"one\s+question\s+at\s+a\s+time")  # matched on lowercased text
@@ -36,9 +42,17 @@ def _relative_target(raw: str) -> str | None:
     return target or None
 
 
+def _bare_paths(line: str) -> list[str]:
+    """Bare `./` and `../` paths in prose that name a file (`../atom-x/SKILL.md`). A bare folder
+    such as `(default: ./cache)` is more often a place the skill writes to than a reference."""
+    paths = (m.group().rstrip(_TRAILING_PUNCTUATION) for m in _BARE_PATH.finditer(line))
+    return [path for path in paths if _FILE_NAME.search(path)]
+
+
 def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
     """Relative paths in `body`, whose first line is line `first_line` of the file."""
-    if "](" not in body and "]:" not in body and "SKILL.md" not in body:
+    # Most bodies hold neither: one-character scans rule them out far faster than `](` or `./`.
+    if "]" not in body and ("/" not in body or "./" not in body):
         return ()
     found: list[Reference] = []
     fence: str | None = None
@@ -52,16 +66,22 @@ def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
         if opening:
             fence = opening.group(1)
             continue
-        if "[" not in line and "SKILL.md" not in line:
+        if "[" not in line and "./" not in line:
             continue
         if "`" in line:
             for code in _INLINE_CODE.finditer(line):
                 found.extend(Reference(m.group(), number) for m in _SKILL_PATH.finditer(code[2]))
             line = _INLINE_CODE.sub("", line)
-        raws = [m.group(1) for m in _LINK.finditer(line)] if "](" in line else []
+        raws: list[str] = []
+        if "](" in line:
+            raws += [m.group(1) for m in _LINK.finditer(line)]
+            line = _LINK.sub("", line)
         definition = _LINK_DEFINITION.match(line) if "]:" in line else None
         if definition:
             raws.append(definition.group(1))
+            line = line[definition.end() :]
+        if "./" in line:
+            raws += _bare_paths(line)
         for raw in raws:
             target = _relative_target(raw)
             if target is not None:

@@ -31,6 +31,8 @@ from workbench.skills.parse import parse_skill
 from workbench.skills.rules import finding
 
 SKILL_FILE = "SKILL.md"
+PATH_KINDS = "a skills folder, a skill folder or a SKILL.md"
+"""What a PATH given to the skill commands may be."""
 Origin = Literal["explicit", "settings", "project", "user"]
 
 
@@ -61,6 +63,12 @@ class SkillSet:
     files: int
     roots: tuple[SkillRoot, ...]
     shadowed: list[Skill] = field(default_factory=list)
+
+    def nothing_found(self) -> str | None:
+        """What to tell the user when no SKILL.md was found: where discovery looked."""
+        if self.files:
+            return None
+        return "no skills found in " + ", ".join(str(root.path) for root in self.roots)
 
     @cached_property
     def _by_skill(self) -> dict[str, list[Diagnostic]]:
@@ -117,13 +125,13 @@ def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillS
     findings: list[Diagnostic] = []
     files: list[_Found] = []
     for root in roots:
+        if root.origin == "explicit":
+            _check_explicit(root.path)
         path = root.path.absolute()
         if path.exists():
             walked.append(str(path))
             files.extend(_skill_files(str(path), root.searched_fully, findings))
             files = list(dict(files).items())  # a file under two roots (overlapping) counts once
-        elif root.origin == "explicit":
-            raise UsageError(f"{root.path}: no such file or directory")
         elif root.origin == "settings":
             findings.append(_missing_setting(path))
     cache = ParseCache.for_roots(walked) if use_cache else ParseCache(None)
@@ -141,6 +149,15 @@ def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillS
             shadowed.append(skill)
             diagnostics.append(_shadowed(skill, first))
     return SkillSet(SkillGraph(winners.values()), diagnostics, len(files), tuple(roots), shadowed)
+
+
+def _check_explicit(path: Path) -> None:
+    """Raise UsageError unless `path` is a folder or a SKILL.md (any case): any other file would
+    be read as a skill and reported as one with no frontmatter."""
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or directory")
+    if not path.is_dir() and path.name.lower() != SKILL_FILE.lower():
+        raise UsageError(f"{path}: not a {SKILL_FILE}", f"PATH may be {PATH_KINDS}")
 
 
 _Found = tuple[str, os.stat_result | None]

@@ -146,14 +146,25 @@ def _name_format(skill: Skill, context: LintContext) -> Findings:
                 skill,
                 skill.line_of("name"),
                 f"name `{name}` must be lowercase letters, digits and single hyphens",
-                f"for example `{_suggest_name(name)}`",
+                _name_format_hint(name, _folder(skill)),
             ),
         )
     return ()
 
 
-def _suggest_name(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-skill"
+def _name_format_hint(name: str, folder: str) -> str:
+    """A valid name that `name-mismatch` accepts too: the folder's, when that is a valid name;
+    else one made from `name`, with the folder renamed to match."""
+    if NAME_PATTERN.fullmatch(folder) and len(folder) <= MAX_NAME:
+        return f"call it `{folder}`, like its folder"
+    suggestion = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-skill"
+    return f"call it `{suggestion}` and rename its folder to match"
+
+
+def _folder(skill: Skill) -> str:
+    """The name of the skill's folder."""
+    # Plain string functions: a Path per skill costs more than the check that asks.
+    return os.path.basename(os.path.dirname(skill.path))  # noqa: PTH119, PTH120
 
 
 @_skill_rule("name-too-long")
@@ -173,8 +184,7 @@ def _name_too_long(skill: Skill, context: LintContext) -> Findings:
 
 @_skill_rule("name-mismatch")
 def _name_mismatch(skill: Skill, context: LintContext) -> Findings:
-    # Plain string functions: a Path per skill costs more than the rest of this check.
-    folder = os.path.basename(os.path.dirname(skill.path))  # noqa: PTH119, PTH120
+    folder = _folder(skill)
     name = _declared_name(skill)
     if name is not None and name != folder:
         return (
@@ -315,17 +325,23 @@ def _delegate_layer(skill: Skill, context: LintContext) -> Findings:
     for target in skill.delegates_to:
         other = context.graph.get(target)
         if other is not None and other.layer != expected:
-            what = f"a {other.layer}" if other.layer else "an ordinary skill without a layer"
+            what = _a(other.layer) if other.layer else "an ordinary skill without a layer"
             wrong.append(
                 _report(
                     "delegate-layer",
                     skill,
                     skill.line_of_delegate(target),
-                    f"delegates to `{target}`, {what}; a {skill.layer} delegates to {expected}s",
+                    f"delegates to `{target}`, {what}; {_a(skill.layer or '')} delegates to "
+                    f"{expected}s",
                     "compound -> molecule -> atom, one layer at a time",
                 )
             )
     return tuple(wrong)
+
+
+def _a(noun: str) -> str:
+    """`an atom`, `a molecule`."""
+    return f"{'an' if noun[:1] in ('a', 'e', 'i', 'o', 'u') else 'a'} {noun}"
 
 
 @_skill_rule("atom-not-standalone", "atom")

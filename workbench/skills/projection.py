@@ -65,7 +65,8 @@ _EMPHASIS = re.compile(r"\*\*|__|`|^\s*#+\s+", re.MULTILINE)
 _LIST_MARK = re.compile(r"^\s*(?:[-+*]|\d+[.)])\s+", re.MULTILINE)
 MIN_LINE_TOKENS = 8
 """A core line cut shorter than this says nothing: it is left out instead."""
-MIN_PURPOSE_TOKENS = 12
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_'-]")
+"""A character of a Latin-script word: text is never cut between two of them."""
 
 
 def _ascii_and_other(text: str) -> tuple[int, int]:
@@ -159,8 +160,18 @@ def plain(text: str) -> str:
     return " ".join(words.split())
 
 
+def _last_break(text: str, end: int) -> int:
+    """The last position at or before `end` that is not inside a word (between two letters or
+    digits of Latin script, a hyphen or an apostrophe joining them: CJK text breaks anywhere)."""
+    for position in range(end, 0, -1):
+        if not (_WORD_CHAR.match(text[position - 1]) and _WORD_CHAR.match(text[position])):
+            return position
+    return 0
+
+
 def fit(text: str, tokens: int) -> str:
-    """`text` cut at a word boundary (with an ellipsis) to fit `tokens` estimated tokens."""
+    """`text`, or as much of it as fits `tokens` estimated tokens cut between two words (never
+    inside one) and followed by an ellipsis."""
     if estimate_tokens(text) <= tokens:
         return text
     low, high = 0, len(text)
@@ -170,10 +181,7 @@ def fit(text: str, tokens: int) -> str:
             low = middle
         else:
             high = middle - 1
-    cut = text[:low]
-    if " " in cut[len(cut) // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:") + "…"
+    return text[: _last_break(text, low)].rstrip(" ,;:-—(") + "…"
 
 
 def purpose(skill: Skill) -> str:
@@ -207,19 +215,24 @@ def _add_fitting(lines: list[str], line: str, budget: int, cap: int | None = Non
 
 
 def summary(skill: Skill) -> str:
-    """About 30 tokens: what the skill is, its tags and its purpose. The purpose is given only
-    when a useful part of it fits; otherwise the description gets the room."""
+    """About 30 tokens: what the skill is, its tags and its purpose. When the first sentence of
+    the description and the purpose do not both fit, each gets at least half of the room (the
+    shorter one gives the other what it does not need): both are cut rather than one dropped,
+    unless a long name and many tags leave too little room for two useful lines."""
     budget = TARGET_TOKENS["summary"]
-    head = f"{skill.name} ({_kind(skill)}): {first_sentence(skill.description)}"
+    kind = f"{skill.name} ({_kind(skill)}): "
+    description = first_sentence(skill.description)
     tags = [fit("tags: " + ", ".join(skill_tags(skill)), budget // 4)] if skill_tags(skill) else []
     line_of_purpose = purpose(skill)
     if line_of_purpose and line_of_purpose not in skill.description:
-        lines = [fit(head, budget * 2 // 3), *tags]
-        room = budget - estimate_tokens("\n".join([*lines, ""]))
-        if room >= MIN_PURPOSE_TOKENS:
-            return "\n".join([*lines, fit("purpose: " + line_of_purpose, room)])
+        wanted = "purpose: " + line_of_purpose
+        room = budget - estimate_tokens("\n".join(["", *tags, ""])) - estimate_tokens(kind)
+        share = max(min(estimate_tokens(wanted), room // 2), room - estimate_tokens(description))
+        if share >= MIN_LINE_TOKENS:  # less says nothing (a long name and many tags)
+            head = fit(kind + description, estimate_tokens(kind) + room - share)
+            return "\n".join([head, *tags, fit(wanted, share)])
     room = budget - estimate_tokens("\n".join(["", *tags]))
-    return "\n".join([fit(head, room), *tags])
+    return "\n".join([fit(kind + description, room), *tags])
 
 
 def core(skill: Skill) -> str:

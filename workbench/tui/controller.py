@@ -124,19 +124,21 @@ class Controller:
 
     async def tree_request(self, action: TreeAction, target: Target) -> None:
         """A key in the tree panel, on a branch or an entry."""
-        if action == "go":
-            if target.entry is None:
-                await self.wb.switch_branch(target.branch)
-            else:
-                await self.wb.navigate(target.entry)
+        if target.at is None or (action == "go" and target.entry is None):
+            await self.wb.switch_branch(target.branch)
+        elif action in ("go", "go_summarized"):
+            summarize = action == "go_summarized"
+            if summarize:
+                self.app.note("info", "Summarising the path left behind…")
+            await self.wb.navigate(target.at, summarize=summarize)
         elif action == "fork":
             name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
             if name is not None:
-                await self.cmd_fork(name, at=target.entry)
+                await self.cmd_fork(name, at=target.at)
         elif action == "label":
             text = await self.ask("Label this entry", "for example: before-refactor")
             if text:
-                await self.cmd_label(text, target.entry)
+                await self.cmd_label(text, target.at)
         elif action == "merge":
             if await self.app.confirm(f"Merge {target.branch} into its parent branch?", ""):
                 await self.run("merge", target.branch)

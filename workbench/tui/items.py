@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 PREVIEW_LINES = 2
 DETAIL_LINES = 40
+LIVE_OUTPUT_LINES = 4
+"""A running tool shows this many last lines of its output under its header without being
+expanded; a running `subagent` shows its summary line and one line per child."""
 KEY_ARGUMENTS = {"read": "path", "edit": "path", "write": "path", "bash": "command"}
 ToolStatus = Literal["running", "ok", "error", "skipped", "not run"]
 NoteKind = Literal["info", "warning", "error", "skill", "compaction", "summary"]
@@ -167,7 +170,8 @@ class ToolItem(Item):
             ok = self.skill.get("verdict") == "ok"
             style = palette.SUCCESS if ok else palette.ERROR
             verdict = "" if ok else f" {self.skill.get('verdict')}"
-            suffix.append(f"  skill {self.skill.get('skill')}{verdict}", style)
+            part = " (partly)" if self.skill.get("partial") else ""
+            suffix.append(f"  skill {self.skill.get('skill')}{part}{verdict}", style)
         if self.status == "skipped":
             suffix.append(f"  skipped: {self.result}", palette.SKIPPED)
         elif self.status in ("error", "not run"):
@@ -191,7 +195,17 @@ class ToolItem(Item):
         )
 
     def summary(self) -> list[Text]:
-        return [self.header()]
+        lines = [self.header()]
+        if self.status == "running" and self.output.strip():
+            output = self.output.rstrip().splitlines()
+            if self.name == "subagent":  # a line per child; their own last lines are indented
+                tail = [line for line in output if not line.startswith("    ")]
+            else:
+                tail = output[-LIVE_OUTPUT_LINES:]
+            lines += [
+                Text("  " + line, palette.DIM, no_wrap=True, overflow="ellipsis") for line in tail
+            ]
+        return lines
 
     def full(self) -> RenderableType:
         lines: list[RenderableType] = []

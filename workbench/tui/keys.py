@@ -20,7 +20,11 @@ KEYS: list[tuple[str, str]] = [
     ("F2 / F3 / F4", "go to the skill graph / the conversation tree / the chat"),
     ("Chat: Up/Down, Enter", "select an entry, expand or collapse it"),
     ("Skill graph: Enter, a, d", "open a skill (projections, lint findings), activate, deactivate"),
-    ("Tree: Enter, f, l, m, s", "go to the entry or branch, fork there, label, merge, status"),
+    (
+        "Tree: Enter, g, f, l, m, s",
+        "go to the entry or branch, go and summarise the path left, fork there, label, merge, "
+        "status",
+    ),
     ("Status: Up/Down, Enter, d", "choose a changed file, show its diff, show the whole diff"),
     ("Quick pick: A-D, Enter, Esc", "pick an option, the highlighted one, or type your own answer"),
 ]

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from workbench.skills.model import Diagnostic
-from workbench.tui.components.skill_panel import SkillPanel
+from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.slash import ArgumentSource
 
@@ -71,6 +71,9 @@ class SessionView:
             return
         state = self.wb.loading_state()
         violations = Counter(r.skill for r in state.history if r.verdict != "ok")
+        for message in self.wb.messages():
+            if message.role == "tool_result" and message.tool_name == "subagent":
+                violations.update(child_violations(message.details))
         self.app.query_one(SkillPanel).sync(state.loaded, state.active_compound, violations)
 
     async def show_tree(self) -> None:

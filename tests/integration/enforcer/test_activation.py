@@ -119,7 +119,8 @@ async def test_prime_query_tool(harness):
     answer = await h.call(
         "prime_query", scope="compound:triage-bug", level="core", budget_tokens=400
     )
-    assert "### triage-bug [core] .pi/skills/triage-bug/SKILL.md" in answer.text
+    assert "shown (core)" in answer.text
+    assert "### .pi/skills/triage-bug/SKILL.md\ntriage-bug (compound): " in answer.text
     assert answer.details["prime_query"]["shown"][0] == {"skill": "triage-bug", "level": "core"}
     bad = await h.call("prime_query", scope="everything")
     assert bad.is_error and "unknown scope 'everything'" in bad.text

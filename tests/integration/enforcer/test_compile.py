@@ -92,6 +92,12 @@ def test_the_example_graph_compiles(tmp_path):
     done = compile_cli("--out", str(tmp_path / "out"), cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "compound-ship-change" / "chunks" / "core.md").is_file()
+    summaries = sorted((tmp_path / "out").glob("*/chunks/summary.md"))
+    assert len(summaries) == 16
+    for path in summaries:  # what the skill is and why it exists: both, however short
+        head, purpose_line = path.read_text(encoding="utf-8").strip().splitlines()
+        assert head.startswith(f"{path.parents[1].name} (")
+        assert purpose_line.startswith("purpose: ") and len(purpose_line.split()) >= 5
 
 
 @pytest.mark.skipif(not CORPORA.is_dir(), reason="the shared corpora are not on this machine")

@@ -98,7 +98,7 @@ async def test_off_is_silent(harness):
     h = harness(enforcer={"mode": "off"})
     message = await h.read("outline")
     assert not message.is_error and "[skill graph]" not in message.text
-    assert message.details == {}
+    assert "skill_load" not in message.details
     assert h.notices() == [] and h.sink.events == []
 
 
@@ -143,7 +143,7 @@ async def test_reading_other_files_is_untouched(harness):
     h = harness()
     (h.root / "notes.md").write_text("hello")
     message = await h.call("read", path="notes.md")
-    assert message.text == "hello" and message.details == {}
+    assert message.text == "hello" and "skill_load" not in message.details
     assert h.sink.events == []
 
 
@@ -195,3 +195,51 @@ async def test_a_molecule_whose_compounds_are_all_denied_has_no_route(harness):
     [notice] = h.notices()
     assert "no compound this project allows delegates to it" in notice
     assert "publish-report" not in notice and "triage-bug" not in notice
+
+
+async def test_a_partial_view_is_checked_but_a_full_read_after_it_is_no_repeat(harness):
+    h = harness()
+    await h.read("publish-report")
+    peek = await h.call("bash", command="cat .pi/skills/gather-sources/SKILL.md | head -3")
+    assert peek.details["skill_load"]["partial"] is True
+    assert "Loaded molecule `gather-sources`" in peek.text  # checked and guided like any load
+    whole = await h.read("gather-sources")
+    assert h.verdicts()[-1] == ("gather-sources", "ok")
+    assert h.notices() == []  # nobody claims its text is already in the context
+    assert "## Orchestration" in whole.text
+    assert "[skill graph] Loaded molecule `gather-sources`. Follow its steps" in whole.text
+    assert [r.partial for r in h.enforcer.state.history] == [False, True, False]
+    assert "gather-sources  [molecule, bash, partial]  ok (via publish-report)" in (
+        h.enforcer.status()
+    )
+    derived = LoadingState.derive(h.messages)  # resuming the branch keeps the distinction
+    assert derived.history == h.enforcer.state.history
+    assert list(derived.recent) == list(h.enforcer.state.recent)
+    await h.read("gather-sources")  # now its whole text is in the context: that is a repeat
+    assert h.verdicts()[-1] == ("gather-sources", "repeat")
+    assert "Its text is still in your context above" in h.notices()[-1]
+
+
+async def test_a_read_with_a_limit_is_partial_unless_the_limit_covers_the_file(harness):
+    h = harness()
+    await h.read("fetch-url")
+    window = await h.call("read", path=".pi/skills/run-tests/SKILL.md", limit=3)
+    assert window.details["skill_load"]["partial"] is True
+    await h.read("run-tests")
+    assert h.verdicts() == [("fetch-url", "ok"), ("run-tests", "ok"), ("run-tests", "ok")]
+    roomy = await h.call("read", path=".pi/skills/fetch-url/SKILL.md", limit=1000)
+    assert roomy.details["skill_load"]["partial"] is False  # the limit showed the whole file
+    assert h.verdicts()[-1] == ("fetch-url", "repeat")
+
+
+async def test_a_partial_view_that_skips_a_layer_is_a_violation(harness):
+    h = harness()
+    await h.call("bash", command="head -5 .pi/skills/write-draft/SKILL.md")
+    assert h.verdicts() == [("write-draft", "violation")]
+
+
+async def test_block_refuses_a_partial_view_that_skips_a_layer(harness):
+    h = harness(enforcer={"mode": "block"})
+    refused = await h.call("bash", command="sed -n 1,5p .pi/skills/outline/SKILL.md")
+    assert refused.is_error and refused.text.startswith("Refused by the skill graph enforcer.")
+    assert refused.details["skill_load"]["partial"] is True

@@ -121,3 +121,28 @@ def test_each_checkout_of_a_repository_has_its_own_sessions(project: Path, tmp_p
     assert not (second / "feature.txt").exists()
     tree = json.loads(cli(fork_dir, "tree", "--format", "json").stdout)
     assert tree["session"] == first_id
+
+
+def test_navigate_and_merge_with_summarize_ask_the_sessions_model(project: Path) -> None:
+    def model(summary: str, name: str) -> list[str]:
+        (project / name).write_text(json.dumps({"turns": [], "summaries": [summary]}))
+        return ["--model", f"scripted:{project / name}"]
+
+    with Session.create(project) as session:
+        first = run(session.store.append("user", user("rename the module")))
+        run(session.store.append("assistant", assistant("renamed")))
+        run(session.fork("exp"))
+        run(session.store.append("user", user("try the exp idea")))
+        run(session.store.append("assistant", assistant("tried it")))
+
+    left = model("## Goal\nrename the module, then stop", "left.json")
+    moved = cli(project, "navigate", first.id[:8], "--summarize", *left)
+    assert moved.returncode == 0, moved.stderr
+    back = model("## Goal\nthe exp idea worked", "back.json")
+    merged = cli(project, "merge", "exp", "--summarize", "--keep-worktree", *back)
+    assert merged.returncode == 0, merged.stderr
+
+    with Session.open(project, readonly=True) as session:
+        entries = {e.type: e for e in session.store.all_entries()}
+    assert "rename the module, then stop" in json.dumps(entries["branch_summary"].payload)
+    assert "the exp idea worked" in json.dumps(entries["merge"].payload)

@@ -19,7 +19,12 @@ def project(tmp_path: Path) -> tuple[Path, SkillGraph]:
 
 
 def names(graph: SkillGraph, tool: str, args: dict, cwd: Path) -> list[str]:
-    return [s.name for s in loads(graph, tool, args, cwd)]
+    return [load.skill.name for load in loads(graph, tool, args, cwd)]
+
+
+def partial(graph: SkillGraph, tool: str, args: dict, cwd: Path) -> bool:
+    [load] = loads(graph, tool, args, cwd)
+    return load.partial
 
 
 def test_read_relative_absolute_and_dotdot(project):
@@ -125,3 +130,53 @@ def test_brace_expansion_is_bounded(project):
     root, graph = project
     command = "cat " + "{a,b}" * 40 + " .pi/skills/outline/SKILL.md"
     assert names(graph, "bash", {"command": command}, root) == ["outline"]
+
+
+OUTLINE = ".pi/skills/outline/SKILL.md"
+
+
+@pytest.mark.parametrize(
+    ("command", "shows_part"),
+    [
+        (f"cat {OUTLINE}", False),
+        (f"cat {OUTLINE} | head -3", True),
+        (f"cat {OUTLINE} | grep Steps", True),
+        (f"cat {OUTLINE} | less", False),
+        (f"cat {OUTLINE} | cat -n | head", True),
+        (f"cat {OUTLINE} | tee copy.md", False),
+        (f"head -3 {OUTLINE}", True),
+        (f"head {OUTLINE}", True),
+        (f"tail -n 5 {OUTLINE}", True),
+        (f"sed -n '1,20p' {OUTLINE}", True),
+        (f"sed -ne 5p {OUTLINE}", True),
+        (f"sed 10q {OUTLINE}", True),
+        (f"sed 's/a/b/' {OUTLINE}", False),
+        (f"awk 'NR <= 5' {OUTLINE}", True),
+        (f"awk '{{ print }}' {OUTLINE}", False),
+        (f"awk -F , 1 {OUTLINE}", False),
+        (f"bat -r 1:10 {OUTLINE}", True),
+        (f"wc -l < {OUTLINE}", True),
+        (f"cat < {OUTLINE}", False),
+        (f"bash -c 'cat {OUTLINE}' | head -3", True),
+        (f'echo "$(cat {OUTLINE})" | head -1', True),
+        (f"head -3 {OUTLINE}; cat {OUTLINE}", False),  # seen whole once: a full load
+        (f"cat {OUTLINE} || head -3 {OUTLINE}", False),
+    ],
+)
+def test_bash_views_that_show_only_part_of_a_skill(project, command, shows_part):
+    root, graph = project
+    assert partial(graph, "bash", {"command": command}, root) is shows_part
+
+
+@pytest.mark.parametrize(
+    ("args", "shows_part"),
+    [
+        ({}, False),
+        ({"limit": 3}, True),
+        ({"offset": 2}, True),
+        ({"offset": 1}, False),
+    ],
+)
+def test_reads_with_a_window_show_only_part_of_a_skill(project, args, shows_part):
+    root, graph = project
+    assert partial(graph, "read", {"path": OUTLINE, **args}, root) is shows_part

@@ -200,16 +200,22 @@ CASES: dict[str, Case] = {
     ),
     "reference-broken": Case(
         fail={
-            "a/SKILL.md": sk("a", body="\nUse [b](../gone/SKILL.md).\nThen `../nope/SKILL.md`.\n")
+            "a/SKILL.md": sk(
+                "a",
+                body="\nUse [b](../gone/SKILL.md).\nThen `../nope/SKILL.md`.\n"
+                "See ../a8/SKILL.md.\n",
+            )
         },
         passing={
             "a/SKILL.md": sk(
-                "a", body="[b](../b/SKILL.md) [ref](references/x.md) `../b/SKILL.md`\n"
+                "a",
+                body="[b](../b/SKILL.md) [ref](references/x.md) `../b/SKILL.md`\n"
+                "See ../b/SKILL.md, then run ./references/x.md.\n",
             ),
             "a/references/x.md": "x",
             "b/SKILL.md": sk("b"),
         },
-        where=[("a/SKILL.md", 6), ("a/SKILL.md", 7)],
+        where=[("a/SKILL.md", 6), ("a/SKILL.md", 7), ("a/SKILL.md", 8)],
     ),
     "atom-delegates": Case(
         fail={**GRAPH_OK, "atom-a/SKILL.md": atom("atom-a", to='"atom-b"')},
@@ -414,4 +420,33 @@ def test_cycle_message_names_the_cycle(tmp_path: Path) -> None:
     assert messages == [
         "delegation cycle: molecule-a -> molecule-b -> molecule-a",
         "delegation cycle: molecule-s -> molecule-s",
+    ]
+
+
+def test_delegate_layer_message_uses_the_right_article(tmp_path: Path) -> None:
+    build(tmp_path / "t", CASES["delegate-layer"].fail)
+    skills = load_skills([SkillRoot(tmp_path / "t", "explicit")], use_cache=False)
+    messages = [d.message for d in lint(skills, select=["delegate-layer"])]
+    assert messages == [
+        "delegates to `atom-a`, an atom; a compound delegates to molecules",
+        "delegates to `compound-c`, a compound; a molecule delegates to atoms",
+        "delegates to `plain`, an ordinary skill without a layer; a molecule delegates to atoms",
+    ]
+
+
+def test_name_format_hint_suggests_a_name_that_also_matches_the_folder(tmp_path: Path) -> None:
+    build(
+        tmp_path / "t",
+        {
+            "-21risk-automation/SKILL.md": sk("-21risk-automation"),
+            "pdf-tools/SKILL.md": sk("PDF Tools"),
+            "tidy/SKILL.md": sk("Messy_Name"),
+        },
+    )
+    skills = load_skills([SkillRoot(tmp_path / "t", "explicit")], use_cache=False)
+    hints = [(d.path.parent.name, d.hint) for d in lint(skills, select=["name-format"])]
+    assert hints == [
+        ("-21risk-automation", "call it `21risk-automation` and rename its folder to match"),
+        ("pdf-tools", "call it `pdf-tools`, like its folder"),
+        ("tidy", "call it `tidy`, like its folder"),
     ]

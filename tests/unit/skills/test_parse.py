@@ -289,6 +289,45 @@ def test_references_outside_code(write_skill) -> None:
     ]
 
 
+def test_bare_relative_paths_in_prose_are_references(write_skill) -> None:
+    body = "\n".join(
+        [
+            "See ../atom-a/SKILL.md, then ./notes.md; or (../atom-b/SKILL.md).",
+            "Run ./scripts/check.sh: it prints ../report.txt.",
+            "Not these: https://x.org/../y a/../b ../{{name}}/SKILL.md ... ./out (default: ../tmp)",
+            "Nor a link's target twice: [a](../atom-c/SKILL.md).",
+            "[d]: ./def.md",
+            "```sh",
+            "./in-a-fence.sh ../gone/SKILL.md",
+            "```",
+            "Nor in inline code: `./tool --flag ../x`.",
+        ]
+    )
+    skill, _ = parse_skill(write_skill("refs", f"---\nname: refs\ndescription: d\n---\n{body}\n"))
+    assert [(r.target, r.line) for r in skill.references] == [
+        ("../atom-a/SKILL.md", 5),
+        ("./notes.md", 5),
+        ("../atom-b/SKILL.md", 5),
+        ("./scripts/check.sh", 6),
+        ("../report.txt", 6),
+        ("../atom-c/SKILL.md", 8),
+        ("./def.md", 9),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "targets"),
+    [
+        ("Only a bare path: ../atom-a/SKILL.md\n", ["../atom-a/SKILL.md"]),
+        ("Only a link definition:\n\n[a]: ../atom-a/SKILL.md\n", ["../atom-a/SKILL.md"]),
+        ("Slashes, no relative path: a/b and https://x.org/y\n", []),
+    ],
+)
+def test_a_body_with_one_kind_of_reference(write_skill, body: str, targets: list[str]) -> None:
+    skill, _ = parse_skill(write_skill("refs", f"---\nname: refs\ndescription: d\n---\n{body}"))
+    assert [r.target for r in skill.references] == targets
+
+
 def test_a_pickled_skill_reads_its_body_again_on_first_use(write_skill) -> None:
     path = write_skill("molecule-review", TOP_LEVEL.replace("\n", "\r\n"))
     skill, _ = parse_skill(path)

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from skill_trees import Spec, write_skill, write_tree
 
+from workbench.skills.discover import SkillRoot, load_skills
 from workbench.skills.projection import (
     TARGET_TOKENS,
     estimate_tokens,
+    first_sentence,
     fit,
     project,
     purpose,
     sections,
     skill_tags,
 )
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "skills"
+
+
+def assert_cut_between_words(shown: str, source: str) -> None:
+    """`shown` is `source` whole, or a start of it ending between two words, then "…"."""
+    if not shown.endswith("…"):
+        assert shown == source
+        return
+    kept = shown.removesuffix("…")
+    assert source.startswith(kept), (shown, source)
+    around = kept[-1:] + source[len(kept)]  # a hyphen or an apostrophe is inside a word
+    assert not re.fullmatch(r"[A-Za-z0-9_'-]{2}", around), f"cut mid-word: {shown}"
 
 
 @pytest.fixture
@@ -50,6 +68,29 @@ def test_summary_has_description_tags_and_purpose(graph):
         "purpose: Handle pdf tools step by step."
     )
     assert project(graph.get("run-tests"), "summary").startswith("run-tests (standalone atom):")
+
+
+def test_example_summaries_keep_description_and_purpose_cut_between_words():
+    graph = load_skills([SkillRoot(EXAMPLE, "explicit")], use_cache=False).graph
+    assert len(graph) == 16
+    for skill in graph.skills.values():
+        summary = project(skill, "summary")
+        assert estimate_tokens(summary) <= TARGET_TOKENS["summary"]
+        head, purpose_line = summary.splitlines()
+        prefix = f"{skill.name} ({'standalone ' if skill.standalone else ''}{skill.layer}): "
+        assert head.startswith(prefix)
+        assert_cut_between_words(head.removeprefix(prefix), first_sentence(skill.description))
+        assert len(head.removeprefix(prefix).split()) >= 5  # the description still says something
+        assert purpose_line.startswith("purpose: ")
+        assert_cut_between_words(purpose_line.removeprefix("purpose: "), purpose(skill))
+        assert len(purpose_line.split()) >= 5
+
+
+@pytest.mark.parametrize("tokens", range(2, 12))
+def test_fit_never_cuts_a_word(tokens):
+    text = "Merge the change-branch into main's history, keeping a step-by-step record."
+    assert_cut_between_words(fit(text, tokens), text)
+    assert estimate_tokens(fit(text, tokens)) <= tokens
 
 
 def test_chinese_section_names_are_understood(tmp_path):

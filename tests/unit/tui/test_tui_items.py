@@ -35,6 +35,8 @@ def test_calls_are_matched_to_results_and_skips_are_told_apart() -> None:
     header = read.header().plain
     assert "read" in header and "skills/a/SKILL.md" in header and "skill a violation" in header
     assert "skipped: Skipped due to queued user message." in edit.header().plain
+    read.skill = {**record, "verdict": "ok", "partial": True}
+    assert "skill a (partly)" in read.header().plain, "a head or a limited read says so"
 
 
 def test_a_call_without_a_result_shows_it_never_ran() -> None:
@@ -75,3 +77,22 @@ def test_notices_of_the_enforcer_and_summaries_are_told_apart() -> None:
     assert merged.summary()[0].plain == "≡ Branch b was merged into main.  (+1 lines)"
     assert left.text.startswith("Summary of the path left behind:\n## Goal")
     assert not merged.live_full and skill.live_full
+
+
+def test_a_running_sub_agent_call_shows_a_line_per_child_without_expanding() -> None:
+    progress = (
+        "parallel: 1 of 2 done, 1 running\n"
+        "✓ scout · completed · 1.2k in / 80 out\n"
+        "    found it in cli.py\n"
+        "… planner · read · 900 in / 20 out\n"
+        "    reading the plan"
+    )
+    item = ToolItem("c1", "subagent", {"tasks": []}, output=progress)
+    lines = [line.plain.strip() for line in item.summary()[1:]]
+    assert lines == [
+        "parallel: 1 of 2 done, 1 running",
+        "✓ scout · completed · 1.2k in / 80 out",
+        "… planner · read · 900 in / 20 out",
+    ]
+    item.status = "ok"
+    assert len(item.summary()) == 1, "a finished call folds to its header"

@@ -1,8 +1,9 @@
 """The skill graph as a tree: compounds -> molecules -> atoms, live as the agent loads skills.
 
 Each line shows the skill's layer (C/M/A), standalone atoms (◇), loaded skills in their layer's
-colour (●), the active compound (▶) and violations in the error style with a count. The title
-counts skills, loaded ones and violations. Enter opens a skill (projections and lint findings);
+colour (●), the active compound (▶) and violations in the error style with a count, the
+violations of sub-agents (reported in their `subagent` results) included. The title counts skills,
+loaded ones and violations. Enter opens a skill (projections and lint findings);
 `a` activates it for this branch, `d` deactivates it.
 """
 
@@ -19,6 +20,12 @@ from textual.widgets.tree import TreeNode
 
 from workbench.skills.graph import SkillGraph
 from workbench.tui import palette
+
+
+def child_violations(details: dict[str, Any] | None) -> list[str]:
+    """The skills sub-agents loaded against the rules, from a `subagent` result's details."""
+    results = ((details or {}).get("subagent") or {}).get("results") or []
+    return [load["skill"] for child in results for load in child.get("violations") or []]
 
 
 class SkillPanel(Tree[str]):
@@ -110,6 +117,9 @@ class SkillPanel(Tree[str]):
         self._relabel()
 
     def on_workbench_event(self, event: Any) -> None:
+        if event.type == "tool_execution_end":
+            self.violations.update(child_violations(event.result.details))
+            self._relabel()
         if event.type != "skill_load":
             return
         if event.verdict != "ok":

@@ -226,8 +226,7 @@ class Transcript(VerticalScroll, can_focus=True):
         row = self._tools.get(event.tool_call_id)
         if row is not None:
             row.item.output = event.partial_result  # type: ignore[attr-defined]
-            if row.expanded:
-                row.changed()
+            row.changed()
 
     def _on_tool_execution_end(self, event: Any) -> None:
         row = self._tools.pop(event.tool_call_id, None)

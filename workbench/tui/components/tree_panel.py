@@ -1,9 +1,10 @@
 """The conversation tree: branches, the user entries on them, where each branch forked, labels,
 merges and checkpoints, and the current position.
 
-The current position is marked ▶. Enter on an entry goes there (on a branch: switches to it).
-`f` forks at the entry (or the branch's head), `l` labels it, `m` merges the branch into its
-parent, `s` shows its status.
+The current position is marked ▶. Enter on an entry goes there (on a branch: switches to it);
+`g` goes there too and has the model record a summary of the path left behind. `f` forks at the
+entry (or the branch's head), `l` labels it, `m` merges the branch into its parent, `s` shows
+its status.
 The panel draws a `Tree` snapshot from `Workbench.tree()` (duck-typed, see `TreeSnapshot`).
 """
 
@@ -22,7 +23,7 @@ from workbench.tui import palette
 
 SHOWN_TYPES = {"user", "merge", "checkpoint", "branch_summary"}
 ENTRY_MARKS = {"user": "›", "merge": "⇐", "checkpoint": "✓", "branch_summary": "≡"}
-TreeAction = Literal["go", "fork", "label", "merge", "status"]
+TreeAction = Literal["go", "go_summarized", "fork", "label", "merge", "status"]
 ENTRY_WIDTH = 40
 """Entries are cut to this many characters, so the narrow panel needs no sideways scrolling."""
 
@@ -38,10 +39,16 @@ class TreeSnapshot(Protocol):
 
 @dataclass(frozen=True)
 class Target:
-    """A node of the panel: a branch, or an entry on a branch."""
+    """A node of the panel: a branch (with its head), or an entry on a branch."""
 
     branch: str
     entry: str | None = None
+    head: str | None = None
+
+    @property
+    def at(self) -> str | None:
+        """The entry a fork or label acts on: the entry itself, or the branch's head."""
+        return self.entry or self.head
 
 
 class TreePanel(Tree[Target]):
@@ -53,6 +60,7 @@ class TreePanel(Tree[Target]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "request('go')", "Go there", show=False),
+        Binding("g", "request('go_summarized')", "Go there, summarising", show=False),
         Binding("f", "request('fork')", "Fork here", show=False),
         Binding("l", "request('label')", "Label", show=False),
         Binding("m", "request('merge')", "Merge", show=False),
@@ -109,7 +117,7 @@ class TreePanel(Tree[Target]):
         label = Text.assemble(("⎇ ", palette.PRIMARY), (branch.name, "bold" if current else ""))
         if branch.worktree:
             label.append("  worktree", palette.DIM)
-        node = parent.add(label, data=Target(branch.name), expand=True)
+        node = parent.add(label, data=Target(branch.name, head=branch.head), expand=True)
         if current and tree.current_entry is None:
             self._here = node
         if branch.fork_entry is None:

@@ -1,0 +1,55 @@
+"""Running tools seen without expanding them: bash output as it comes, a sub-agent's progress,
+and a sub-agent's rule violations in the skill panel (real child processes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tuitools import SIZE, ask, opened, plain, until, write_script
+
+from workbench.config import agent_dir
+from workbench.tui.components.skill_panel import SkillPanel
+
+
+def live_text(app) -> str:
+    return "\n".join(plain(row.render()) for row in app.transcript.live)
+
+
+async def test_a_running_bash_command_shows_its_last_lines_under_its_header(
+    make_app, script, project: Path
+) -> None:
+    command = "for i in 1 2 3 4 5 6; do echo line-$i; done; until [ -f go ]; do sleep 0.05; done"
+    bash = {"name": "bash", "arguments": {"command": command}}
+    app = make_app(script({"tool_calls": [bash]}, {"text": "done"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("count")
+        await pilot.press("enter")
+        await until(pilot, lambda: "line-6" in live_text(app), "the output in the collapsed row")
+        shown = live_text(app)
+        assert "line-3" in shown and "line-2" not in shown, "only the last four lines"
+        (project / "go").touch()
+        await until(pilot, lambda: "line-6" not in live_text(app), "the row folded on finishing")
+
+
+async def test_a_sub_agents_violation_shows_in_the_skill_panel(make_app, project: Path) -> None:
+    read = {"name": "read", "arguments": {"path": "skills/molecule-plan-change/SKILL.md"}}
+    child = write_script(project, {"tool_calls": [read]}, {"text": "planned"}, name="child.json")
+    agents = agent_dir() / "agents"
+    agents.mkdir(parents=True)
+    (agents / "planner2.md").write_text(
+        f"---\nname: planner2\ndescription: plans\ntools: read\nmodel: {child}\n---\nPlan.\n"
+    )
+    call = {"name": "subagent", "arguments": {"agent": "planner2", "task": "plan it"}}
+    parent = write_script(project, {"tool_calls": [call]}, {"text": "the child planned"})
+    app = make_app(parent)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "delegate the plan")
+        panel = app.query_one(SkillPanel)
+        await until(pilot, lambda: panel.violations["molecule-plan-change"] == 1, "the violation")
+        assert "⚠1" in panel.label_of("molecule-plan-change").plain
+        assert "1 violation" in str(panel.border_title)
+
+        app.session.sync_skills()  # as after navigating or resuming: rebuilt from the log
+        assert panel.violations["molecule-plan-change"] == 1
