@@ -119,7 +119,7 @@ def _text_or_file(value: str | None) -> str | None:
 
 
 def _api_key(args: argparse.Namespace) -> str | None:
-    """`--api-key`, or the first line of `--api-key-file` (a file that must exist)."""
+    """`--api-key`, or the text of `--api-key-file` (a file that must exist), stripped."""
     from pathlib import Path
 
     from workbench.errors import UsageError

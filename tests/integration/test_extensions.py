@@ -218,3 +218,24 @@ def test_a_hook_field_set_to_the_wrong_type_is_reported_and_ignored(project):
         f"extension {sloppy.name}: its tool_result hook handler patch_wrongly set result.text to "
         "None (NoneType), which must be str; the change was ignored",
     ]
+
+
+async def test_trusting_a_project_later_keeps_to_the_tools_allowlist(project):
+    tool_source = textwrap.dedent(
+        """
+        from workbench.tool import Tool, ToolResult
+
+        def register(api):
+            async def shout(args, ctx):
+                return ToolResult("HI")
+
+            api.register_tool(Tool("shout", "shout", {"type": "object"}, shout))
+        """
+    )
+    install(project / ".pi" / "extensions", "voices.py", tool_source)
+    model = write_script(project, [])
+    options = WorkbenchOptions(cwd=project, model=model, skills=SkillGraph([]), tools=["read"])
+    workbench = await Workbench.open(options)
+    await workbench.trust_project()
+    assert list(workbench.agent.tools) == ["read"], "the trusted extension's tools stay out"
+    await workbench.close()

@@ -3,8 +3,8 @@
 The child is `workbench --mode json -p --no-session` with the agent's model, tools and system
 prompt; the system prompt, the API key and the task go through files in a private temporary folder
 (never the command line, which other users can read with `ps` and which limits a chained task's
-size). A timeout or a
-cancellation (the user's abort) ends the child: SIGTERM to its group, SIGKILL after the grace.
+size). A timeout or a cancellation (the user's abort) ends the child: SIGTERM to its group, SIGKILL
+after the grace.
 """
 
 from __future__ import annotations

@@ -13,23 +13,22 @@ from workbench.errors import UsageError
 from workbench.tool import Tool
 
 
-def allowed_names(names: Sequence[str] | None) -> set[str] | None:
-    """The names asked for, blanks dropped; None (every tool) when nothing was asked."""
-    return None if names is None else {n.strip() for n in names if n.strip()}
+def offered_tools(tools: Iterable[Tool], names: Sequence[str] | None) -> list[Tool]:
+    """The tools in `names` (blanks ignored), in the session's order; every tool when None."""
+    if names is None:
+        return list(tools)
+    wanted = {n.strip() for n in names if n.strip()}
+    return [tool for tool in tools if tool.name in wanted]
 
 
 def allowed_tools(tools: Iterable[Tool], names: Sequence[str] | None) -> list[Tool]:
-    """The tools in `names`, in the session's order (every tool when `names` is None); a name
-    that no tool has is a usage error."""
+    """`offered_tools`, once every name in `names` is known to be a tool's (else a usage error)."""
     tools = list(tools)
-    wanted = allowed_names(names)
-    if wanted is None:
-        return tools
-    unknown = sorted(wanted - {tool.name for tool in tools})
+    unknown = sorted({n.strip() for n in names or () if n.strip()} - {t.name for t in tools})
     if unknown:
         raise UsageError(
             f"unknown tool {', '.join(unknown)}",
             f"the tools are {', '.join(tool.name for tool in tools)}; --tools names every tool "
             "to offer (project extensions' tools need --trust)",
         )
-    return [tool for tool in tools if tool.name in wanted]
+    return offered_tools(tools, names)

@@ -58,7 +58,7 @@ from workbench.agent.store import ConversationStore, MemoryStore
 from workbench.agent.subagent_settings import Confirm, SubagentHost
 from workbench.agent.subagent_tool import subagent_tools
 from workbench.agent.system_prompt import build_system_prompt
-from workbench.agent.tool_allowlist import allowed_names, allowed_tools
+from workbench.agent.tool_allowlist import allowed_tools, offered_tools
 from workbench.agent.tools import builtin_tools
 from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
@@ -479,12 +479,8 @@ class Workbench(ConversationTree, SkillControls):
         self.extensions.failed += report.failed
         for path, error in report.failed:
             self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
-        wanted = allowed_names(self.options.tools)
-        self.agent.tools.update(
-            (name, tool)
-            for name, tool in self.api.tools.items()
-            if wanted is None or name in wanted
-        )
+        offered = offered_tools(self.api.tools.values(), self.options.tools)
+        self.agent.tools.update((tool.name, tool) for tool in offered)
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         return report
