@@ -210,18 +210,25 @@ def bench_write_paths(root: Path, count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument(
+        "--only", choices=("appends", "files", "workbench-fork", "write-paths"), help="one part"
+    )
     args = parser.parse_args()
     os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
     depth = 2_000 if args.quick else 10_000
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="wb-bench-") as tmp:
         root = Path(tmp)
-        samples = bench_appends(root, depth, rounds=100)
-        for mark, values in samples.items():
-            print(f"append at entry {mark:>6}: median {median_ms(values)} over {len(values)}")
-        bench_file_commands(root, entries=1_000, files=3_000, rounds=3 if args.quick else 5)
-        bench_workbench_fork(root, files=3_000, rounds=3 if args.quick else 7)
-        bench_write_paths(root, count=200)
+        if args.only in (None, "appends"):
+            samples = bench_appends(root, depth, rounds=100)
+            for mark, values in samples.items():
+                print(f"append at entry {mark:>6}: median {median_ms(values)} over {len(values)}")
+        if args.only in (None, "files"):
+            bench_file_commands(root, entries=1_000, files=3_000, rounds=3 if args.quick else 5)
+        if args.only in (None, "workbench-fork"):
+            bench_workbench_fork(root, files=3_000, rounds=3 if args.quick else 7)
+        if args.only in (None, "write-paths"):
+            bench_write_paths(root, count=200)
 
 
 if __name__ == "__main__":
