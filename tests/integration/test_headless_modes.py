@@ -192,6 +192,18 @@ def test_tools_is_an_exact_allowlist_of_every_tool_offered(project, server):
     assert "skill_activate, skill_deactivate, prime_query, shout" in wrong.stderr
 
 
+def test_the_skills_section_names_only_the_enforcer_tools_the_model_has(project, server):
+    skill_project(project)
+    model = ("--model", "openai/test-model", "--api-base", server.url, "--api-key", "k")
+    server.add(Reply(text="a"), Reply(text="b"))
+    for tools in ("read", "read,skill_activate"):
+        done = run_workbench("-p", "--no-session", *model, "--tools", tools, "go", cwd=project)
+        assert done.returncode == 0, done.stderr
+    without, with_it = (request["messages"][0]["content"] for request in server.requests)
+    assert "## Skill graph" in without and "skill_activate" not in without
+    assert "reading its SKILL.md with the read tool, or call skill_activate(name)." in with_it
+
+
 def skill_project(project, mode: str = "warn"):
     write_tree(project / ".pi" / "skills")
     (project / ".pi" / "settings.json").write_text(json.dumps({"enforcer": {"mode": mode}}))

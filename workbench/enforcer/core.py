@@ -32,7 +32,12 @@ from workbench.enforcer.locations import location
 from workbench.enforcer.reload import LiveSkills
 from workbench.enforcer.state import DEACTIVATE_KEY, LOAD_KEY, LOADS_KEY, LoadingState, LoadRecord
 from workbench.enforcer.status import format_status
-from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, MIN_BUDGET_TOKENS, render
+from workbench.enforcer.topology import (
+    DEFAULT_BUDGET_TOKENS,
+    MIN_BUDGET_TOKENS,
+    Hints,
+    render,
+)
 from workbench.enforcer.verdict import Checker, Verdict
 from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
@@ -140,13 +145,16 @@ class Enforcer:
         self._session_tools = session_tools
         self._pending: dict[str, list[LoadRecord]] = {}
         self._maybe_changed = False
+        self._hints = Hints()  # every tool, until a run says which the model has
         self._rebuild()
 
     # --- the skill set -------------------------------------------------------------------------
 
     def _rebuild(self) -> None:
         self.checker = Checker(self.skills.graph, self.where, self.allowlist.allows)
-        self.prompt_section = render(self.skills.graph, self.where, self.allowlist, self.budget)
+        self.prompt_section = render(
+            self.skills.graph, self.where, self.allowlist, self.budget, self._hints
+        )
 
     def where(self, skill: Skill) -> str:
         return location(skill, self.base)
@@ -392,6 +400,10 @@ class Enforcer:
 
     def on_before_agent_start(self, event: BeforeAgentStartEvent) -> None:
         self.refresh()
+        hints = Hints.for_tools(self._session_tools())
+        if hints != self._hints:  # the first run, or tools came (trust) or went
+            self._hints = hints
+            self._rebuild()
         if self.prompt_section and self.prompt_section not in event.system_prompt:
             event.system_prompt = event.system_prompt.rstrip("\n") + "\n\n" + self.prompt_section
 

@@ -132,24 +132,24 @@ def register(
     skills: SkillGraph | Loader,
     settings: Settings,
     *,
-    session_tools: Callable[[], Iterable[str]] = lambda: BUILTIN_TOOLS,
+    session_tools: Callable[[], Iterable[str]] | None = None,
     cwd: Path | None = None,
 ) -> Enforcer:
     """Plug the enforcer into a session and return it (for activate, deactivate and status).
 
     `skills` is a function that discovers the skill set afresh (`lambda:
     load_project_skills(root)`: a change on disk is then picked up before the next run), or a
-    fixed graph. `session_tools` names the session's tools for the `allowed-tools` report; `cwd`
-    is the folder skill files are named relative to (default: the project root).
+    fixed graph. `session_tools` names the tools the model is offered, for the `allowed-tools`
+    report and the system prompt's wording (default: the four primitives and the enforcer's own);
+    `cwd` is the folder skill files are named relative to (default: the project root).
     """
     if isinstance(skills, SkillGraph):
         graph = skills
         load: Loader = lambda: SkillSet(graph, [], len(graph), ())  # noqa: E731
     else:
         load = skills
-    enforcer = Enforcer(
-        api, LiveSkills(load), settings, session_tools, base=cwd or settings.project_root
-    )
+    tools = session_tools or (lambda: [*BUILTIN_TOOLS, *api.tools])
+    enforcer = Enforcer(api, LiveSkills(load), settings, tools, base=cwd or settings.project_root)
     api.on("session_start", enforcer.on_session_start)
     api.on("before_agent_start", enforcer.on_before_agent_start)
     api.on("tool_call", enforcer.on_tool_call)

@@ -6,11 +6,13 @@ budget (`enforcer.prompt_budget_tokens`, default 2,000) and under `MAX_BYTES` wh
 of skills: a big graph is shown with less detail (molecules with atom counts, then compounds with
 counts, then as many compounds as fit), and the model is told how to ask for the rest
 (`prime_query`). Unlayered skills keep the usual `<available_skills>` listing, bounded the same way.
+Tools the session does not offer (`--tools`, an agent's `tools:`) are not mentioned (`Hints`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 from workbench.enforcer.allowlist import Allowlist
@@ -30,7 +32,7 @@ INTRO = (
     "## Skill graph\n\n"
     "This project's skills are layered. A compound is a whole workflow and the entry point; it "
     "delegates to molecules (scoped tasks); a molecule delegates to atoms (single operations). "
-    "Load a skill by reading its SKILL.md with the read tool, or call skill_activate(name)."
+    "Load a skill by reading its SKILL.md with the read tool"
 )
 RULES = (
     "### Rules\n"
@@ -54,6 +56,57 @@ LISTING_INTRO = (
     "The following skills provide specialized instructions for specific tasks. Use the read tool "
     "to load a skill's file when the task matches its description."
 )
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The section's words for the enforcer's tools, mentioned only when the model has them."""
+
+    activate: bool = True
+    query: bool = True
+
+    @classmethod
+    def for_tools(cls, offered: Iterable[str] | None) -> Hints:
+        """Hints for the tools `offered` (None: not known, all of them)."""
+        if offered is None:
+            return cls()
+        names = set(offered)
+        return cls("skill_activate" in names, "prime_query" in names)
+
+    def intro(self) -> str:
+        return INTRO + (", or call skill_activate(name)." if self.activate else ".")
+
+    def compound_detail(self) -> str:
+        if self.query:
+            return (
+                'For one compound\'s molecules and atoms, call prime_query(scope="compound:NAME", '
+                'level="summary").'
+            )
+        return "A compound's SKILL.md names its molecules, and a molecule's SKILL.md its atoms."
+
+    def more_compounds(self, left: int) -> str:
+        if self.query:
+            return (
+                f'{left} more compounds: prime_query(scope="compound", level="summary") lists '
+                "them all."
+            )
+        return f"{left} more compounds are not listed here."
+
+    def standalone_count(self, count: int) -> str:
+        if self.query:
+            return (
+                f"{count} skills may be loaded directly; "
+                'prime_query(scope="standalone", level="summary") lists them.'
+            )
+        return f"{count} skills may be loaded directly (their frontmatter marks them standalone)."
+
+    def more_skills(self, left: int) -> str:
+        if self.query:
+            return (
+                f"{left} more skills are not listed here: find them with "
+                'prime_query(scope="focus:WORDS", level="summary") or prime_query(tags=[...]).'
+            )
+        return f"{left} more skills are not listed here."
 
 
 def _fits(text: str, tokens: int, max_bytes: int) -> bool:
@@ -115,49 +168,39 @@ class _Topology:
                     lines.append(f"  - {molecule} [{len(atoms)} atoms]")
         return lines
 
-    def standalone_part(self, named: bool) -> str:
+    def standalone_part(self, named: bool, hints: Hints) -> str:
         if not self.standalone:
             return ""
         if named:
             names = ", ".join(s.name for s in self.standalone)
             return f"### Standalone skills (may be loaded directly)\n{names}"
-        return (
-            f"### Standalone skills\n{len(self.standalone)} skills may be loaded directly; "
-            'prime_query(scope="standalone", level="summary") lists them.'
-        )
+        return f"### Standalone skills\n{hints.standalone_count(len(self.standalone))}"
 
 
-def _layered_section(topology: _Topology, tokens: int, max_bytes: int) -> str:
+def _layered_section(topology: _Topology, tokens: int, max_bytes: int, hints: Hints) -> str:
     """The most detailed rendering of the layered graph that fits."""
-    more = (
-        'For one compound\'s molecules and atoms, call prime_query(scope="compound:NAME", '
-        'level="summary").'
-    )
+    more = hints.compound_detail()
 
     def assemble(lines: list[str], standalone: str, tail: str = "") -> str:
-        parts = [INTRO, "### Compounds (entry points)\n" + "\n".join(lines) + tail]
+        parts = [hints.intro(), "### Compounds (entry points)\n" + "\n".join(lines) + tail]
         parts += [standalone] if standalone else []
         return "\n\n".join([*parts, RULES, TEMPLATE])
 
     tiers = [("full", True, ""), ("molecules", True, "\n" + more)]
     tiers += [("molecules", False, "\n" + more), ("counts", False, "\n" + more)]
     for detail, named, tail in tiers:
-        text = assemble(topology.tree(detail), topology.standalone_part(named), tail)
+        text = assemble(topology.tree(detail), topology.standalone_part(named, hints), tail)
         if _fits(text, tokens, max_bytes):
             return text
-    standalone = topology.standalone_part(False)
+    standalone = topology.standalone_part(False, hints)
 
     def truncated(lines: list[str], left: int) -> str:
-        tail = (
-            f"\n... and {left} more compounds: "
-            'prime_query(scope="compound", level="summary") lists them all. ' + more
-        )
-        return assemble(lines, standalone, tail)
+        return assemble(lines, standalone, f"\n... and {hints.more_compounds(left)} {more}")
 
     return _as_many_as_fit(topology.tree("counts"), truncated, tokens, max_bytes)
 
 
-def _listing(skills: list[Skill], where: Where, tokens: int, max_bytes: int) -> str:
+def _listing(skills: list[Skill], where: Where, tokens: int, max_bytes: int, hints: Hints) -> str:
     """pi's `<available_skills>` listing of unlayered skills, as detailed as fits."""
 
     def entry(skill: Skill, description: str) -> str:
@@ -180,11 +223,7 @@ def _listing(skills: list[Skill], where: Where, tokens: int, max_bytes: int) -> 
         return text
 
     def truncated(entries: list[str], left: int) -> str:
-        return assemble(
-            entries,
-            f"\n{left} more skills are not listed here: find them with "
-            'prime_query(scope="focus:WORDS", level="summary") or prime_query(tags=[...]).',
-        )
+        return assemble(entries, "\n" + hints.more_skills(left))
 
     return _as_many_as_fit(short, truncated, tokens, max_bytes)
 
@@ -194,8 +233,10 @@ def render(
     where: Where,
     allowlist: Allowlist | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    hints: Hints | None = None,
 ) -> str:
     """The whole skills section for the system prompt ("" when there are no allowed skills)."""
+    hints = hints or Hints()
     allowed = (allowlist or Allowlist()).allows
     topology = _Topology(graph, allowed, where)
     unlayered = [s for s in graph.unlayered() if allowed(s.name)]
@@ -203,19 +244,20 @@ def render(
     if not has_layered and not unlayered:
         return ""
     if not unlayered:
-        return _layered_section(topology, budget_tokens, MAX_BYTES)
+        return _layered_section(topology, budget_tokens, MAX_BYTES, hints)
     if not has_layered:
-        return _listing(unlayered, where, budget_tokens, MAX_BYTES)
-    listing_full = _listing(unlayered, where, budget_tokens, MAX_BYTES)
+        return _listing(unlayered, where, budget_tokens, MAX_BYTES, hints)
+    listing_full = _listing(unlayered, where, budget_tokens, MAX_BYTES, hints)
     share = budget_tokens // 2, MAX_BYTES // 2
     layered_tokens = max(share[0], budget_tokens - token_ceiling(listing_full))
     layered_bytes = max(share[1], MAX_BYTES - len(listing_full.encode()) - 2)
-    layered = _layered_section(topology, layered_tokens, layered_bytes)
+    layered = _layered_section(topology, layered_tokens, layered_bytes, hints)
     # The blank line that joins the two parts costs up to one token of its own.
     listing = _listing(
         unlayered,
         where,
         budget_tokens - token_ceiling(layered) - 1,
         MAX_BYTES - len(layered.encode()) - 2,
+        hints,
     )
     return layered + "\n\n" + listing

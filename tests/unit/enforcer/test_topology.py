@@ -15,6 +15,7 @@ from workbench.enforcer.topology import (
     DEFAULT_BUDGET_TOKENS,
     MAX_BYTES,
     MIN_BUDGET_TOKENS,
+    Hints,
     render,
 )
 from workbench.errors import WorkbenchError
@@ -81,6 +82,22 @@ def test_ten_thousand_skills(tmp_path):
     assert "- c0 (c0/SKILL.md): Does c0. [3 molecules, 9 atoms]" in text
     assert 'more compounds: prime_query(scope="compound", level="summary") lists them' in text
     assert render(graph, where_in(tmp_path)) == text
+
+
+def test_without_the_enforcers_tools_the_section_does_not_mention_them(tmp_path):
+    graph = graph_in_memory(tmp_path, layered_specs(770))
+    unlayered = graph_in_memory(
+        tmp_path / "u", {f"s{n}": Spec(description="Word " * 60) for n in range(900)}
+    )
+    hints = Hints.for_tools(["read", "bash"])
+    for text in (
+        render(graph, where_in(tmp_path), hints=hints),
+        render(unlayered, str, hints=hints),
+    ):
+        assert "prime_query" not in text and "skill_activate" not in text
+        assert "more " in text and "not listed here" in text  # the model still hears of the rest
+        assert token_ceiling(text) <= DEFAULT_BUDGET_TOKENS
+    assert Hints.for_tools(None) == Hints() == Hints.for_tools(["prime_query", "skill_activate"])
 
 
 def test_less_detail_before_fewer_compounds(tmp_path):
