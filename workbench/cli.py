@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from workbench import __version__
 
 if TYPE_CHECKING:
-    from workbench.agent.subagent_settings import Confirm
+    from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench, WorkbenchOptions
 
 SUBCOMMANDS: dict[str, str] = {
@@ -160,7 +160,7 @@ def _system_prompt(args: argparse.Namespace) -> str | None:
 def warm_up() -> None:
     """What a warm interpreter (`workbench.agent.forkserver`) prepares before it forks runs:
     litellm, exercised once, and the modules every headless run imports."""
-    from workbench.agent.litellm_model import warm_up as warm_up_litellm
+    from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
 
     warm_up_litellm()
     importlib.import_module("workbench.modes.json_mode")
@@ -178,7 +178,7 @@ def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
         code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP)
         if code is not None:
             return code
-    from workbench.agent.litellm_model import preload
+    from workbench.agent.models.litellm_client import preload
 
     preload()
     return None
@@ -237,7 +237,7 @@ def _run_agent(
         return _run_app(args)
     from pathlib import Path
 
-    from workbench.agent.model_choice import model_name, uses_litellm
+    from workbench.agent.models.choice import model_name, uses_litellm
     from workbench.config import Settings, find_project_root
     from workbench.errors import UsageError
 

@@ -2,7 +2,7 @@
 
     python tests/benchmarks/bench_subagents.py [--runs N]
 
-Measures, each as the median of N runs, from the parent starting a child (`subagent_run.run_child`,
+Measures, each as the median of N runs, from the parent starting a child (`subagents.run.run_child`,
 the tool's own path: temp files, spawn, reading events) to the child's first request reaching the
 local OpenAI-compatible server, and to the child's end:
 1. cold: a fresh `python -m workbench` per child, importing litellm itself (WORKBENCH_WARM_START=0);
@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support.openai_server import OpenAIServer, Reply
 
 from workbench.agent import forkserver
-from workbench.agent.agent_defs import AgentDef
-from workbench.agent.subagent_report import ChildReport
-from workbench.agent.subagent_run import Launch, run_child
+from workbench.agent.subagents.agent_files import AgentDef
+from workbench.agent.subagents.report import ChildReport
+from workbench.agent.subagents.run import Launch, run_child
 
 
 def launch(cwd: Path, server: OpenAIServer) -> Launch:

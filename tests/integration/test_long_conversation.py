@@ -10,7 +10,7 @@ from support.openai_server import Reply
 from support.workbench_process import write_settings
 
 from workbench.agent.compaction import SUMMARY_SYSTEM_PROMPT
-from workbench.agent.openai_format import COMPACTION_PREFIX
+from workbench.agent.models.openai_format import COMPACTION_PREFIX
 from workbench.agent.store import messages_of
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph

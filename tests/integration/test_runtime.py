@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from workbench.agent.compaction import CompactionPlan, summary_request
-from workbench.agent.demo_model import DemoModel
-from workbench.agent.model import TextDelta
+from workbench.agent.models.client import TextDelta
+from workbench.agent.models.demo import DemoModel
 from workbench.messages import Message, ToolCall
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph

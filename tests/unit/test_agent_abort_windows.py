@@ -16,7 +16,7 @@ from typing import Any
 
 from workbench.agent.events import Event
 from workbench.agent.loop import SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, Agent, AgentConfig
-from workbench.agent.scripted_model import ScriptedModel
+from workbench.agent.models.scripted import ScriptedModel
 from workbench.agent.store import EntryType, MemoryStore, messages_of
 from workbench.messages import Message
 from workbench.tool import Tool, ToolContext, ToolResult

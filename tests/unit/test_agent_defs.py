@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.agent.agent_defs import AgentProblem, discover_agents, parse_agent
+from workbench.agent.subagents.agent_files import AgentProblem, discover_agents, parse_agent
 from workbench.config import agent_dir
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from workbench.agent.events import Event
 from workbench.agent.loop import SKIPPED_FOR_STEERING, Agent, AgentConfig, RetryPolicy
-from workbench.agent.model import Delta, ModelRequest, TextDelta
-from workbench.agent.scripted_model import ScriptedModel
+from workbench.agent.models.client import Delta, ModelRequest, TextDelta
+from workbench.agent.models.scripted import ScriptedModel
 from workbench.agent.store import MemoryStore, messages_of
 from workbench.agent.tools import builtin_tools
 from workbench.errors import WorkbenchError
@@ -328,7 +328,7 @@ class CutOff:
     """A model whose stream ends without a finish reason."""
 
     def __init__(self) -> None:
-        from workbench.agent.model import ModelInfo
+        from workbench.agent.models.client import ModelInfo
 
         self.info = ModelInfo("cut-off", offline=True)
 
@@ -387,7 +387,7 @@ class Broken:
     """A model with a bug."""
 
     def __init__(self) -> None:
-        from workbench.agent.model import ModelInfo
+        from workbench.agent.models.client import ModelInfo
 
         self.info = ModelInfo("broken", offline=True)
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from workbench.agent.loop import Agent
-from workbench.agent.model import Delta, Finish, ModelInfo, ModelRequest, TextDelta
+from workbench.agent.models.client import Delta, Finish, ModelInfo, ModelRequest, TextDelta
 from workbench.agent.store import MemoryStore
 from workbench.messages import Message
 

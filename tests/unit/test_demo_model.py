@@ -5,9 +5,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from workbench.agent.demo_model import DemoModel
 from workbench.agent.events import Event, ToolExecutionEnd
 from workbench.agent.loop import SKIPPED_FOR_STEERING, Agent
+from workbench.agent.models.demo import DemoModel
 from workbench.agent.store import MemoryStore
 from workbench.agent.tools import builtin_tools
 from workbench.messages import Message

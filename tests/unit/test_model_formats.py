@@ -8,10 +8,15 @@ from pathlib import Path
 import pytest
 
 from workbench.agent.events import MessageEnd, ToolExecutionEnd
-from workbench.agent.model import AssistantAssembler, Finish, TextDelta, ToolCallDelta
-from workbench.agent.model_choice import model_name
-from workbench.agent.openai_format import COMPACTION_PREFIX, NOTICE_PREFIX, UNANSWERED, to_openai
-from workbench.agent.scripted_model import ScriptedModel
+from workbench.agent.models.choice import model_name
+from workbench.agent.models.client import AssistantAssembler, Finish, TextDelta, ToolCallDelta
+from workbench.agent.models.openai_format import (
+    COMPACTION_PREFIX,
+    NOTICE_PREFIX,
+    UNANSWERED,
+    to_openai,
+)
+from workbench.agent.models.scripted import ScriptedModel
 from workbench.config import Settings
 from workbench.errors import WorkbenchError
 from workbench.messages import Message, ToolCall

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.agent.openai_format import to_openai
+from workbench.agent.models.openai_format import to_openai
 from workbench.agent.store import Entry
 from workbench.messages import Message
 from workbench.runtime.context import branch_messages

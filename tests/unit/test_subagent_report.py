@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from workbench.agent.subagent_report import ChildReport
-from workbench.agent.subagent_text import progress, result_text
+from workbench.agent.subagents.report import ChildReport
+from workbench.agent.subagents.text import progress, result_text
 
 
 def lines(*events: dict) -> list[bytes]:

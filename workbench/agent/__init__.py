@@ -1,1 +1,9 @@
-"""The agent: loop, model adapter, tools, compaction, sub-agents."""
+"""The agent: the loop and its steps (asking the model with retries, running tool calls,
+compaction), the message queues, the conversation store interface, events, the system prompt and
+context files, extensions, and the warm interpreter (`forkserver`).
+
+A package per concept below it: `models/` (model adapters), `tools/` (the four built-in tools and
+the `--tools` allowlist), `subagents/` (child agents as processes). May import `skills`,
+`messages`, `tool`, `hooks`, `extension_api`, `config` and `errors`; never `sessions`, `runtime`
+or a front end.
+"""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from workbench.agent import compaction
 from workbench.agent.events import CompactionEnd, CompactionStart, Event
-from workbench.agent.model import ModelClient, ModelError, ModelRequest
+from workbench.agent.models.client import ModelClient, ModelError, ModelRequest
 from workbench.agent.queues import MessageQueue
 from workbench.errors import WorkbenchError
 from workbench.messages import Message

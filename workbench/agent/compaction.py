@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from workbench.agent.model import ModelRequest
+from workbench.agent.models.client import ModelRequest
 from workbench.messages import Message
 
 CHARS_PER_TOKEN = 4

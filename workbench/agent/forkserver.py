@@ -61,7 +61,7 @@ def enabled(env: Mapping[str, str]) -> bool:
 WARM_PACKAGES = ("litellm",)
 """Installed packages whose version a warm server depends on (their install time is hashed)."""
 LITELLM_ENV_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION"}
-"""What `litellm_model` sets before importing litellm unless the user did: a variable at its
+"""What `models.litellm_client` sets before importing litellm unless the user did: a variable at its
 default selects the same server as an unset one (a run that has imported litellm has them set)."""
 
 

@@ -31,8 +31,8 @@ from workbench.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from workbench.agent.model import ModelClient, ModelError
 from workbench.agent.model_call import ModelCalls, RetryPolicy
+from workbench.agent.models.client import ModelClient, ModelError
 from workbench.agent.queues import MessageQueue, QueueMode
 from workbench.agent.store import ConversationStore, messages_of
 from workbench.agent.tool_execution import (

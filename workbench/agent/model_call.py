@@ -23,7 +23,13 @@ from workbench.agent.events import (
     RetryStart,
     UsageUpdate,
 )
-from workbench.agent.model import AssistantAssembler, Finish, ModelClient, ModelError, ModelRequest
+from workbench.agent.models.client import (
+    AssistantAssembler,
+    Finish,
+    ModelClient,
+    ModelError,
+    ModelRequest,
+)
 from workbench.agent.tool_execution import SKIPPED_FOR_ABORT
 from workbench.errors import WorkbenchError
 from workbench.hooks import ContextEvent, HookBus

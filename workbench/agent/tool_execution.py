@@ -22,7 +22,7 @@ from workbench.agent.events import (
     ToolExecutionUpdate,
 )
 from workbench.agent.queues import MessageQueue
-from workbench.agent.tool_args import check_arguments
+from workbench.agent.tools.arguments import check_arguments
 from workbench.agent.unsplit import run_to_end
 from workbench.errors import WorkbenchError
 from workbench.hooks import HookBus, ToolCallEvent, ToolResultEvent

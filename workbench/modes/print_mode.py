@@ -19,7 +19,7 @@ from workbench.agent.events import (
     Notice,
     RetryStart,
 )
-from workbench.agent.subagent_report import FINE_VERDICTS
+from workbench.agent.subagents.report import FINE_VERDICTS
 from workbench.enforcer.events import SkillLoadEvent
 from workbench.modes.headless import EXIT_ERROR, EXIT_OK, refused_skill_command, run_prompt
 from workbench.runtime import WorkbenchOptions

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from workbench.agent.events import Notice
 from workbench.agent.loop import Agent
-from workbench.agent.model import ModelRequest
+from workbench.agent.models.client import ModelRequest
 from workbench.agent.store import ConversationStore, Entry, MemoryStore
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError

@@ -51,15 +51,15 @@ from workbench.agent.context_files import context_files
 from workbench.agent.events import ErrorEvent, ModelChange, Notice, QueueUpdate
 from workbench.agent.extensions import ExtensionReport, TrustStore, load_extensions
 from workbench.agent.loop import Agent, AgentConfig, RetryPolicy
-from workbench.agent.model import ModelClient
-from workbench.agent.model_choice import model_name, open_model
+from workbench.agent.models.choice import model_name, open_model
+from workbench.agent.models.client import ModelClient
 from workbench.agent.queues import MessageQueue, queue_mode
 from workbench.agent.store import ConversationStore, MemoryStore
-from workbench.agent.subagent_settings import Confirm, SubagentHost
-from workbench.agent.subagent_tool import subagent_tools
+from workbench.agent.subagents.settings import Confirm, SubagentHost
+from workbench.agent.subagents.tool import subagent_tools
 from workbench.agent.system_prompt import build_system_prompt
-from workbench.agent.tool_allowlist import allowed_tools, offered_tools
 from workbench.agent.tools import builtin_tools
+from workbench.agent.tools.allowlist import allowed_tools, offered_tools
 from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.extension import register as register_enforcer

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from workbench.agent.subagent_settings import Confirm
+    from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench
 
 

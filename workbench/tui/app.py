@@ -41,7 +41,7 @@ from workbench.tui.logfile import log_path
 from workbench.tui.session_view import SessionView
 
 if TYPE_CHECKING:
-    from workbench.agent.subagent_settings import Confirm
+    from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench
 
 log = logging.getLogger(__name__)

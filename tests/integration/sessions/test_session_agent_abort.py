@@ -10,7 +10,7 @@ from typing import Any
 from sessiontools import git
 
 from workbench.agent.loop import Agent
-from workbench.agent.scripted_model import ScriptedModel
+from workbench.agent.models.scripted import ScriptedModel
 from workbench.agent.store import messages_of
 from workbench.messages import Message
 from workbench.sessions.session import Session

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.subagent_settings import SubagentHost
-from workbench.agent.subagent_tool import SubagentTool
+from workbench.agent.subagents.settings import SubagentHost
+from workbench.agent.subagents.tool import SubagentTool
 from workbench.config import agent_dir
 from workbench.runtime import WorkbenchOptions
 from workbench.tool import ToolContext, ToolResult

@@ -7,7 +7,7 @@ from pathlib import Path
 from subagent_kit import bash, call, project_agents, script, user_agents, write_agent
 
 from workbench.agent.events import Event
-from workbench.agent.subagent_run import SUBAGENT_MARKER
+from workbench.agent.subagents.run import SUBAGENT_MARKER
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
 

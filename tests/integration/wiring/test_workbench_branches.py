@@ -11,7 +11,7 @@ from support.git_project import git, make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
 from wiringtools import bash, read, script, texts, write
 
-from workbench.agent.openai_format import to_openai
+from workbench.agent.models.openai_format import to_openai
 from workbench.errors import WorkbenchError
 from workbench.sessions.merge import MergeConflict
 

@@ -1,4 +1,6 @@
-"""The four built-in tools: read, write, edit, bash."""
+"""The four built-in tools (read, write, edit, bash), the check of a call's arguments against
+a tool's schema (`arguments`) and the `--tools` allowlist (`allowlist`). May import `tool`,
+`messages`, `config` and `errors`; never the loop."""
 
 from __future__ import annotations
 
@@ -20,5 +22,5 @@ BUILTIN_TOOLS: dict[str, Callable[[], Tool]] = {
 
 def builtin_tools() -> list[Tool]:
     """All four; a session offers them with its other tools through `--tools`
-    (`workbench.agent.tool_allowlist`)."""
+    (`workbench.agent.tools.allowlist`)."""
     return [make() for make in BUILTIN_TOOLS.values()]

@@ -22,7 +22,7 @@ from workbench.config import Settings
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:  # kept off the import path: a warm-started run only needs the name
-    from workbench.agent.model import ModelClient, ModelInfo
+    from workbench.agent.models.client import ModelClient, ModelInfo
     from workbench.skills.graph import SkillGraph
 
 DEMO = "demo"
@@ -100,20 +100,20 @@ def open_model(
     `skills` for the current graph and `folder` (default: `cwd`) where the tools run now."""
     entry = model_settings(settings, name)
     if name == DEMO:
-        from workbench.agent.demo_model import DemoModel
+        from workbench.agent.models.demo import DemoModel
 
         return DemoModel(skills, folder or (lambda: cwd))
     if name.startswith(SCRIPTED):
-        from workbench.agent.scripted_model import ScriptedModel
+        from workbench.agent.models.scripted import ScriptedModel
 
         path = Path(name.removeprefix(SCRIPTED)).expanduser()
         model = ScriptedModel(path if path.is_absolute() else cwd / path, name)
         model.info = apply_overrides(model.info, entry)
         return model
-    from workbench.agent import litellm_model
+    from workbench.agent.models import litellm_client
 
-    info = apply_overrides(litellm_model.model_info(name), entry)
-    return litellm_model.LitellmModel(
+    info = apply_overrides(litellm_client.model_info(name), entry)
+    return litellm_client.LitellmModel(
         info,
         api_base=api_base or entry.get("api_base") or settings.get("api_base"),
         api_key=api_key or entry.get("api_key") or settings.get("api_key"),

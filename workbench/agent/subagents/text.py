@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 
-from workbench.agent.subagent_report import ChildReport
+from workbench.agent.subagents.report import ChildReport
 
 MARKS = {"pending": "·", "running": "…", "completed": "✓", "failed": "✗"}
 TASK_EXCERPT_CHARS = 40

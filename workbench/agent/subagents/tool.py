@@ -1,10 +1,10 @@
 """The `subagent` tool: hand focused work to child agents with a fresh context.
 
-One mode per call (`subagent_request`): single, parallel (at most `max_concurrency` children
+One mode per call (`request`): single, parallel (at most `max_concurrency` children
 running at once) or chain (in order, `{previous}` becoming the previous step's answer, stopping
-at the first failure). Agents come from `agent_defs` in the call's `scope`; project agents run
+at the first failure). Agents come from `agent_files` in the call's `scope`; project agents run
 only once the user has confirmed (or trusts the project). Children are separate `workbench`
-processes (`subagent_run`); their progress streams into the call's updates; their answers, costs,
+processes (`run`); their progress streams into the call's updates; their answers, costs,
 skill loads and violations come back in the result.
 """
 
@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.agent_defs import AgentCatalog, AgentDef, discover_agents
 from workbench.agent.extensions import TrustStore
-from workbench.agent.subagent_report import ChildReport
-from workbench.agent.subagent_request import PARAMETERS, PREVIOUS, requested
-from workbench.agent.subagent_run import PROGRESS_INTERVAL_S, SUBAGENT_MARKER, Launch, run_child
-from workbench.agent.subagent_settings import SubagentHost, SubagentSettings
-from workbench.agent.subagent_text import progress, result_text
+from workbench.agent.subagents.agent_files import AgentCatalog, AgentDef, discover_agents
+from workbench.agent.subagents.report import ChildReport
+from workbench.agent.subagents.request import PARAMETERS, PREVIOUS, requested
+from workbench.agent.subagents.run import PROGRESS_INTERVAL_S, SUBAGENT_MARKER, Launch, run_child
+from workbench.agent.subagents.settings import SubagentHost, SubagentSettings
+from workbench.agent.subagents.text import progress, result_text
 from workbench.errors import WorkbenchError
 from workbench.tool import Tool, ToolContext, ToolResult
 

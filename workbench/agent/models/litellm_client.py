@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from workbench.agent.forkserver import LITELLM_ENV_DEFAULTS
-from workbench.agent.model import (
+from workbench.agent.models.client import (
     Delta,
     ErrorKind,
     Finish,
@@ -40,7 +40,7 @@ from workbench.agent.model import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from workbench.agent.openai_format import to_openai
+from workbench.agent.models.openai_format import to_openai
 from workbench.messages import StopReason, Usage
 
 REQUEST_TIMEOUT_S = 600.0

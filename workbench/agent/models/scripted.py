@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, get_args
 
-from workbench.agent.model import (
+from workbench.agent.models.client import (
     DEFAULT_CONTEXT_WINDOW,
     Delta,
     ErrorKind,

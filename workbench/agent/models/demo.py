@@ -18,7 +18,7 @@ import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from workbench.agent.model import (
+from workbench.agent.models.client import (
     Delta,
     Finish,
     ModelInfo,

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.agent_defs import SCOPES, Scope
-from workbench.agent.subagent_settings import SubagentSettings
+from workbench.agent.subagents.agent_files import SCOPES, Scope
+from workbench.agent.subagents.settings import SubagentSettings
 from workbench.errors import WorkbenchError
 
 PREVIOUS = "{previous}"

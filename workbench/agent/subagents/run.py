@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.agent import forkserver
-from workbench.agent.agent_defs import AgentDef
-from workbench.agent.model_choice import uses_litellm
-from workbench.agent.subagent_process import GRACE_S, Child, ChildCommand, start_child
-from workbench.agent.subagent_report import ChildReport
+from workbench.agent.models.choice import uses_litellm
+from workbench.agent.subagents.agent_files import AgentDef
+from workbench.agent.subagents.process import GRACE_S, Child, ChildCommand, start_child
+from workbench.agent.subagents.report import ChildReport
 
 SUBAGENT_MARKER = "WORKBENCH_SUBAGENT"
 """Set in a child's environment, to a value unique to the child: children get no `subagent` tool

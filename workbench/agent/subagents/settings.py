@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from workbench.agent.agent_defs import SCOPES, Scope
+from workbench.agent.subagents.agent_files import SCOPES, Scope
 from workbench.config import SETTINGS_FILE, Settings, agent_dir, find_project_root, read_json_file
 from workbench.errors import WorkbenchError
 

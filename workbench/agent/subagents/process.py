@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.agent import forkserver, process_sweep
+from workbench.agent import forkserver
+from workbench.agent.subagents import process_sweep
 
 GRACE_S = 5.0
 READ_CHUNK = 1 << 16
