@@ -15,6 +15,7 @@ topology.
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import time
 from collections.abc import Callable
@@ -124,12 +125,21 @@ def measure(root: Path, size: int) -> tuple[int, list[float]]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="*",
+        default=[100, 1_000, 10_000],
+        help="graph sizes to time, in skills (default: 100 1000 10000)",
+    )
+    args = parser.parse_args()
     print(
         f"{'skills':>7}  {'seed ok':>9}  {'ours ok':>8}  {'seed bad':>9}  {'ours bad':>9}"
         f"  {'read hook':>10}  {'stat check':>11}  {'topology':>9}"
     )
     with tempfile.TemporaryDirectory() as folder:
-        for size in (100, 1_000, 10_000):
+        for size in args.sizes:
             count, f = measure(Path(folder), size)
             print(
                 f"{count:>7}  {f[0]:>7.1f}µs  {f[1]:>6.2f}µs  {f[2]:>7.1f}µs  {f[3]:>7.2f}µs  "

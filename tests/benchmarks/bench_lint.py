@@ -124,6 +124,8 @@ def main() -> None:
             measure(f"{size} skills", root, args.runs, scratch)
         if CORPORA.is_dir():
             measure("corpora", CORPORA, args.runs, scratch)
+        else:
+            print(f"corpora: skipped, none at {CORPORA}")
 
 
 if __name__ == "__main__":

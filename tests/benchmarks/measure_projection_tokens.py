@@ -11,6 +11,7 @@ by. Not part of the test run.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import statistics
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+CORPORA = REPO.parent / "shared" / "corpora"
 
 
 def _use_bundled_encodings() -> None:
@@ -30,6 +32,15 @@ def _use_bundled_encodings() -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "corpora",
+        nargs="?",
+        type=Path,
+        default=CORPORA,
+        help=f"a folder of skill corpora (default: {CORPORA})",
+    )
+    corpora = parser.parse_args().corpora
     _use_bundled_encodings()
     import tiktoken
 
@@ -38,10 +49,12 @@ def main() -> None:
     from workbench.skills.projection import LEVELS, estimate_tokens, project, token_ceiling
 
     encodings = {name: tiktoken.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
-    corpora = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO.parent / "shared" / "corpora"
     sets = {"example (skills/)": REPO / "skills"}
-    sets |= {p.name: p for p in sorted(corpora.iterdir()) if p.is_dir()}
-    sets["all corpora"] = corpora
+    if corpora.is_dir():
+        sets |= {p.name: p for p in sorted(corpora.iterdir()) if p.is_dir()}
+        sets["all corpora"] = corpora
+    else:
+        print(f"no corpora at {corpora}: measuring the example graph only", file=sys.stderr)
     print(
         "level    set                                  skills  cl100k mean/median/max"
         "   o200k mean   estimate mean  estimate/cl100k"
