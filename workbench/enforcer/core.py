@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from workbench.config import Settings
 from workbench.enforcer import detect
@@ -29,17 +28,19 @@ from workbench.enforcer.detect import Load
 from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
 from workbench.enforcer.guidance import guidance
 from workbench.enforcer.locations import location
+from workbench.enforcer.notices import notice_text, refusal_text
 from workbench.enforcer.reload import LiveSkills
-from workbench.enforcer.state import DEACTIVATE_KEY, LOAD_KEY, LOADS_KEY, LoadingState, LoadRecord
-from workbench.enforcer.status import format_status
-from workbench.enforcer.topology import (
-    DEFAULT_BUDGET_TOKENS,
-    MIN_BUDGET_TOKENS,
-    Hints,
-    render,
+from workbench.enforcer.settings import budget_of, mode_of
+from workbench.enforcer.state import (
+    DEACTIVATE_KEY,
+    LOAD_KEY,
+    LoadingState,
+    LoadRecord,
+    attach_records,
 )
+from workbench.enforcer.status import format_status
+from workbench.enforcer.topology import Hints, render
 from workbench.enforcer.verdict import Checker, Verdict
-from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
 from workbench.hooks import (
     BeforeAgentStartEvent,
@@ -51,55 +52,8 @@ from workbench.hooks import (
 from workbench.skills.model import Skill
 from workbench.tool import ToolResult
 
-MODES = ("warn", "block", "off")
 LEAVE_FILES_ALONE = frozenset({"read", "skill_activate", "skill_deactivate", "prime_query"})
 """Tools that never change a file: after them the skill set needs no check."""
-TITLES = {
-    "violation": "Skill loading violation",
-    "cycle": "Skill loading cycle",
-    "repeat": "Repeated skill load",
-    "denied": "Skill not allowed",
-    "unknown": "Unknown skill",
-}
-
-
-def notice_text(record: LoadRecord) -> str:
-    """What the model is told about a load that is not simply ok."""
-    return f"[skill graph] {TITLES[record.verdict]}: {record.reason}\n{record.suggestion}"
-
-
-def _attach(details: dict[str, Any], records: list[LoadRecord]) -> None:
-    """Record loads on a message's details: `skill_load` (the first), `skill_loads` (all, when
-    one call loaded several)."""
-    details[LOAD_KEY] = records[0].to_dict()
-    if len(records) > 1:
-        details[LOADS_KEY] = [r.to_dict() for r in records]
-
-
-def refusal_text(record: LoadRecord) -> str:
-    """The error result of a refused load."""
-    return f"Refused by the skill graph enforcer. {record.reason}\n{record.suggestion}"
-
-
-def mode_of(settings: Settings) -> str:
-    mode = settings.get("enforcer.mode", "warn")
-    if mode not in MODES:
-        raise WorkbenchError(
-            f"settings: enforcer.mode is {mode!r}; it must be one of {', '.join(MODES)}",
-            'set "enforcer": {"mode": "warn"} in .pi/settings.json (warn is the default)',
-        )
-    return mode
-
-
-def budget_of(settings: Settings) -> int:
-    budget = settings.get("enforcer.prompt_budget_tokens", DEFAULT_BUDGET_TOKENS)
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_BUDGET_TOKENS:
-        raise WorkbenchError(
-            f"settings: enforcer.prompt_budget_tokens is {budget!r}; it must be a whole number "
-            f"of at least {MIN_BUDGET_TOKENS} (the rules and template alone take about 400)",
-            f"remove it to use the default ({DEFAULT_BUDGET_TOKENS})",
-        )
-    return budget
 
 
 def _may_change_skills(event: ToolResultEvent) -> bool:
@@ -288,7 +242,7 @@ class Enforcer:
         if records[0].blocked:
             culprit = next(r for r in records if self._refuses(r.verdict))
             event.block = refusal_text(culprit)
-            _attach(event.details, records)
+            attach_records(event.details, records)
             for record in records:
                 self._publish(record)
                 self.state.apply(record)
@@ -319,7 +273,7 @@ class Enforcer:
                 lines.append(line)
         if lines:
             event.result.text = event.result.text.rstrip("\n") + "\n\n" + "\n".join(lines)
-        _attach(event.result.details, records)
+        attach_records(event.result.details, records)
 
     # --- activation ----------------------------------------------------------------------------
 
