@@ -10,7 +10,7 @@ import argparse
 
 from workbench.agent.store import messages_of
 from workbench.commands._session import add_session_option, open_session
-from workbench.enforcer.core import mode_of
+from workbench.enforcer.settings import mode_of
 from workbench.enforcer.state import LoadingState
 from workbench.enforcer.status import format_status
 

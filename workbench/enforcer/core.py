@@ -6,40 +6,35 @@ and recorded on the message that carried the load. What the model is told depend
 `warn` lets the load go ahead and sends the notice as a steering message, `block` refuses a
 violation with the reason and the suggestion, `off` checks nothing (the allowlist still holds).
 
-The skill set is checked for changes on disk before each run, and also before the next model call
-after a tool that may have written a SKILL.md (a `write` or `edit` of one, `bash`, any tool not
-known to leave files alone): a skill the model writes in one turn is checked when it reads it in
-the next. The check is a stat of the watched files; calls that change nothing skip it.
+What a load is checked against (the skill set, kept current, with its checker and the skills
+section of the system prompt) is the `SkillView`; the loading state is the `LoadingState`.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from workbench.config import Settings
 from workbench.enforcer import detect
 from workbench.enforcer.activation import missing_tools_note, skill_message
-from workbench.enforcer.allowlist import Allowlist, close_matches
 from workbench.enforcer.detect import Load
 from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
-from workbench.enforcer.guidance import guidance
-from workbench.enforcer.locations import location
+from workbench.enforcer.notices import notice_text, refusal_text
 from workbench.enforcer.reload import LiveSkills
-from workbench.enforcer.state import DEACTIVATE_KEY, LOAD_KEY, LOADS_KEY, LoadingState, LoadRecord
-from workbench.enforcer.status import format_status
-from workbench.enforcer.topology import (
-    DEFAULT_BUDGET_TOKENS,
-    MIN_BUDGET_TOKENS,
-    Hints,
-    render,
+from workbench.enforcer.settings import mode_of
+from workbench.enforcer.skill_view import SkillView
+from workbench.enforcer.state import (
+    DEACTIVATE_KEY,
+    LOAD_KEY,
+    LoadingState,
+    LoadRecord,
+    attach_records,
 )
-from workbench.enforcer.verdict import Checker, Verdict
-from workbench.errors import WorkbenchError
+from workbench.enforcer.status import format_status
+from workbench.enforcer.verdict import Verdict
 from workbench.extension_api import DeliverAs, ExtensionAPI
 from workbench.hooks import (
     BeforeAgentStartEvent,
@@ -50,68 +45,6 @@ from workbench.hooks import (
 )
 from workbench.skills.model import Skill
 from workbench.tool import ToolResult
-
-MODES = ("warn", "block", "off")
-LEAVE_FILES_ALONE = frozenset({"read", "skill_activate", "skill_deactivate", "prime_query"})
-"""Tools that never change a file: after them the skill set needs no check."""
-TITLES = {
-    "violation": "Skill loading violation",
-    "cycle": "Skill loading cycle",
-    "repeat": "Repeated skill load",
-    "denied": "Skill not allowed",
-    "unknown": "Unknown skill",
-}
-
-
-def notice_text(record: LoadRecord) -> str:
-    """What the model is told about a load that is not simply ok."""
-    return f"[skill graph] {TITLES[record.verdict]}: {record.reason}\n{record.suggestion}"
-
-
-def _attach(details: dict[str, Any], records: list[LoadRecord]) -> None:
-    """Record loads on a message's details: `skill_load` (the first), `skill_loads` (all, when
-    one call loaded several)."""
-    details[LOAD_KEY] = records[0].to_dict()
-    if len(records) > 1:
-        details[LOADS_KEY] = [r.to_dict() for r in records]
-
-
-def refusal_text(record: LoadRecord) -> str:
-    """The error result of a refused load."""
-    return f"Refused by the skill graph enforcer. {record.reason}\n{record.suggestion}"
-
-
-def mode_of(settings: Settings) -> str:
-    mode = settings.get("enforcer.mode", "warn")
-    if mode not in MODES:
-        raise WorkbenchError(
-            f"settings: enforcer.mode is {mode!r}; it must be one of {', '.join(MODES)}",
-            'set "enforcer": {"mode": "warn"} in .pi/settings.json (warn is the default)',
-        )
-    return mode
-
-
-def budget_of(settings: Settings) -> int:
-    budget = settings.get("enforcer.prompt_budget_tokens", DEFAULT_BUDGET_TOKENS)
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget < MIN_BUDGET_TOKENS:
-        raise WorkbenchError(
-            f"settings: enforcer.prompt_budget_tokens is {budget!r}; it must be a whole number "
-            f"of at least {MIN_BUDGET_TOKENS} (the rules and template alone take about 400)",
-            f"remove it to use the default ({DEFAULT_BUDGET_TOKENS})",
-        )
-    return budget
-
-
-def _may_change_skills(event: ToolResultEvent) -> bool:
-    """Whether a finished tool call may have changed a SKILL.md: a `write` or `edit` of a file
-    named so (through symlinks), and any tool that is not known to leave files alone."""
-    if event.tool_name in ("write", "edit"):
-        path = event.args.get("path")
-        if not isinstance(path, str):
-            return True
-        real = os.path.realpath(event.cwd / Path(path).expanduser())
-        return Path(real).name.lower() == "skill.md"
-    return event.tool_name not in LEAVE_FILES_ALONE
 
 
 @dataclass
@@ -138,47 +71,27 @@ class Enforcer:
         self.api = api
         self.skills = skills
         self.mode = mode_of(settings)
-        self.budget = budget_of(settings)
-        self.allowlist = Allowlist.from_settings(settings)
-        self.base = base
+        self.view = SkillView(skills, settings, base)
         self.state = LoadingState()
         self._session_tools = session_tools
         self._pending: dict[str, list[LoadRecord]] = {}
-        self._maybe_changed = False
-        self._hints = Hints()  # every tool, until a run says which the model has
-        self._rebuild()
 
     # --- the skill set -------------------------------------------------------------------------
 
-    def _rebuild(self) -> None:
-        self.checker = Checker(self.skills.graph, self.where, self.allowlist.allows)
-        self.prompt_section = render(
-            self.skills.graph, self.where, self.allowlist, self.budget, self._hints
-        )
-
-    def where(self, skill: Skill) -> str:
-        return location(skill, self.base)
-
-    def _guidance(self, skill: Skill, via: str | None) -> str:
-        return guidance(self.skills.graph, skill, via, self.where, self.allowlist.allows)
-
     def move_to(self, base: Path) -> None:
-        """Follow the session to another working folder (a fork's worktree): skill files are
-        named relative to it, and the skill set is discovered again, since the session's loader
-        now reads that folder (its copies of the skills have other absolute paths)."""
-        self.base = base
-        self.skills.reload()
-        self._rebuild()
-        self.api.emit(SkillsReloadedEvent(len(self.skills.graph), len(self.skills.diagnostics)))
+        """Follow the session to another working folder (see `SkillView.move_to`)."""
+        self.view.move_to(base)
+        self._reloaded()
 
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
-        self._maybe_changed = False
-        if not self.skills.changed():
+        if not self.view.refresh():
             return False
-        self._rebuild()
-        self.api.emit(SkillsReloadedEvent(len(self.skills.graph), len(self.skills.diagnostics)))
+        self._reloaded()
         return True
+
+    def _reloaded(self) -> None:
+        self.api.emit(SkillsReloadedEvent(len(self.skills.graph), len(self.skills.diagnostics)))
 
     # --- assessing loads -----------------------------------------------------------------------
 
@@ -200,13 +113,8 @@ class Enforcer:
             partial=partial,
         )
 
-    def _similar(self, name: str) -> list[str]:
-        """Allowed skills whose names are like `name`, for a refused or unknown one."""
-        allowed = [n for n in self.skills.graph.skills if self.allowlist.allows(n)]
-        return close_matches(name, allowed)
-
     def _denied(self, skill: Skill, refusal: str) -> Verdict:
-        similar = self._similar(skill.name)
+        similar = self.view.similar(skill.name)
         hint = f" Allowed skills with similar names: {', '.join(similar)}." if similar else ""
         return Verdict(
             skill,
@@ -217,12 +125,12 @@ class Enforcer:
 
     def verdict(self, skill: Skill, state: LoadingState | None = None) -> Verdict:
         """The allowlist, then (unless the mode is off) the top-down check."""
-        refusal = self.allowlist.refusal(skill.name)
+        refusal = self.view.allowlist.refusal(skill.name)
         if refusal is not None:
             return self._denied(skill, refusal)
         if self.mode == "off":
             return Verdict(skill, "ok")
-        return self.checker.check(skill, state or self.state)
+        return self.view.checker.check(skill, state or self.state)
 
     def _refuses(self, verdict_kind: str) -> bool:
         return verdict_kind == "denied" or (self.mode == "block" and verdict_kind == "violation")
@@ -275,7 +183,7 @@ class Enforcer:
     def on_tool_call(self, event: ToolCallEvent) -> None:
         if event.tool_name not in ("read", "bash"):
             return
-        if self.mode == "off" and self.allowlist.permits_everything:
+        if self.mode == "off" and self.view.allowlist.permits_everything:
             return
         loads = detect.loads(self.skills.graph, event.tool_name, event.args, event.cwd)
         if not loads or self._is_continuation(event, loads):
@@ -288,7 +196,7 @@ class Enforcer:
         if records[0].blocked:
             culprit = next(r for r in records if self._refuses(r.verdict))
             event.block = refusal_text(culprit)
-            _attach(event.details, records)
+            attach_records(event.details, records)
             for record in records:
                 self._publish(record)
                 self.state.apply(record)
@@ -296,8 +204,7 @@ class Enforcer:
         self._pending[event.tool_call_id] = records  # published once the file was really read
 
     def on_tool_result(self, event: ToolResultEvent) -> None:
-        if _may_change_skills(event):
-            self._maybe_changed = True
+        self.view.note_tool_result(event)
         records = self._pending.pop(event.tool_call_id, None)
         if records is None:
             return
@@ -314,17 +221,17 @@ class Enforcer:
                 )
             self.state.apply(record)
             skill = self.skills.graph.get(record.skill)
-            line = self._guidance(skill, record.via) if skill else ""
+            line = self.view.guidance_for(skill, record.via) if skill else ""
             if line:
                 lines.append(line)
         if lines:
             event.result.text = event.result.text.rstrip("\n") + "\n\n" + "\n".join(lines)
-        _attach(event.result.details, records)
+        attach_records(event.result.details, records)
 
     # --- activation ----------------------------------------------------------------------------
 
     def _unknown(self, name: str, how: str) -> Outcome:
-        similar = self._similar(name)
+        similar = self.view.similar(name)
         reason = f"There is no skill named `{name}`."
         suggestion = (
             f"Did you mean: {', '.join(similar)}?"
@@ -356,8 +263,8 @@ class Enforcer:
         if record.blocked:
             return Outcome(refusal_text(record), True, record)
         parts = [notice_text(record)] if record.verdict != "ok" else []
-        parts.append(skill_message(skill, self.where(skill)))
-        line = self._guidance(skill, record.via)
+        parts.append(skill_message(skill, self.view.where(skill)))
+        line = self.view.guidance_for(skill, record.via)
         if line and self.mode != "off":
             parts.append(line)
         note = missing_tools_note(skill, [*self._session_tools(), *self.api.tools])
@@ -400,17 +307,15 @@ class Enforcer:
 
     def on_before_agent_start(self, event: BeforeAgentStartEvent) -> None:
         self.refresh()
-        hints = Hints.for_tools(self._session_tools())
-        if hints != self._hints:  # the first run, or tools came (trust) or went
-            self._hints = hints
-            self._rebuild()
-        if self.prompt_section and self.prompt_section not in event.system_prompt:
-            event.system_prompt = event.system_prompt.rstrip("\n") + "\n\n" + self.prompt_section
+        self.view.offer_tools(self._session_tools())
+        section = self.view.prompt_section
+        if section and section not in event.system_prompt:
+            event.system_prompt = event.system_prompt.rstrip("\n") + "\n\n" + section
 
     def on_context(self, _event: ContextEvent) -> None:
         """Before a model call: reload the skill set if a tool since the last check may have
         changed it (the prompt of the running turn stays; the next run's prompt follows)."""
-        if self._maybe_changed:
+        if self.view.maybe_changed:
             self.refresh()
 
     def status(self) -> str:

@@ -58,8 +58,8 @@ def _tools(enforcer: Enforcer) -> list[Tool]:
         try:
             answer = prime_query(
                 enforcer.skills.graph,
-                enforcer.where,
-                enforcer.allowlist.allows,
+                enforcer.view.where,
+                enforcer.view.allowlist.allows,
                 scope=str(args.get("scope", "")),
                 level=str(args.get("level", "summary")),
                 tags=[str(t) for t in tags],

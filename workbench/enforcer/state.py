@@ -65,6 +65,14 @@ def records_of(message: Message) -> list[LoadRecord]:
     return [r for r in (LoadRecord.from_dict(d) for d in raw if isinstance(d, dict)) if r]
 
 
+def attach_records(details: dict[str, Any], records: list[LoadRecord]) -> None:
+    """Record loads on a message's details, as `records_of` reads them: `skill_load` (the
+    first), `skill_loads` (all, when one call loaded several)."""
+    details[LOAD_KEY] = records[0].to_dict()
+    if len(records) > 1:
+        details[LOADS_KEY] = [r.to_dict() for r in records]
+
+
 @dataclass
 class LoadingState:
     """Loaded skills (name -> layer), the active compound, the current delegation chain, the

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from workbench.skills.skill_file import read_body
+
 Layer = Literal["atom", "molecule", "compound"]
 LAYERS: tuple[Layer, ...] = ("compound", "molecule", "atom")
 """Top to bottom: a compound delegates to molecules, a molecule to atoms."""
@@ -88,8 +90,6 @@ class Skill:
         """Only called for attributes not set: the body of an unpickled skill, read on demand."""
         if name != "body":
             raise AttributeError(name)
-        from workbench.skills.parse import read_body
-
         self.body = read_body(self.path)
         return self.body
 

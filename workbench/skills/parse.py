@@ -12,20 +12,18 @@ from __future__ import annotations
 import errno
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
 from workbench.skills.body import find_references, interaction_rules
 from workbench.skills.model import LAYERS, Diagnostic, Layer, Skill
 from workbench.skills.rules import finding
+from workbench.skills.skill_file import decode, read_bytes, split
 
 LARGE_FILE_BYTES = 1 << 20
-_CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _LIST_SEPARATORS = re.compile(r"[\s,]+")
 _MISSING = object()
 _FLAG_WORDS = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
-_FRONTMATTER_HINT = "start SKILL.md with a line `---`, the fields (name, description), then `---`"
 
 
 class _Reader:
@@ -47,7 +45,7 @@ def parse_skill(path: str | os.PathLike[str]) -> tuple[Skill | None, list[Diagno
     path = Path(path)
     reader = _Reader(path)
     try:
-        data = _read_regular_file(path)
+        data = read_bytes(path)
     except OSError as exc:
         reason = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
         hint = _unreadable_hint(exc)
@@ -55,33 +53,6 @@ def parse_skill(path: str | os.PathLike[str]) -> tuple[Skill | None, list[Diagno
         return None, reader.diagnostics(path.parent.name)
     skill = _parse_bytes(data, path, reader)
     return skill, reader.diagnostics(skill.name)
-
-
-def read_body(path: Path) -> str:
-    """The Markdown body of SKILL.md as `parse_skill` gives it; empty if it cannot be read."""
-    try:
-        data = _read_regular_file(path)
-    except OSError:
-        return ""
-    reader = _Reader(path)
-    text = _decode(data, reader)
-    parts = _split(text, reader)
-    return text if parts is None else parts[1]
-
-
-def _read_regular_file(path: Path) -> bytes:
-    """The file's bytes; a FIFO or device raises instead of blocking or reading forever.
-    Plain `os.read` calls: no buffered file object per file, which counts at 10,000 files."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def _unreadable_hint(exc: OSError) -> str:
@@ -100,9 +71,9 @@ def _parse_bytes(data: bytes, path: Path, reader: _Reader) -> Skill:
             f"SKILL.md is {len(data) / LARGE_FILE_BYTES:.1f} MiB; an agent reads it whole",
             "move reference material into files next to SKILL.md and link them",
         )
-    text = _decode(data, reader)
+    text = decode(data, reader.report)
     folder_name = path.parent.name
-    frontmatter = _split(text, reader)
+    frontmatter = split(text, reader.report)
     if frontmatter is None:
         return Skill(name=folder_name, path=path, body=text, has_frontmatter=False)
     yaml_text, body, body_line = frontmatter
@@ -123,51 +94,6 @@ def _parse_bytes(data: bytes, path: Path, reader: _Reader) -> Skill:
     if skill.layer in ("molecule", "compound"):
         skill.interaction_rules = interaction_rules(body)
     return skill
-
-
-def _decode(data: bytes, reader: _Reader) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        reader.report(
-            "encoding-invalid",
-            line,
-            f"byte {data[exc.start : exc.start + 1]!r} is not UTF-8; it reads as U+FFFD",
-            "save the file as UTF-8",
-        )
-        text = data.decode("utf-8", "replace")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
-
-
-def _split(text: str, reader: _Reader) -> tuple[str, str, int] | None:
-    """(frontmatter text, body, body's first line), or None when there is no frontmatter."""
-    if not text.strip():
-        reader.report("frontmatter-missing", 1, "SKILL.md is empty", _FRONTMATTER_HINT)
-        return None
-    first_end = text.find("\n")
-    first = text if first_end < 0 else text[:first_end]
-    if first.rstrip() != "---":
-        reader.report(
-            "frontmatter-missing", 1, "SKILL.md does not start with a `---` line", _FRONTMATTER_HINT
-        )
-        return None
-    closing = _CLOSING.search(text, first_end + 1) if first_end >= 0 else None
-    if closing is None:
-        reader.report(
-            "frontmatter-unclosed",
-            1,
-            "the frontmatter opened on line 1 is never closed",
-            "add a line `---` after the last field",
-        )
-        return None
-    yaml_text = text[first_end + 1 : closing.start()]
-    body = text[closing.end() + 1 :]
-    return yaml_text, body, yaml_text.count("\n") + 3
 
 
 def _read_public_fields(skill: Skill, fields: dict[Any, Any], reader: _Reader) -> None:

@@ -10,7 +10,7 @@ from skill_trees import EXAMPLE, Spec, graph_in_memory, layered_specs, write_tre
 
 from workbench.config import Settings
 from workbench.enforcer.allowlist import Allowlist
-from workbench.enforcer.core import budget_of
+from workbench.enforcer.settings import budget_of
 from workbench.enforcer.topology import (
     DEFAULT_BUDGET_TOKENS,
     MAX_BYTES,
