@@ -10,18 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
 from workbench.agent import compaction
+from workbench.agent.config import AgentConfig
 from workbench.agent.events import CompactionEnd, CompactionStart, Event
 from workbench.agent.models.client import ModelClient, ModelError, ModelRequest
 from workbench.agent.queues import MessageQueue
 from workbench.errors import WorkbenchError
 from workbench.messages import Message
 from workbench.tool import Tool
-
-if TYPE_CHECKING:
-    from workbench.agent.loop import AgentConfig
 
 
 class Compacting:

@@ -15,12 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.agent import compaction
 from workbench.agent.compacting import Compacting
+from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.events import (
     AgentEnd,
     AgentStart,
@@ -31,9 +30,9 @@ from workbench.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from workbench.agent.model_call import ModelCalls, RetryPolicy
+from workbench.agent.model_call import ModelCalls
 from workbench.agent.models.client import ModelClient, ModelError
-from workbench.agent.queues import MessageQueue, QueueMode
+from workbench.agent.queues import MessageQueue
 from workbench.agent.store import ConversationStore, messages_of
 from workbench.agent.tool_execution import (
     ABORTED_TOOL,
@@ -59,14 +58,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class AgentConfig:
-    steering_mode: QueueMode = "one-at-a-time"
-    follow_up_mode: QueueMode = "one-at-a-time"
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    compaction: compaction.CompactionSettings = field(default_factory=compaction.CompactionSettings)
 
 
 class Agent(ToolExecution, ModelCalls, Compacting):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from workbench.agent import compaction
+from workbench.agent.config import AgentConfig
 from workbench.agent.events import (
     Event,
     MessageStart,
@@ -36,26 +36,7 @@ from workbench.hooks import ContextEvent, HookBus
 from workbench.messages import Message, ToolCall
 from workbench.tool import Tool
 
-if TYPE_CHECKING:
-    from workbench.agent.loop import AgentConfig
-
 T = TypeVar("T")
-
-
-@dataclass
-class RetryPolicy:
-    """Our own retries (litellm's and the SDK's are off): exponential backoff from `base_delay_s`,
-    or the server's Retry-After when it says so, capped at `max_delay_s`."""
-
-    max_retries: int = 3
-    base_delay_s: float = 1.0
-    max_delay_s: float = 60.0
-
-    def delay(self, attempt: int, error: ModelError) -> float:
-        backoff = self.base_delay_s * 2 ** (attempt - 1)
-        if error.retry_after is not None:
-            backoff = max(error.retry_after, 0.0)
-        return min(backoff, self.max_delay_s)
 
 
 class ModelCalls:
