@@ -12,7 +12,7 @@ import asyncio
 from workbench.agent import compaction
 from workbench.agent.events import CompactionEnd, CompactionStart
 from workbench.agent.model_call import ModelCaller
-from workbench.agent.models.client import ModelError
+from workbench.agent.models.client import ModelError, ModelRequest
 from workbench.agent.state import AgentState
 from workbench.errors import WorkbenchError
 from workbench.messages import Message
@@ -54,8 +54,7 @@ class Compactor:
             if reason != "threshold":
                 raise WorkbenchError(error)
             return None
-        reserve, _ = self._limits()
-        request = compaction.summary_request(plan, focus, int(reserve * 0.8))
+        request = self._summary_request(plan, focus)
         try:
             body = await self.model_caller.complete_text(request)
         except asyncio.CancelledError:
@@ -72,8 +71,11 @@ class Compactor:
     async def summarize(self, messages: list[Message], focus: str | None = None) -> str:
         """A goal-first summary of `messages` by the compaction summariser, with the files read and
         modified: what a branch left behind (navigation) or brings back (a merge) is worth."""
-        reserve, _ = self._limits()
         plan = compaction.whole_plan(messages)
-        request = compaction.summary_request(plan, focus, int(reserve * 0.8))
-        body = await self.model_caller.complete_text(request)
+        body = await self.model_caller.complete_text(self._summary_request(plan, focus))
         return compaction.summary_message(plan, body, 0).text
+
+    def _summary_request(self, plan: compaction.CompactionPlan, focus: str | None) -> ModelRequest:
+        """The summariser's request; its answer may take most of the reserve."""
+        reserve, _ = self._limits()
+        return compaction.summary_request(plan, focus, int(reserve * 0.8))
