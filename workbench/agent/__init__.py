@@ -1,6 +1,7 @@
 """The agent: the loop and its steps (asking the model with retries, running tool calls,
-compaction), the message queues, the conversation store interface, events, the system prompt and
-context files, extensions, and the warm interpreter (`forkserver`).
+compaction) with the state they share and their settings, the message queues, the conversation
+store interface, events, the system prompt and context files, extensions, and the warm
+interpreter (`forkserver`).
 
 A package per concept below it: `models/` (model adapters), `tools/` (the four built-in tools and
 the `--tools` allowlist), `subagents/` (child agents as processes). May import `skills`,

@@ -6,41 +6,43 @@ lets the user interrupt. Steering is checked after each tool; when a message wai
 calls of that reply are answered "Skipped due to queued user message." and the model hears the
 user at once. Follow-ups wait until the agent would stop. Abort is asyncio cancellation of the run.
 
-The parts of a step live beside it: asking the model with retries (`model_call`), running the
-tool calls (`tool_execution`) and compacting the context (`compacting`); `Agent` mixes them in.
+`Agent` runs the turns and owns the parts of a step, each an object given what it uses: the
+`AgentState` they share (model, tools, messages, recording: `state`), a `ToolRunner` for the
+calls of a reply (`tool_execution`), a `ModelCaller` for one reply or a side request with retries
+(`model_call`) and a `Compactor` (`compacting`). Each part imports only the ones below it; the
+loop decides when to compact around a reply. Its settings are `AgentConfig` (`config`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.agent import compaction
-from workbench.agent.compacting import Compacting
+from workbench.agent.compacting import Compactor
+from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.events import (
     AgentEnd,
     AgentStart,
     ErrorEvent,
     Event,
-    MessageEnd,
-    MessageStart,
     TurnEnd,
     TurnStart,
 )
-from workbench.agent.model_call import ModelCalls, RetryPolicy
-from workbench.agent.models.client import ModelClient, ModelError
-from workbench.agent.queues import MessageQueue, QueueMode
+from workbench.agent.model_call import ModelCaller
+from workbench.agent.models.client import ModelClient, ModelError, ModelRequest
+from workbench.agent.queues import MessageQueue
+from workbench.agent.state import AgentState
 from workbench.agent.store import ConversationStore, messages_of
 from workbench.agent.tool_execution import (
     ABORTED_TOOL,
     LENGTH_LIMITED,
     SKIPPED_FOR_ABORT,
     SKIPPED_FOR_STEERING,
-    ToolExecution,
+    ToolRunner,
 )
 from workbench.agent.unsplit import run_to_end
 from workbench.errors import WorkbenchError
@@ -61,15 +63,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class AgentConfig:
-    steering_mode: QueueMode = "one-at-a-time"
-    follow_up_mode: QueueMode = "one-at-a-time"
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    compaction: compaction.CompactionSettings = field(default_factory=compaction.CompactionSettings)
-
-
-class Agent(ToolExecution, ModelCalls, Compacting):
+class Agent:
     """One conversation's loop. `start()` runs it as a task; `abort()` cancels that task."""
 
     def __init__(
@@ -85,19 +79,97 @@ class Agent(ToolExecution, ModelCalls, Compacting):
         config: AgentConfig | None = None,
         on_queue_change: Callable[[], None] = lambda: None,
     ) -> None:
-        self.model = model
-        self.tools = {tool.name: tool for tool in tools}
-        self.store = store
-        self.emit = emit
-        self.cwd = cwd
+        self._state = AgentState(
+            model=model,
+            tools={tool.name: tool for tool in tools},
+            store=store,
+            emit=emit,
+            cwd=cwd,
+            system_prompt=system_prompt,
+            messages=messages_of(store.path()),
+        )
         self.bus = bus or HookBus()
         self.config = config or AgentConfig()
-        self.system_prompt = system_prompt
-        self.messages: list[Message] = messages_of(store.path())
         self.steering = MessageQueue("steering", self.config.steering_mode, on_queue_change)
         self.follow_ups = MessageQueue("follow-up", self.config.follow_up_mode, on_queue_change)
+        self._tool_runner = ToolRunner(self._state, self.bus, self.steering)
+        self._model_caller = ModelCaller(
+            self._state, self.bus, self.config.retry, self._tool_runner
+        )
+        self._compactor = Compactor(self._state, self.config.compaction, self._model_caller)
         self._task: asyncio.Task[str] | None = None
         self._began = asyncio.Event()
+
+    # -- the shared state: the layers above read and change it here, the parts see it at once --
+
+    @property
+    def model(self) -> ModelClient:
+        return self._state.model
+
+    @model.setter
+    def model(self, model: ModelClient) -> None:
+        self._state.model = model
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        return self._state.tools
+
+    @property
+    def store(self) -> ConversationStore:
+        return self._state.store
+
+    @store.setter
+    def store(self, store: ConversationStore) -> None:
+        self._state.store = store
+
+    @property
+    def emit(self) -> Callable[[Event], None]:
+        return self._state.emit
+
+    @emit.setter
+    def emit(self, emit: Callable[[Event], None]) -> None:
+        self._state.emit = emit
+
+    @property
+    def cwd(self) -> Path:
+        return self._state.cwd
+
+    @cwd.setter
+    def cwd(self, cwd: Path) -> None:
+        self._state.cwd = cwd
+
+    @property
+    def system_prompt(self) -> str:
+        return self._state.system_prompt
+
+    @system_prompt.setter
+    def system_prompt(self, system_prompt: str) -> None:
+        self._state.system_prompt = system_prompt
+
+    @property
+    def messages(self) -> list[Message]:
+        return self._state.messages
+
+    @messages.setter
+    def messages(self, messages: list[Message]) -> None:
+        self._state.messages = messages
+
+    def context_tokens(self) -> int:
+        return self._state.context_tokens()
+
+    def total_cost(self) -> float | None:
+        return self._state.total_cost()
+
+    # -- side requests: not recorded, retried like a turn --------------------------------------
+
+    async def complete_text(self, request: ModelRequest) -> str:
+        """The text of one side request to the current model (a commit message draft)."""
+        return await self._model_caller.complete_text(request)
+
+    async def summarize(self, messages: list[Message], focus: str | None = None) -> str:
+        """A goal-first summary of `messages` (what navigation leaves behind, what a merge
+        brings back); see `Compactor.summarize`."""
+        return await self._compactor.summarize(messages, focus)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -152,6 +224,17 @@ class Agent(ToolExecution, ModelCalls, Compacting):
             return None
         return await asyncio.shield(self._task)
 
+    async def _manual_compaction(self, focus: str | None) -> str:
+        """Compact; then deliver anything the user queued meanwhile (nothing else would)."""
+        try:
+            await self._compactor.compact("manual", focus)
+        except asyncio.CancelledError:
+            return "aborted"
+        except (ModelError, WorkbenchError):
+            return "error"
+        queued = self.steering.take() or self.follow_ups.take()
+        return await self._run(queued) if queued else "completed"
+
     async def _run(self, prompts: list[Message]) -> str:
         self.emit(AgentStart())
         stop_reason, error = "completed", None
@@ -181,7 +264,7 @@ class Agent(ToolExecution, ModelCalls, Compacting):
                 try:
                     await run_to_end(self._record_all(pending))
                     reply = await self._respond()
-                    results = await self._run_tools(reply) if reply.tool_calls else []
+                    results = await self._tool_runner.run(reply) if reply.tool_calls else []
                 except asyncio.CancelledError:
                     self.emit(self._aborted_turn(self.messages[begun:]))
                     raise
@@ -211,30 +294,22 @@ class Agent(ToolExecution, ModelCalls, Compacting):
         """Record a turn's user messages in order; the loop lets no abort split this (taken
         from their queues, they exist nowhere else)."""
         for message in messages:
-            await self.record(message)
+            await self._state.record(message)
 
-    async def record(self, message: Message, announce: bool = True) -> None:
-        """Publish a finished message and append it to the store before anything else happens
-        (`announce=False`: its message_start was already published while it streamed)."""
-        if announce:
-            self.emit(MessageStart(message))
+    async def _respond(self) -> Message:
+        """One assistant reply: compact first if the context is near full; on a context overflow,
+        compact and try once more (transient failures are retried by the model caller)."""
+        if self.config.compaction.enabled and self._compactor.near_full():
+            with contextlib.suppress(ModelError):  # compaction_end reports it; the context
+                await self._compactor.compact("threshold")  # still fits, so the reply goes ahead
         try:
-            await self._append(message)
-        finally:
-            if self.messages and self.messages[-1] is message:
-                self.emit(MessageEnd(message))
-
-    async def _append(self, message: Message) -> None:
-        """Store `message` and add it to `self.messages` as one step that an abort cannot split.
-
-        A store that writes on another thread (git) finishes an entry even when its caller is
-        cancelled; were the loop to forget that entry, the abort handling would record the same
-        tool call's result a second time and the next run would see a different history than
-        the log. So the append runs to its end, then the cancellation goes on (`unsplit`).
-        """
-
-        async def store_and_keep() -> None:
-            await self.store.append(message.role, message.to_dict())
-            self.messages.append(message)
-
-        await run_to_end(store_and_keep())
+            return await self._model_caller.reply()
+        except ModelError as exc:
+            if exc.kind != "context_overflow" or not self.config.compaction.enabled:
+                raise
+            overflow = exc
+        try:
+            await self._compactor.compact("overflow")
+        except WorkbenchError:
+            raise overflow from None  # nothing older to summarise: the overflow is the news
+        return await self._model_caller.reply()

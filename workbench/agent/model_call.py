@@ -9,94 +9,46 @@ Side requests (a summary, a commit message draft) go through the same retries, u
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from workbench.agent import compaction
+from workbench.agent.config import RetryPolicy
 from workbench.agent.events import (
-    Event,
     MessageStart,
     MessageUpdate,
     RetryEnd,
     RetryStart,
     UsageUpdate,
 )
-from workbench.agent.models.client import (
-    AssistantAssembler,
-    Finish,
-    ModelClient,
-    ModelError,
-    ModelRequest,
-)
-from workbench.agent.tool_execution import SKIPPED_FOR_ABORT
-from workbench.errors import WorkbenchError
+from workbench.agent.models.client import AssistantAssembler, Finish, ModelError, ModelRequest
+from workbench.agent.state import AgentState
+from workbench.agent.tool_execution import SKIPPED_FOR_ABORT, ToolRunner
 from workbench.hooks import ContextEvent, HookBus
-from workbench.messages import Message, ToolCall
-from workbench.tool import Tool
-
-if TYPE_CHECKING:
-    from workbench.agent.loop import AgentConfig
+from workbench.messages import Message
 
 T = TypeVar("T")
 
 
-@dataclass
-class RetryPolicy:
-    """Our own retries (litellm's and the SDK's are off): exponential backoff from `base_delay_s`,
-    or the server's Retry-After when it says so, capped at `max_delay_s`."""
+class ModelCaller:
+    """Asks the agent's current model (see `workbench.agent.loop`): the model, tools, prompt and
+    messages come from the shared state; a reply's calls aborted while it was recorded are
+    answered by the tool runner."""
 
-    max_retries: int = 3
-    base_delay_s: float = 1.0
-    max_delay_s: float = 60.0
+    def __init__(
+        self, state: AgentState, bus: HookBus, retry: RetryPolicy, tool_runner: ToolRunner
+    ) -> None:
+        self.state = state
+        self.bus = bus
+        self.retry = retry
+        self.tool_runner = tool_runner
 
-    def delay(self, attempt: int, error: ModelError) -> float:
-        backoff = self.base_delay_s * 2 ** (attempt - 1)
-        if error.retry_after is not None:
-            backoff = max(error.retry_after, 0.0)
-        return min(backoff, self.max_delay_s)
-
-
-class ModelCalls:
-    """Mixed into `Agent` (see `workbench.agent.loop`); uses the attributes declared here."""
-
-    model: ModelClient
-    tools: dict[str, Tool]
-    bus: HookBus
-    config: AgentConfig
-    system_prompt: str
-    messages: list[Message]
-    emit: Callable[[Event], None]
-    record: Callable[..., Awaitable[None]]
-    compact: Callable[[str], Awaitable[Message | None]]
-    skip_all: Callable[[list[ToolCall], str], Awaitable[list[Message]]]
-    context_tokens: Callable[[], int]
-    _limits: Callable[[], tuple[int, int]]
-
-    async def _respond(self) -> Message:
-        """One assistant reply: compact first if the context is near full; on a context overflow,
-        compact and try once more; retry transient failures with backoff."""
-        reserve, _ = self._limits()
-        if self.config.compaction.enabled and self.context_tokens() > (
-            self.model.info.context_window - reserve
-        ):
-            with contextlib.suppress(ModelError):  # compaction_end reports it; the context
-                await self.compact("threshold")  # still fits, so the reply goes ahead
-        try:
-            return await self._with_retries(self._stream_reply)
-        except ModelError as exc:
-            if exc.kind != "context_overflow" or not self.config.compaction.enabled:
-                raise
-            overflow = exc
-        try:
-            await self.compact("overflow")
-        except WorkbenchError:
-            raise overflow from None  # nothing older to summarise: the overflow is the news
+    async def reply(self) -> Message:
+        """One recorded assistant reply, transient failures retried with backoff."""
         return await self._with_retries(self._stream_reply)
 
     async def _with_retries(self, call: Callable[[], Awaitable[T]]) -> T:
-        policy = self.config.retry
+        policy = self.retry
         attempt = 0
         while True:
             try:
@@ -104,23 +56,23 @@ class ModelCalls:
             except ModelError as exc:
                 if not exc.retryable or attempt >= policy.max_retries:
                     if attempt:
-                        self.emit(RetryEnd(attempt, success=False, error=exc.message))
+                        self.state.emit(RetryEnd(attempt, success=False, error=exc.message))
                     raise
                 attempt += 1
                 delay = policy.delay(attempt, exc)
-                self.emit(RetryStart(attempt, policy.max_retries, delay * 1000, exc.message))
+                self.state.emit(RetryStart(attempt, policy.max_retries, delay * 1000, exc.message))
                 try:
                     await asyncio.sleep(delay)
                 except asyncio.CancelledError:
-                    self.emit(RetryEnd(attempt, success=False, error="aborted"))
+                    self.state.emit(RetryEnd(attempt, success=False, error="aborted"))
                     raise
                 continue
             if attempt:
-                self.emit(RetryEnd(attempt, success=True))
+                self.state.emit(RetryEnd(attempt, success=True))
             return result
 
     async def _context(self) -> list[Message]:
-        messages = compaction.build_context(self.messages)
+        messages = compaction.build_context(self.state.messages)
         if self.bus.has("context"):
             event = ContextEvent(messages)
             await self.bus.run("context", event)
@@ -130,19 +82,21 @@ class ModelCalls:
     async def _stream_reply(self) -> Message:
         """Stream one reply. Errors before any content are raised (and may be retried); after
         content has streamed, the partial reply is recorded as failed instead."""
-        request = ModelRequest(self.system_prompt, await self._context(), list(self.tools.values()))
+        request = ModelRequest(
+            self.state.system_prompt, await self._context(), list(self.state.tools.values())
+        )
         assembler = AssistantAssembler()
         started = False
         loop = asyncio.get_running_loop()
         yielded = loop.time()
         try:
-            async for delta in self.model.stream(request):
+            async for delta in self.state.model.stream(request):
                 if not started and not isinstance(delta, Finish):
                     started = True
-                    self.emit(MessageStart(assembler.message))
+                    self.state.emit(MessageStart(assembler.message))
                 piece = assembler.add(delta)
                 if piece is not None:
-                    self.emit(MessageUpdate(assembler.message, piece[0], piece[1]))
+                    self.state.emit(MessageUpdate(assembler.message, piece[0], piece[1]))
                 if loop.time() - yielded > 0.01:
                     # A burst of buffered chunks never awaits anything that blocks, so give the
                     # event loop (keystrokes, redraws) a turn every 10 ms; not per chunk: slower.
@@ -182,35 +136,22 @@ class ModelCalls:
             if error:
                 message.details["error"] = error
         if message.usage is not None:
-            message.usage.cost = self.model.info.cost(message.usage)
+            message.usage.cost = self.state.model.info.cost(message.usage)
         try:
-            await self.record(message, announce=not started)
-        except asyncio.CancelledError:  # aborted while it was written: it is in the log, and
-            await self.skip_all(message.tool_calls, SKIPPED_FOR_ABORT)  # so are its calls' results
+            await self.state.record(message, announce=not started)
+        except asyncio.CancelledError:
+            # Aborted while it was written: it is in the log, and so are its calls' results.
+            await self.tool_runner.skip_all(message.tool_calls, SKIPPED_FOR_ABORT)
             raise
         if message.usage is not None:
-            self.emit(
+            self.state.emit(
                 UsageUpdate(
                     message.usage,
-                    self.total_cost(),
-                    self.context_tokens(),
-                    self.model.info.context_window,
+                    self.state.total_cost(),
+                    self.state.context_tokens(),
+                    self.state.model.info.context_window,
                 )
             )
-
-    def total_cost(self) -> float | None:
-        """The branch's model cost so far; None when any call's price was unknown, or when no
-        call was made yet and the current model's price is unknown."""
-        total, priced_calls = 0.0, 0
-        for message in self.messages:
-            if message.role == "assistant" and message.usage is not None:
-                if message.usage.cost is None:
-                    return None
-                total += message.usage.cost
-                priced_calls += 1
-        if not priced_calls and not self.model.info.priced:
-            return None
-        return total
 
     async def complete_text(self, request: ModelRequest) -> str:
         """The text of one side request to the current model (a summary, a commit message draft),
@@ -219,7 +160,7 @@ class ModelCalls:
 
     async def _complete_text(self, request: ModelRequest) -> str:
         assembler = AssistantAssembler()
-        async for delta in self.model.stream(request):
+        async for delta in self.state.model.stream(request):
             assembler.add(delta)
         if assembler.finish is None:
             raise ModelError("connection", "the summary stream ended without a finish reason")

@@ -11,17 +11,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from workbench.agent.events import (
-    Event,
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
 from workbench.agent.queues import MessageQueue
+from workbench.agent.state import AgentState
 from workbench.agent.tools.arguments import check_arguments
 from workbench.agent.unsplit import run_to_end
 from workbench.errors import WorkbenchError
@@ -40,18 +38,16 @@ LENGTH_LIMITED = (
 )
 
 
-class ToolExecution:
-    """Mixed into `Agent` (see `workbench.agent.loop`); uses the attributes declared here."""
+class ToolRunner:
+    """Runs the tool calls of the agent's replies (see `workbench.agent.loop`): the tools and their
+    folder come from the shared state, steering from its queue."""
 
-    tools: dict[str, Tool]
-    bus: HookBus
-    cwd: Path
-    emit: Callable[[Event], None]
-    messages: list[Message]
-    steering: MessageQueue
-    record: Callable[..., Awaitable[None]]
+    def __init__(self, state: AgentState, bus: HookBus, steering: MessageQueue) -> None:
+        self.state = state
+        self.bus = bus
+        self.steering = steering
 
-    async def _run_tools(self, reply: Message) -> list[Message]:
+    async def run(self, reply: Message) -> list[Message]:
         """Run the reply's tool calls in order; stop early when steering is queued."""
         calls = reply.tool_calls
         if reply.stop_reason == "length":
@@ -79,37 +75,37 @@ class ToolExecution:
     async def _answer_aborted(self, running: ToolCall, rest: list[ToolCall]) -> None:
         """The calls an abort stopped: the one that was running (unless its result was already
         being recorded) and the ones after it."""
-        if self.messages[-1].tool_call_id != running.id:
+        if self.state.messages[-1].tool_call_id != running.id:
             await self._skip(running, ABORTED_TOOL, skipped=False)
         await self._skip_each(rest, SKIPPED_FOR_ABORT)
 
     async def _skip(self, call: ToolCall, reason: str, skipped: bool = True) -> Message:
         """Record an error result for a call that did not run (or did not finish)."""
         if skipped:
-            self.emit(ToolExecutionStart(call.id, call.name, call.arguments))
+            self.state.emit(ToolExecutionStart(call.id, call.name, call.arguments))
         result = ToolResult(reason, is_error=True)
-        self.emit(ToolExecutionEnd(call.id, call.name, call.arguments, result, 0.0, skipped))
+        self.state.emit(ToolExecutionEnd(call.id, call.name, call.arguments, result, 0.0, skipped))
         message = _result_message(call, result)
-        await self.record(message)
+        await self.state.record(message)
         return message
 
     async def _execute(self, call: ToolCall, reply: Message) -> Message:
-        self.emit(ToolExecutionStart(call.id, call.name, call.arguments))
+        self.state.emit(ToolExecutionStart(call.id, call.name, call.arguments))
         started = time.perf_counter()
         args, result = await self._outcome(call, reply)
         duration = (time.perf_counter() - started) * 1000
-        self.emit(ToolExecutionEnd(call.id, call.name, args, result, duration))
+        self.state.emit(ToolExecutionEnd(call.id, call.name, args, result, duration))
         message = _result_message(call, result)
-        await self.record(message)
+        await self.state.record(message)
         return message
 
     async def _outcome(self, call: ToolCall, reply: Message) -> tuple[dict[str, Any], ToolResult]:
         """The call's (possibly hook-changed) arguments and its result: unknown tools, invalid
         arguments and blocked calls become error results the model reads."""
         args = call.arguments
-        tool = self.tools.get(call.name)
+        tool = self.state.tools.get(call.name)
         if tool is None:
-            available = ", ".join(self.tools) or "none"
+            available = ", ".join(self.state.tools) or "none"
             return args, ToolResult(
                 f"Unknown tool {call.name!r}. Available tools: {available}.", is_error=True
             )
@@ -119,23 +115,23 @@ class ToolExecution:
         if problem:
             return args, ToolResult(f"Invalid arguments for {call.name}: {problem}", is_error=True)
         if self.bus.has("tool_call"):
-            gate = ToolCallEvent(call.id, call.name, args, self.cwd)
+            gate = ToolCallEvent(call.id, call.name, args, self.state.cwd)
             await self.bus.run("tool_call", gate)
             args = gate.args
             if gate.block:
                 return args, ToolResult(gate.block, is_error=True, details=gate.details)
         result = await self._invoke(tool, call, args)
         if self.bus.has("tool_result"):
-            patched = ToolResultEvent(call.id, call.name, args, self.cwd, result)
+            patched = ToolResultEvent(call.id, call.name, args, self.state.cwd, result)
             await self.bus.run("tool_result", patched)
             result = patched.result
         return args, result
 
     async def _invoke(self, tool: Tool, call: ToolCall, args: dict[str, Any]) -> ToolResult:
         def update(text: str) -> None:
-            self.emit(ToolExecutionUpdate(call.id, call.name, args, text))
+            self.state.emit(ToolExecutionUpdate(call.id, call.name, args, text))
 
-        context = ToolContext(cwd=self.cwd, tool_call_id=call.id, update=update)
+        context = ToolContext(cwd=self.state.cwd, tool_call_id=call.id, update=update)
         try:
             return await tool.execute(args, context)
         except WorkbenchError as exc:

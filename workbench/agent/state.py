@@ -1,0 +1,83 @@
+"""What the agent loop and its parts share: one object, read at every step, never copied.
+
+The layers above change it between and during runs (`/model` switches the model, navigation
+replaces the messages and the store, a branch's worktree moves the tools' folder), and the parts
+(`model_call`, `tool_execution`, `compacting`) must see each change at their next step. Recording
+a message lives here too: every part records, and the store and `messages` must stay one history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.agent import compaction
+from workbench.agent.events import Event, MessageEnd, MessageStart
+from workbench.agent.models.client import ModelClient
+from workbench.agent.store import ConversationStore
+from workbench.agent.unsplit import run_to_end
+from workbench.messages import Message
+from workbench.tool import Tool
+
+
+@dataclass
+class AgentState:
+    """The model and tools a call offers, the system prompt, the branch's messages, where they are
+    stored, where events go, and the folder the tools run in."""
+
+    model: ModelClient
+    tools: dict[str, Tool]
+    store: ConversationStore
+    emit: Callable[[Event], None]
+    cwd: Path
+    system_prompt: str = ""
+    messages: list[Message] = field(default_factory=list)
+
+    async def record(self, message: Message, announce: bool = True) -> None:
+        """Publish a finished message and append it to the store before anything else happens
+        (`announce=False`: its message_start was already published while it streamed)."""
+        if announce:
+            self.emit(MessageStart(message))
+        try:
+            await self.append(message)
+        finally:
+            if self.messages and self.messages[-1] is message:
+                self.emit(MessageEnd(message))
+
+    async def append(self, message: Message) -> None:
+        """Store `message` and add it to `messages` as one step that an abort cannot split.
+
+        A store that writes on another thread (git) finishes an entry even when its caller is
+        cancelled; were the loop to forget that entry, the abort handling would record the same
+        tool call's result a second time and the next run would see a different history than
+        the log. So the append runs to its end, then the cancellation goes on (`unsplit`).
+        """
+
+        async def store_and_keep() -> None:
+            await self.store.append(message.role, message.to_dict())
+            self.messages.append(message)
+
+        await run_to_end(store_and_keep())
+
+    def context_tokens(self) -> int:
+        """The estimated size of the next call's context: messages, system prompt and tools."""
+        overhead = compaction.estimate_text(
+            self.system_prompt + json.dumps([t.schema() for t in self.tools.values()])
+        )
+        return compaction.context_tokens(self.messages, overhead)
+
+    def total_cost(self) -> float | None:
+        """The branch's model cost so far; None when any call's price was unknown, or when no
+        call was made yet and the current model's price is unknown."""
+        total, priced_calls = 0.0, 0
+        for message in self.messages:
+            if message.role == "assistant" and message.usage is not None:
+                if message.usage.cost is None:
+                    return None
+                total += message.usage.cost
+                priced_calls += 1
+        if not priced_calls and not self.model.info.priced:
+            return None
+        return total
