@@ -1,6 +1,8 @@
 """The Textual front end: `workbench` with no arguments opens it (see `workbench.tui.app`).
 
-Only this package imports Textual; it never imports litellm or GitPython.
+Only this package imports Textual; it never imports litellm or GitPython. The app (`app`) wires
+its helpers (`composer`, `controller`, `session_view`), which see it only through `host.Host` and
+never import it; `components/` holds the widgets, which know nothing of the app.
 """
 
 from __future__ import annotations

@@ -86,8 +86,8 @@ class WorkbenchApp(App[int]):
         self.pictures = pictures
         self.workbench: Workbench | None = None
         self.session = SessionView(self)
-        self.controller = Controller(self)
-        self.composer = Composer(self)
+        self.controller = Controller(self, self.session)
+        self.composer = Composer(self, self.controller.run)
         self._last_reply = ""
         self._last_interrupt = 0.0
         self._unsubscribe: Callable[[], None] = lambda: None

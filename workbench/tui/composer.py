@@ -9,6 +9,7 @@ back the last one.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
@@ -17,12 +18,14 @@ from workbench.tui.components.editor import SubmitKind
 from workbench.tui.components.queue_list import QueueList
 
 if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.host import Host
 
 
 class Composer:
-    def __init__(self, app: WorkbenchApp) -> None:
-        self.app = app
+    def __init__(self, host: Host, run_command: Callable[[str, str], Awaitable[None]]) -> None:
+        self.host = host
+        self.run_command = run_command
+        """Runs an app slash command (the controller's `run`)."""
         self.waiting: tuple[str, SubmitKind] | None = None
         """A message sent before the session opened."""
 
@@ -31,12 +34,12 @@ class Composer:
         back to the editor (when the user has not started another) with what went wrong."""
         parsed = slash.split(text)
         if parsed is not None and parsed[0] in slash.BY_NAME:
-            await self.app.controller.run(*parsed)
+            await self.run_command(*parsed)
             return
-        workbench = self.app.workbench
+        workbench = self.host.workbench
         if workbench is None:
             self.waiting = (text, kind)
-            self.app.query_one(QueueList).show([], [], waiting=text)
+            self.host.query_one(QueueList).show([], [], waiting=text)
             return
         try:
             name = parsed[0] if parsed is not None else None
@@ -52,23 +55,23 @@ class Composer:
                 await workbench.follow_up(text)
             else:
                 await workbench.prompt(text)
-            self.app.transcript.anchor()
+            self.host.transcript.anchor()
         except WorkbenchError as exc:
-            self.app.show_error(exc.message, exc.hint)
-            if not self.app.editor.text:
-                self.app.editor.replace_text(text)
+            self.host.show_error(exc.message, exc.hint)
+            if not self.host.editor.text:
+                self.host.editor.replace_text(text)
 
     async def send_waiting(self) -> None:
         """The session is open: send what waited for it."""
         if self.waiting is not None:
             text, kind = self.waiting
             self.waiting = None
-            self.app.query_one(QueueList).show([], [])
+            self.host.query_one(QueueList).show([], [])
             await self.submit(text, kind)
 
     def take_back(self) -> None:
         """Alt+Up: the last queued message back into the editor (above what is there)."""
-        workbench = self.app.workbench
+        workbench = self.host.workbench
         if workbench is None:
             return
         queued = workbench.queues()
@@ -80,12 +83,12 @@ class Composer:
             workbench.remove_queued(name, index)  # type: ignore[arg-type]
         except WorkbenchError:
             return  # the agent took it meanwhile: it is in the chat now
-        rest = self.app.editor.text
-        self.app.editor.replace_text(queued[name][index] + (f"\n{rest}" if rest else ""))
+        rest = self.host.editor.text
+        self.host.editor.replace_text(queued[name][index] + (f"\n{rest}" if rest else ""))
 
     async def abort(self) -> None:
         """Esc: stop the run and give the queued messages back to the editor."""
-        editor, workbench = self.app.editor, self.app.workbench
+        editor, workbench = self.host.editor, self.host.workbench
         editor.focus()
         if workbench is None or not workbench.state().busy:
             return

@@ -21,56 +21,58 @@ from workbench.tui.diff_report import diff_report
 from workbench.tui.keys import KEYS
 
 if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.host import Host
+    from workbench.tui.session_view import SessionView
 
 
 class Controller:
     """Slash commands as `cmd_<name>` methods (`-` becomes `_`), panel requests as `tree_*`."""
 
-    def __init__(self, app: WorkbenchApp) -> None:
-        self.app = app
+    def __init__(self, host: Host, session: SessionView) -> None:
+        self.host = host
+        self.session = session
 
     @property
     def wb(self) -> Any:
-        if self.app.workbench is None:
+        if self.host.workbench is None:
             raise WorkbenchError("the session is still opening", "try again in a moment")
-        return self.app.workbench
+        return self.host.workbench
 
     async def run(self, name: str, args: str = "") -> None:
         await getattr(self, "cmd_" + name.replace("-", "_"))(args)
 
     def show(self, title: str, body: Any) -> None:
-        self.app.push_screen(ReportView(title, body))
+        self.host.push_screen(ReportView(title, body))
 
     async def ask(
         self, title: str, hint: str = "", value: str = "", empty: bool = False
     ) -> str | None:
-        return await self.app.ask(TextPrompt(title, hint, value, allow_empty=empty))
+        return await self.host.ask(TextPrompt(title, hint, value, allow_empty=empty))
 
     # -- the conversation tree ----------------------------------------------------------------
 
     async def cmd_tree(self, args: str) -> None:
-        await self.app.session.show_tree()
-        self.app.focus_pane("tree")
+        await self.session.show_tree()
+        self.host.focus_pane("tree")
 
     async def cmd_fork(self, args: str, at: str | None = None) -> None:
         result = await self.wb.fork(args or None, at=at)
         text = f"Forked {result.branch} from {result.parent}"
         if result.worktree:
-            text += f"; it works in its own worktree {self.app.show_path(result.worktree)}"
+            text += f"; it works in its own worktree {self.host.show_path(result.worktree)}"
         hint = None
         if result.left_behind:
             more = " …" if len(result.left_behind) > 5 else ""
             files = ", ".join(result.left_behind[:5]) + more
             text += f". Uncommitted changes in {result.parent} stay there: {files}"
             hint = f"commit them in {result.parent} first if the fork needs them"
-        self.app.note("info", text, hint)
+        self.host.note("info", text, hint)
 
     async def cmd_status(self, args: str) -> None:
         status = await self.wb.status(args or None)
-        body = reports.status_report(status, self.app.show_path)
+        body = reports.status_report(status, self.host.show_path)
         files = reports.status_files(status)
-        self.app.push_screen(StatusView(f"Status of {status.branch}", body, status.branch, files))
+        self.host.push_screen(StatusView(f"Status of {status.branch}", body, status.branch, files))
 
     async def cmd_diff(self, args: str) -> None:
         await self.show_diff(None, args.strip() or None)
@@ -79,15 +81,15 @@ class Controller:
         """The diff of `branch` (default: the current one), of one file or folder or all."""
         name = branch or self.wb.state().branch
         diff = await self.wb.diff(name, path)
-        record = self.app.session.branch(name)
+        record = self.session.branch(name)
         since = "the fork" if record is None or record.parent_branch else "the last commit"
         title = f"Diff of {path} on {name}" if path else f"Diff of {name} since {since}"
         body = diff_report(diff, path, since)
-        self.app.push_screen(ReportView(title, body, "↑↓ PgUp PgDn scroll · Esc back"))
+        self.host.push_screen(ReportView(title, body, "↑↓ PgUp PgDn scroll · Esc back"))
 
     async def cmd_commit(self, args: str) -> None:
         if not args:
-            self.app.note("info", "Drafting a commit message with the model…")
+            self.host.note("info", "Drafting a commit message with the model…")
         result = await self.wb.commit(args or None)
         self.show("Commit", reports.commit_report(result))
 
@@ -96,9 +98,9 @@ class Controller:
         if not branch:
             raise WorkbenchError("/merge needs a branch", "for example: /merge try-b")
         remove = None
-        worktree = self.app.session.worktree_of(branch)
+        worktree = self.session.worktree_of(branch)
         if worktree:
-            remove = await self.app.confirm(
+            remove = await self.host.confirm(
                 f"Remove the worktree of {branch}?",
                 f"After the merge, its folder can be deleted:\n{worktree}\n\n"
                 "Its commits are merged first; the merge refuses if it holds uncommitted work.",
@@ -129,7 +131,7 @@ class Controller:
         elif action in ("go", "go_summarized"):
             summarize = action == "go_summarized"
             if summarize:
-                self.app.note("info", "Summarising the path left behind…")
+                self.host.note("info", "Summarising the path left behind…")
             await self.wb.navigate(target.at, summarize=summarize)
         elif action == "fork":
             name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
@@ -140,7 +142,7 @@ class Controller:
             if text:
                 await self.cmd_label(text, target.at)
         elif action == "merge":
-            if await self.app.confirm(f"Merge {target.branch} into its parent branch?", ""):
+            if await self.host.confirm(f"Merge {target.branch} into its parent branch?", ""):
                 await self.run("merge", target.branch)
         elif action == "status":
             await self.run("status", target.branch)
@@ -155,7 +157,7 @@ class Controller:
             "Model", "a litellm model string, scripted:PATH or demo", self.wb.state().model
         )
         if name:
-            self.app.note("info", f"Switching to {name}…")
+            self.host.note("info", f"Switching to {name}…")
             await self.wb.set_model(name)
 
     async def cmd_new(self, args: str) -> None:
@@ -167,14 +169,14 @@ class Controller:
             sessions = self.wb.list_sessions()
             if not sessions:
                 raise WorkbenchError("this project has no other sessions", "/new starts one")
-            chosen = await self.app.ask(SessionPicker(sessions, self.wb.state().session_id))
+            chosen = await self.host.ask(SessionPicker(sessions, self.wb.state().session_id))
         if chosen:
             await self.wb.resume(chosen)
 
     # -- skills ---------------------------------------------------------------------------------
 
     async def cmd_skills(self, args: str) -> None:
-        self.app.focus_pane("skills")
+        self.host.focus_pane("skills")
 
     async def cmd_skill_graph_status(self, args: str) -> None:
         self.show("Skill graph status", Text(self.wb.skills_status()))
@@ -183,19 +185,19 @@ class Controller:
         if not args.strip():
             raise WorkbenchError("/activate needs a skill name", "Tab completes skill names")
         await self.wb.activate(args.strip())
-        self.app.session.sync_skills()
+        self.session.sync_skills()
 
     async def cmd_deactivate(self, args: str) -> None:
         if not args.strip():
             raise WorkbenchError("/deactivate needs a skill name", "Tab completes skill names")
         await self.wb.deactivate(args.strip())
-        self.app.session.sync_skills()
+        self.session.sync_skills()
 
     # -- the app --------------------------------------------------------------------------------
 
     async def cmd_help(self, args: str) -> None:
-        extra = self.app.session.commands()
+        extra = self.session.commands()
         self.show("Keys and commands", reports.help_report(KEYS, extra))
 
     async def cmd_quit(self, args: str) -> None:
-        await self.app.quit_app()
+        await self.host.quit_app()

@@ -17,23 +17,23 @@ from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.slash import ArgumentSource
 
 if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.host import Host
 
 
 class SessionView:
-    def __init__(self, app: WorkbenchApp) -> None:
-        self.app = app
+    def __init__(self, host: Host) -> None:
+        self.host = host
         self.tree: Any = None
         self.findings: dict[str, list[Diagnostic]] = {}
         self.sessions: list[Any] = []
 
     @property
     def wb(self) -> Any:
-        return self.app.workbench
+        return self.host.workbench
 
     async def show_all(self) -> None:
         """Everything, as after opening a session."""
-        self.app.transcript.load(self.wb.messages())
+        self.host.transcript.load(self.wb.messages())
         self.show_footing()
         await self.show_skills()
         await self.show_tree()
@@ -41,7 +41,7 @@ class SessionView:
     def show_footing(self) -> None:
         state = self.wb.state()
         usages = [m.usage for m in self.wb.messages() if m.role == "assistant" and m.usage]
-        self.app.status_bar.change(
+        self.host.status_bar.change(
             model=state.model,
             offline=state.offline,
             tokens_in=sum(u.input_tokens for u in usages),
@@ -63,7 +63,7 @@ class SessionView:
         for finding in findings:
             self.findings.setdefault(finding.skill or "", []).append(finding)
         counts = Counter({name: len(found) for name, found in self.findings.items()})
-        self.app.query_one(SkillPanel).show_graph(skill_set.graph, counts)
+        self.host.query_one(SkillPanel).show_graph(skill_set.graph, counts)
         self.sync_skills()
 
     def sync_skills(self) -> None:
@@ -74,10 +74,10 @@ class SessionView:
         for message in self.wb.messages():
             if message.role == "tool_result" and message.tool_name == "subagent":
                 violations.update(child_violations(message.details))
-        self.app.query_one(SkillPanel).sync(state.loaded, state.active_compound, violations)
+        self.host.query_one(SkillPanel).sync(state.loaded, state.active_compound, violations)
 
     async def show_tree(self) -> None:
-        panel = self.app.query_one(TreePanel)
+        panel = self.host.query_one(TreePanel)
         if self.wb.session is None:
             panel.show_unstored()
             return
@@ -91,8 +91,8 @@ class SessionView:
             return
         await self.show_tree()
         messages = self.wb.messages()
-        if not self.app.transcript.shows(messages):  # another path, or a new record on this one
-            self.app.transcript.load(messages)
+        if not self.host.transcript.shows(messages):  # another path, or a new record on this one
+            self.host.transcript.load(messages)
             self.sync_skills()
         if event.reason in ("new", "resume"):
             self.sessions = []
@@ -118,7 +118,7 @@ class SessionView:
         if self.wb is None:
             return []
         if source == "skills":
-            return sorted(self.app.query_one(SkillPanel).graph.skills)
+            return sorted(self.host.query_one(SkillPanel).graph.skills)
         if source == "branches":
             return [b.name for b in self.tree.branches] if self.tree is not None else []
         if not self.sessions:
@@ -128,16 +128,16 @@ class SessionView:
     def open_skill(self, name: str) -> None:
         from workbench.tui.components.skill_detail import SkillDetail  # Markdown: off the start
 
-        graph = self.app.query_one(SkillPanel).graph
-        self.app.push_screen(SkillDetail(graph, name, self.findings.get(name, [])))
+        graph = self.host.query_one(SkillPanel).graph
+        self.host.push_screen(SkillDetail(graph, name, self.findings.get(name, [])))
 
     async def offer_trust(self) -> None:
         """Project extensions run code: load them only when the user trusts the project."""
         skipped = self.wb.extensions.skipped
         if not skipped:
             return
-        names = "\n".join(f"  {self.app.show_path(str(path))}" for path, _ in skipped)
-        trusted = await self.app.confirm(
+        names = "\n".join(f"  {self.host.show_path(str(path))}" for path, _ in skipped)
+        trusted = await self.host.confirm(
             "Trust this project's extensions?",
             f"This project has extensions that run code with your permissions:\n{names}\n\n"
             "Trust it only if you know what they do; the trust is remembered for this project.",
@@ -145,10 +145,10 @@ class SessionView:
             no="Not now",
         )
         if not trusted:
-            self.app.note(
+            self.host.note(
                 "warning", "Project extensions were not loaded.", "reopen to be asked again"
             )
             return
         report = await self.wb.trust_project()
         loaded = len(report.loaded)
-        self.app.note("info", f"Trusted the project: {loaded} extension(s) loaded.")
+        self.host.note("info", f"Trusted the project: {loaded} extension(s) loaded.")

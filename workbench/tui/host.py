@@ -1,0 +1,52 @@
+"""What the app's helpers (composer, controller, session view) may ask of the app.
+
+A narrow interface instead of the whole `WorkbenchApp`: the helpers sit below the app and never
+import it, and a reader sees at a glance what each one can touch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from workbench.runtime import Workbench
+    from workbench.tui.components.editor import PromptEditor
+    from workbench.tui.components.status_bar import StatusBar
+    from workbench.tui.components.transcript import Transcript
+
+T = TypeVar("T")
+
+
+class Host(Protocol):
+    """The app as its helpers see it: the open session, the panes, notes and dialogs."""
+
+    workbench: Workbench | None
+
+    @property
+    def editor(self) -> PromptEditor: ...
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def status_bar(self) -> StatusBar: ...
+
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+
+    def focus_pane(self, pane: str) -> None: ...
+
+    def note(self, kind: str, text: str, hint: str | None = None) -> None: ...
+
+    def show_error(self, message: str, hint: str | None = None) -> None: ...
+
+    def show_path(self, path: str) -> str: ...
+
+    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+
+    async def ask(self, screen: Screen[T]) -> T: ...
+
+    async def confirm(self, title: str, message: str, yes: str = "Yes", no: str = "No") -> bool: ...
+
+    async def quit_app(self) -> None: ...
