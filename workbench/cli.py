@@ -238,8 +238,9 @@ def _run_agent(
     from pathlib import Path
 
     from workbench.agent.models.choice import model_name, uses_litellm
-    from workbench.config import Settings, find_project_root
+    from workbench.config import find_project_root
     from workbench.errors import UsageError
+    from workbench.trust import project_settings
 
     if not args.print_mode and args.mode == "text":
         if args.prompt:
@@ -251,7 +252,7 @@ def _run_agent(
     if args.mode == "rpc" and args.prompt:
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
     cwd = Path.cwd()
-    name = model_name(args.model, Settings.load(find_project_root(cwd)), os.environ)
+    name = model_name(args.model, project_settings(find_project_root(cwd), args.trust), os.environ)
     if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
         return code
     import asyncio

@@ -1,14 +1,19 @@
 """Settings and well-known paths.
 
-Settings come from two JSON files, merged key by key with the project winning:
-`~/.pi/agent/settings.json` (user) and `<project>/.pi/settings.json` (project), as in pi.
-Keys are read with dotted paths (`settings.get("enforcer.mode", "warn")`).
+Settings come from two JSON files, as in pi: `~/.pi/agent/settings.json` (the user's) and
+`<project>/.pi/settings.json` (the project's), merged key by key with the project winning. A
+project is a stranger until the user trusts it: before that only the keys in `PROJECT_KEYS` apply
+from its file (what the agent may do with its skills and queues, nothing that routes data, writes
+outside the project or costs money); every other key it sets is a suggestion, withheld and named
+(`Settings.withheld`) until the user trusts the project. Keys in `USER_ONLY_KEYS` are read from the
+user's file alone. Keys are read with dotted paths (`settings.get("enforcer.mode", "warn")`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +22,16 @@ from workbench.errors import WorkbenchError
 
 PROJECT_DIR_NAME = ".pi"
 SETTINGS_FILE = "settings.json"
+PROJECT_KEYS = (
+    "enforcer",
+    "skills",
+    "queue",
+    "compaction.enabled",
+    "sessions.remove_worktree_after_merge",
+)
+"""What a project may set before it is trusted: a key, or every key under it."""
+USER_ONLY_KEYS = ("subagents.confirm_project_agents",)
+"""What only the user's own settings may set, trusted project or not."""
 
 
 def agent_dir() -> Path:
@@ -62,28 +77,98 @@ def merge_settings(base: dict[str, Any], override: dict[str, Any]) -> dict[str, 
     return merged
 
 
+Key = tuple[str, ...]
+"""A settings key as its parts: model names hold dots, so keys are not split on them."""
+
+
+def _leaves(data: dict[str, Any], prefix: Key = ()) -> Iterator[tuple[Key, Any]]:
+    """Every key and its value; an empty object is a leaf of its own."""
+    for name, value in data.items():
+        key = (*prefix, name)
+        if isinstance(value, dict) and value:
+            yield from _leaves(value, key)
+        else:
+            yield key, value
+
+
+def _under(key: Key, dotted_keys: tuple[str, ...]) -> bool:
+    """Whether `key` is one of `dotted_keys` or lies under one of them."""
+    return any(key[: len(parts)] == parts for parts in (tuple(k.split(".")) for k in dotted_keys))
+
+
+def _set(data: dict[str, Any], key: Key, value: Any) -> None:
+    *parents, last = key
+    for part in parents:
+        data = data.setdefault(part, {})
+    data[last] = value
+
+
+def _read_object(path: Path) -> dict[str, Any]:
+    loaded = read_json_file(path)
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise WorkbenchError(
+            f"{path}: settings must be a JSON object, not {type(loaded).__name__}",
+            'write it as {"key": value, ...}',
+        )
+    return loaded
+
+
+def _skill_entries(data: dict[str, Any]) -> list[str]:
+    """`skills.paths`, or pi's plain `skills` list; strings only."""
+    raw = data.get("skills")
+    if isinstance(raw, dict):
+        raw = raw.get("paths")
+    return [entry for entry in raw if isinstance(entry, str)] if isinstance(raw, list) else []
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
 @dataclass
 class Settings:
-    """Merged user and project settings for one project."""
+    """The settings of one project: the user's, and what of the project's applies.
+
+    `trusted` says whether the project's suggestions applied; `withheld` names the project's keys
+    that wait for trust. `skill_sources` keeps each settings file's skill path entries with the
+    folder of the file they came from, project file first.
+    """
 
     project_root: Path
     data: dict[str, Any] = field(default_factory=dict)
+    trusted: bool = False
+    withheld: tuple[str, ...] = ()
+    skill_sources: tuple[tuple[str, Path], ...] = ()
 
     @classmethod
-    def load(cls, project_root: Path) -> Settings:
-        """Read user then project settings; a file that is not a JSON object is an error."""
-        merged: dict[str, Any] = {}
-        for path in (agent_dir() / SETTINGS_FILE, project_root / PROJECT_DIR_NAME / SETTINGS_FILE):
-            loaded = read_json_file(path)
-            if loaded is None:
+    def load(cls, project_root: Path, *, trusted: bool = False) -> Settings:
+        """Read the user's then the project's settings; a file that is not a JSON object is an
+        error. `trusted`: the user trusts the project (recorded, or `--trust` for this run)."""
+        user_file = agent_dir() / SETTINGS_FILE
+        project_file = project_root / PROJECT_DIR_NAME / SETTINGS_FILE
+        user = _read_object(user_file)
+        project: dict[str, Any] = {}
+        withheld: list[str] = []
+        for key, value in _leaves(_read_object(project_file)):
+            if _under(key, USER_ONLY_KEYS):
                 continue
-            if not isinstance(loaded, dict):
-                raise WorkbenchError(
-                    f"{path}: settings must be a JSON object, not {type(loaded).__name__}",
-                    'write it as {"key": value, ...}',
-                )
-            merged = merge_settings(merged, loaded)
-        return cls(project_root=project_root, data=merged)
+            if trusted or _under(key, PROJECT_KEYS):
+                _set(project, key, value)
+            else:
+                withheld.append(".".join(key))
+        sources = [
+            *((entry, project_file.parent) for entry in _skill_entries(project)),
+            *((entry, user_file.parent) for entry in _skill_entries(user)),
+        ]
+        return cls(
+            project_root=project_root,
+            data=merge_settings(user, project),
+            trusted=trusted,
+            withheld=tuple(withheld),
+            skill_sources=tuple(dict.fromkeys(sources)),
+        )
 
     def get(self, dotted_key: str, default: Any = None) -> Any:
         """The value at `a.b.c`, or `default` when any part is missing."""
@@ -95,13 +180,33 @@ class Settings:
         return node
 
     def skill_paths(self) -> list[Path]:
-        """`skills.paths` (or pi's plain `skills` list), resolved against the project root."""
-        raw = self.data.get("skills")
-        paths = raw if isinstance(raw, list) else self.get("skills.paths", [])
-        if not isinstance(paths, list):
-            return []
-        return [
-            (self.project_root / Path(p).expanduser()).resolve()
-            for p in paths
-            if isinstance(p, str)
-        ]
+        """The skill folders the settings name, in order. Each entry is relative to the folder
+        of the file that names it (`.pi/` for the project's, `~/.pi/agent/` for the user's, as in
+        pi); where that finds nothing, to the project root. An untrusted project's entries that
+        lead outside the project are left out (see `skill_paths_withheld`)."""
+        return [path for path, allowed in self._resolved_skill_paths() if allowed]
+
+    def skill_paths_withheld(self) -> list[Path]:
+        """Skill folders an untrusted project names outside itself: read once it is trusted."""
+        return [path for path, allowed in self._resolved_skill_paths() if not allowed]
+
+    def skill_excludes(self) -> list[str]:
+        """The `!pattern` entries: glob patterns of skill folders to leave out."""
+        return [entry[1:] for entry, _ in self.skill_sources if entry.startswith("!")]
+
+    def _resolved_skill_paths(self) -> list[tuple[Path, bool]]:
+        root = self.project_root.resolve()
+        resolved: list[tuple[Path, bool]] = []
+        for entry, folder in self.skill_sources:
+            if entry.startswith("!"):
+                continue
+            written = Path(entry).expanduser()
+            path = (folder / written).resolve()
+            if not path.exists() and not written.is_absolute():
+                fallback = (self.project_root / written).resolve()
+                path = fallback if fallback.exists() else path
+            from_project = folder == self.project_root / PROJECT_DIR_NAME
+            allowed = self.trusted or not from_project or _inside(path, root)
+            if (path, allowed) not in resolved:
+                resolved.append((path, allowed))
+        return resolved

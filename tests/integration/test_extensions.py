@@ -8,10 +8,10 @@ from pathlib import Path
 
 from support.workbench_process import run_workbench, write_script
 
-from workbench.agent.extensions import TrustStore
 from workbench.config import agent_dir
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
+from workbench.trust import TrustStore
 
 GUARD = textwrap.dedent(
     """

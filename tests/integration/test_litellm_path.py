@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from support.openai_server import CONTEXT_OVERFLOW, OpenAIServer, Reply, Status
-from support.workbench_process import write_settings
+from support.workbench_process import write_user_settings
 
 from workbench.agent.events import Event
 from workbench.agent.store import MemoryStore
@@ -118,7 +118,7 @@ async def test_rate_limit_is_retried_after_the_servers_delay(project, server) ->
 
 
 async def test_overload_and_server_errors_back_off_then_give_up(project, server) -> None:
-    write_settings(project, FAST_RETRIES)
+    write_user_settings(FAST_RETRIES)
     server.add(Status(503, "overloaded"), Status(500, "boom"), Status(502, "bad gateway"))
     workbench, events = await open_session(project, server)
     assert await run(workbench, "hi") == "error"
@@ -147,7 +147,7 @@ async def test_a_dropped_connection_mid_stream_keeps_the_partial_reply(project, 
 
 
 async def test_context_overflow_compacts_and_retries_once(project, server) -> None:
-    write_settings(project, {"compaction": {"keep_recent_tokens": 10}})
+    write_user_settings({"compaction": {"keep_recent_tokens": 10}})
     store = MemoryStore()
     for role, text in [("user", "GOAL: port the parser"), ("assistant", "On it. " * 40)]:
         await store.append(role, Message(role=role, text=text).to_dict())
@@ -167,7 +167,7 @@ async def test_context_overflow_compacts_and_retries_once(project, server) -> No
 
 
 async def test_a_second_overflow_is_an_error(project, server) -> None:
-    write_settings(project, {"compaction": {"keep_recent_tokens": 10}})
+    write_user_settings({"compaction": {"keep_recent_tokens": 10}})
     store = MemoryStore()
     for role, text in [("user", "GOAL: port the parser"), ("assistant", "On it. " * 40)]:
         await store.append(role, Message(role=role, text=text).to_dict())
@@ -187,7 +187,7 @@ async def test_overflow_with_nothing_older_reports_the_overflow(project, server)
 
 
 async def test_prices_from_settings_give_a_cost(project, server) -> None:
-    write_settings(project, {"models": {MODEL: {"cost": {"input": 2, "output": 10}}}})
+    write_user_settings({"models": {MODEL: {"cost": {"input": 2, "output": 10}}}})
     server.add(Reply(text="priced", usage={"prompt_tokens": 1000, "completion_tokens": 100}))
     workbench, _ = await open_session(project, server)
     await run(workbench, "hi")
@@ -209,7 +209,7 @@ async def test_abort_during_a_retry_wait_is_immediate(project, server) -> None:
 
 
 async def test_compact_by_hand_with_a_focus(project, server) -> None:
-    write_settings(project, {"compaction": {"keep_recent_tokens": 10}})
+    write_user_settings({"compaction": {"keep_recent_tokens": 10}})
     server.add(
         Reply(text="First answer, " + " ".join(f"w{n}" for n in range(60))),
         Reply(text="## Goal\nthe API\n\n## Progress"),

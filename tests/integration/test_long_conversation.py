@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from support.openai_server import Reply
-from support.workbench_process import write_settings
+from support.workbench_process import write_user_settings
 
 from workbench.agent.compaction import SUMMARY_SYSTEM_PROMPT
 from workbench.agent.models.openai_format import COMPACTION_PREFIX
@@ -41,8 +41,7 @@ def diligent_summariser(body: dict[str, Any]) -> Reply:
 
 async def test_goal_survives_several_compactions(project, server) -> None:
     model = "openai/small-window"
-    write_settings(
-        project,
+    write_user_settings(
         {
             "models": {model: {"context_window": 2400}},
             "compaction": {"reserve_tokens": 600, "keep_recent_tokens": 400},

@@ -25,8 +25,17 @@ def write_script(folder: Path, turns: list[dict[str, Any]] | dict[str, Any]) -> 
 
 
 def write_settings(folder: Path, settings: dict[str, Any]) -> None:
+    """The project's own settings: most keys apply only once the project is trusted."""
     (folder / ".pi").mkdir(exist_ok=True)
     (folder / ".pi" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+
+
+def write_user_settings(settings: dict[str, Any]) -> None:
+    """The user's settings (`~/.pi/agent/settings.json`, per test): connection, retries, costs."""
+    from workbench.config import agent_dir
+
+    agent_dir().mkdir(parents=True, exist_ok=True)
+    (agent_dir() / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
 
 
 def workbench_command(*args: str) -> list[str]:

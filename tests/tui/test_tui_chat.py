@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from support.workbench_process import write_user_settings
 from tuitools import (
     SIZE,
     ask,
@@ -95,8 +96,7 @@ async def test_esc_puts_a_quick_pick_away(make_app, script) -> None:
 async def test_retries_and_a_final_error_say_what_happened_and_what_to_do(
     make_app, project, script
 ) -> None:
-    settings = project / ".pi" / "settings.json"
-    settings.write_text(settings.read_text().replace("{", '{"retry": {"base_delay_ms": 10},', 1))
+    write_user_settings({"retry": {"base_delay_ms": 10}})
     model = script(
         {"error": "rate_limit"},
         {"text": "Got through."},
@@ -145,7 +145,7 @@ async def test_project_extensions_run_only_after_the_user_trusts_the_project(
         assert "hello" not in app.workbench.commands
         await pilot.press("y")
         await until(pilot, lambda: "hello" in app.workbench.commands, "the extension to load")
-        assert "Trusted the project: 1 extension(s) loaded." in chat_text(app)
+        assert "Trusted the project: 1 extension loaded." in chat_text(app)
         await type_text(pilot, "/hel")
         assert [c.text for c in app.editor.completions] == ["/help", "/hello "]
 

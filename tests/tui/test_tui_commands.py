@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.workbench_process import write_user_settings
 from textual.command import CommandPalette
 from tuitools import (
     SIZE,
@@ -119,10 +120,7 @@ async def test_model_switches_and_the_footer_follows(make_app, script) -> None:
 
 
 async def test_compact_summarises_older_history(make_app, project: Path, script) -> None:
-    settings = project / ".pi" / "settings.json"
-    settings.write_text(
-        '{"compaction": {"keep_recent_tokens": 5}, "skills": {"paths": ["skills"]}}'
-    )
+    write_user_settings({"compaction": {"keep_recent_tokens": 5}})
     turns = [{"text": f"answer {n} " + "words " * 50} for n in range(3)]
     app = make_app(script(*turns, summaries=["## Goal\nanswer three questions"]))
     async with app.run_test(size=SIZE) as pilot:

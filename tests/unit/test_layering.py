@@ -1,10 +1,12 @@
-"""The layering of design.md §2, checked over the AST of every module (lazy imports included)."""
+"""The layering of design.md §2, checked over the AST of every module (lazy imports included):
+imports point down, no import circle between any two modules, no module over 450 lines."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "workbench"
@@ -15,6 +17,7 @@ LAYERS: dict[str, int] = {
     "__init__": 0,
     "errors": 0,
     "config": 0,
+    "trust": 0,
     "skills": 1,
     "messages": 2,
     "tool": 2,
@@ -45,6 +48,14 @@ def _module_name(path: Path) -> str:
     return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
 
 
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module a `from ... import` names, relative forms resolved in `package`."""
+    if not node.level:
+        return node.module or ""
+    base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+    return f"{base}.{node.module}" if node.module else base
+
+
 def _imports(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
     """(line, absolute module name) of every import in the source, at any depth."""
     package = module if is_package else module.rpartition(".")[0]
@@ -53,11 +64,7 @@ def _imports(source: str, module: str, is_package: bool) -> list[tuple[int, str]
         if isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                name = f"{base}.{node.module}" if node.module else base
-            else:
-                name = node.module or ""
+            name = _from_module(node, package)
             found.append((node.lineno, name))
             found.extend((node.lineno, f"{name}.{alias.name}") for alias in node.names)
     return found
@@ -110,3 +117,108 @@ def test_checker_catches_bad_imports() -> None:
     assert _violations("import litellm\n", "workbench.tui.app")
     assert _violations("from workbench.hooks import HookBus\n", "workbench.tool") == []
     assert _violations("from workbench.modes import json\n", "workbench.tui.app")
+
+
+# -- circles and size ----------------------------------------------------------------------------
+
+MAX_LINES = 450
+# Data and generated files, exempt from the size limit (none today).
+LARGE_BY_NATURE: set[str] = set()
+
+
+def _modules(package: Path) -> dict[str, Path]:
+    """Every module of `package` by dotted name (a package by its own name, not `.__init__`)."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _import_graph(package: Path) -> nx.DiGraph:
+    """Module -> module edges for every import, at any depth (under TYPE_CHECKING and inside
+    functions too). `from pkg import sub` is an edge to the module `pkg.sub` when there is one,
+    else to `pkg`; any other name is an edge to the nearest module that holds it."""
+    modules = _modules(package)
+
+    def nearest(name: str) -> str:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph = nx.DiGraph()
+    for module, path in modules.items():
+        graph.add_node(module)
+        package_name = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [nearest(alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                source = _from_module(node, package_name)
+                targets = [nearest(f"{source}.{alias.name}") for alias in node.names]
+            else:
+                continue
+            graph.add_edges_from((module, t) for t in targets if t and t != module)
+    return graph
+
+
+def _circles(package: Path) -> list[list[str]]:
+    """Each set of modules that import each other, directly or round about."""
+    components = nx.strongly_connected_components(_import_graph(package))
+    return sorted(sorted(c) for c in components if len(c) > 1)
+
+
+def test_no_import_circles() -> None:
+    assert _circles(PACKAGE) == []
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_size(path: Path) -> None:
+    if _module_name(path) in LARGE_BY_NATURE:
+        return
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{lines} lines: split it by concept"
+
+
+def _plant(root: Path, files: dict[str, str]) -> Path:
+    package = root / "workbench"
+    for name, text in files.items():
+        target = package / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    return package
+
+
+def test_circle_checker_catches_planted_circles(tmp_path: Path) -> None:
+    """The checker must find circles however the import is hidden, or it proves nothing."""
+    hidden = _plant(
+        tmp_path / "hidden",
+        {
+            "__init__.py": "",
+            "room/__init__.py": "",
+            "room/a.py": "from workbench.room.b import thing\n",
+            "room/b.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from workbench.room import c\n"
+            ),
+            "room/c.py": "def later():\n    from . import a\n",
+        },
+    )
+    assert _circles(hidden) == [["workbench.room.a", "workbench.room.b", "workbench.room.c"]]
+
+
+def test_from_package_import_submodule_is_an_edge_to_the_submodule(tmp_path: Path) -> None:
+    """`from pkg import sub` in pkg/__init__'s own child is no circle with `pkg/__init__`."""
+    package = _plant(
+        tmp_path / "sub",
+        {
+            "__init__.py": "",
+            "room/__init__.py": "from workbench.room.tool import make\n",
+            "room/tool.py": "from workbench.room import helper\nmake = helper.make\n",
+            "room/helper.py": "def make():\n    return 1\n",
+        },
+    )
+    assert _circles(package) == []
+    # A name defined in `pkg/__init__` is an edge to it: now helper -> room -> tool -> helper.
+    _plant(tmp_path / "sub", {"room/helper.py": "from workbench.room import make\n"})
+    assert _circles(package) == [["workbench.room", "workbench.room.helper", "workbench.room.tool"]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.agent.context_files import context_files
+from workbench.agent.context_files import MAX_BYTES, context_files
 from workbench.agent.system_prompt import build_system_prompt
 from workbench.agent.tools import builtin_tools
 from workbench.config import agent_dir
@@ -22,7 +22,8 @@ def test_context_files_run_from_general_to_specific(tmp_path: Path) -> None:
     agent_dir().mkdir(parents=True)
     (agent_dir() / "AGENTS.md").write_text("my global rules")
     found = context_files(repo / "pkg" / "sub")
-    assert [f.text for f in found] == [
+    assert found.notices == []
+    assert [f.text for f in found.files] == [
         "my global rules",
         "root rules",
         "package rules",
@@ -34,7 +35,7 @@ def test_outside_a_repository_only_the_working_folder_counts(tmp_path: Path) -> 
     (tmp_path / "AGENTS.md").write_text("parent")
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "AGENTS.md").write_text("here")
-    assert [f.text for f in context_files(tmp_path / "work")] == ["here"]
+    assert [f.text for f in context_files(tmp_path / "work").files] == ["here"]
 
 
 def test_system_prompt_is_byte_stable_and_complete(tmp_path: Path) -> None:
@@ -45,7 +46,7 @@ def test_system_prompt_is_byte_stable_and_complete(tmp_path: Path) -> None:
         return build_system_prompt(
             cwd=tmp_path,
             tools=builtin_tools(),
-            context_files=context_files(tmp_path),
+            context_files=context_files(tmp_path).files,
             append="Answer in French.",
         )
 
@@ -57,3 +58,47 @@ def test_system_prompt_is_byte_stable_and_complete(tmp_path: Path) -> None:
     assert first.endswith("Answer in French.\n")
     custom = build_system_prompt(cwd=tmp_path, tools=[], context_files=[], base="Only say hi.")
     assert custom == f"Only say hi.\n\nWorking folder: {tmp_path}\n"
+
+
+def test_a_project_file_that_leads_outside_the_project_is_not_read(tmp_path: Path) -> None:
+    secret = tmp_path / "home" / ".ssh" / "id_rsa"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n")
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "AGENTS.md").symlink_to(secret)
+    found = context_files(project)
+    assert found.files == []
+    assert found.notices == [
+        f"{project / 'AGENTS.md'} was not read: it leads outside the project (to {secret})"
+    ]
+
+
+def test_links_inside_the_project_and_to_the_users_config_are_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text("project rules")
+    (tmp_path / "AGENTS.md").symlink_to(tmp_path / "docs" / "rules.md")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    agent_dir().mkdir(parents=True)
+    (agent_dir() / "shared.md").write_text("my shared rules")
+    (sub / "CLAUDE.md").symlink_to(agent_dir() / "shared.md")
+    found = context_files(sub)
+    assert [f.text for f in found.files] == ["project rules", "my shared rules"]
+    assert found.notices == []
+
+
+def test_binary_is_refused_and_a_long_file_is_cut_with_a_notice(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_bytes(b"\x7fELF\x00\x01\x02")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "AGENTS.md").write_text("a" + "é" * MAX_BYTES)  # two bytes each: the cut splits one
+    found = context_files(work)
+    assert [f.path for f in found.files] == [work / "AGENTS.md"]
+    assert found.files[0].text == "a" + "é" * (MAX_BYTES // 2 - 1)
+    assert found.notices == [
+        f"{tmp_path / 'AGENTS.md'} was not read: it is not UTF-8 text",
+        f"{work / 'AGENTS.md'} was cut to its first 64 KiB",
+    ]

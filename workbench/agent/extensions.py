@@ -12,16 +12,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.config import PROJECT_DIR_NAME, agent_dir, read_json_file
+from workbench.config import PROJECT_DIR_NAME, agent_dir
 from workbench.errors import WorkbenchError
 from workbench.extension_api import ExtensionAPI
 
-TRUST_FILE = "trusted-projects.json"
 EXTENSIONS_DIR = "extensions"
 UNTRUSTED = "project not trusted; run with --trust or trust the project in the app"
 
@@ -31,31 +29,6 @@ class ExtensionReport:
     loaded: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     failed: list[tuple[Path, str]] = field(default_factory=list)
-
-
-class TrustStore:
-    """The projects whose own extensions the user allowed to run."""
-
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or agent_dir() / TRUST_FILE
-
-    def _projects(self) -> list[str]:
-        data = read_json_file(self.path) or {}
-        projects = data.get("projects", []) if isinstance(data, dict) else []
-        return [p for p in projects if isinstance(p, str)]
-
-    def is_trusted(self, project_root: Path) -> bool:
-        return str(project_root.resolve()) in self._projects()
-
-    def trust(self, project_root: Path) -> None:
-        projects = self._projects()
-        key = str(project_root.resolve())
-        if key in projects:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({"projects": [*projects, key]}, indent=2) + "\n")
-        temporary.replace(self.path)
 
 
 def extension_files(folder: Path) -> list[Path]:

@@ -4,6 +4,8 @@
 the modules of this package are the pieces it is made of (see `workbench.py`).
 """
 
-from workbench.runtime.workbench import Workbench, WorkbenchOptions, WorkbenchState, agent_config
+from workbench.runtime.agent_settings import agent_config
+from workbench.runtime.options import WorkbenchOptions, WorkbenchState
+from workbench.runtime.workbench import Workbench
 
 __all__ = ["Workbench", "WorkbenchOptions", "WorkbenchState", "agent_config"]

@@ -9,7 +9,7 @@ from workbench.errors import UsageError
 from workbench.sessions.session import Session
 
 if TYPE_CHECKING:
-    from workbench.runtime.workbench import WorkbenchOptions
+    from workbench.runtime.options import WorkbenchOptions
 
 
 def open_session(options: WorkbenchOptions, settings: Settings) -> Session | None:

@@ -15,14 +15,15 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.set_model("openai/gpt-4.1")      # from the next model call on
     wb.state()                                # WorkbenchState: model, offline, busy, usage...
     await wb.wait_idle()                      # the run's stop reason
-    await wb.trust_project()                  # record trust, load the project's extensions
+    await wb.trust_project()                  # record trust: the project's extensions, settings
     await wb.close()
     wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api, wb.session
 
 The conversation tree (`tree.py`): tree, fork, navigate, switch_branch, status, diff, commit,
 merge, label, list_sessions, new_session, resume, messages; each change emits `tree_update`. Skills
 (`skill_controls.py`): activate, deactivate, skills_status, skill_set, enforcer_mode,
-loading_state.
+loading_state. Queues (`queue_controls.py`): queues, edit_queued, remove_queued, clear_queue,
+deliver. Trust (`trust_controls.py`): needs_trust, trust_project. Options and state: `options.py`.
 
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
 `follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
@@ -42,126 +43,51 @@ import inspect
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from workbench.agent.compaction import CompactionSettings
 from workbench.agent.context_files import context_files
-from workbench.agent.events import ErrorEvent, ModelChange, Notice, QueueUpdate
-from workbench.agent.extensions import ExtensionReport, TrustStore, load_extensions
-from workbench.agent.loop import Agent, AgentConfig, RetryPolicy
+from workbench.agent.events import ErrorEvent, ModelChange, Notice
+from workbench.agent.extensions import ExtensionReport, load_extensions
+from workbench.agent.loop import Agent
 from workbench.agent.models.choice import model_name, open_model
 from workbench.agent.models.client import ModelClient
-from workbench.agent.queues import MessageQueue, queue_mode
+from workbench.agent.queues import MessageQueue
 from workbench.agent.store import ConversationStore, MemoryStore
-from workbench.agent.subagents.settings import Confirm, SubagentHost
+from workbench.agent.subagents.settings import SubagentHost
 from workbench.agent.subagents.tool import subagent_tools
 from workbench.agent.system_prompt import build_system_prompt
 from workbench.agent.tools import builtin_tools
-from workbench.agent.tools.allowlist import allowed_tools, offered_tools
+from workbench.agent.tools.allowlist import allowed_tools
 from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.extension import register as register_enforcer
 from workbench.errors import WorkbenchError
-from workbench.extension_api import Command, DeliverAs, ExtensionAPI
+from workbench.extension_api import Command, ExtensionAPI
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
+from workbench.runtime.agent_settings import agent_config
 from workbench.runtime.context import branch_messages
 from workbench.runtime.opening import open_session, resumes
+from workbench.runtime.options import WorkbenchOptions, WorkbenchState
+from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree
+from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.session import Session
 from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
+from workbench.trust import project_settings
 
 log = logging.getLogger(__name__)
 Listener = Callable[[Any], None]
 """Receives each event: a `workbench.agent.events.Event`, or an extension's own event dataclass
 (serialise either with `event_dict`)."""
-QueueName = Literal["steering", "follow_up"]
 
 
-@dataclass
-class WorkbenchOptions:
-    """What a front end decides when it opens a session (CLI flags map one to one)."""
-
-    cwd: Path
-    model: str | None = None
-    api_base: str | None = None
-    api_key: str | None = None
-    tools: list[str] | None = None
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    trust: bool = False
-    store: ConversationStore | None = None
-    """Where finished messages go (`--no-session`: a `MemoryStore`); None: a stored session."""
-    session_id: str | None = None
-    """Resume this session (an id or unique prefix; `--session`)."""
-    continue_session: bool = False
-    """Resume the project's most recently active session (`--continue`)."""
-    branch: str | None = None
-    """Resume on this branch (`--branch`); alone, it resumes the most recent session."""
-    skills: SkillGraph | None = None
-    """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
-    confirm: Confirm | None = None
-    """Asks the user yes or no (title, message), e.g. before project sub-agents run."""
-
-
-@dataclass
-class WorkbenchState:
-    """A snapshot for status bars and `get_state`."""
-
-    session_id: str
-    branch: str
-    cwd: str
-    model: str
-    offline: bool
-    busy: bool
-    context_tokens: int
-    context_window: int
-    total_cost: float | None
-    steering: list[str]
-    follow_up: list[str]
-    message_count: int
-    tools: list[str]
-    commands: list[str]
-    extensions: dict[str, list[Any]] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def agent_config(settings: Settings) -> AgentConfig:
-    """The loop's settings: `queue.*`, `retry.*`, `compaction.*` (see README, ## Agent)."""
-    try:
-        return AgentConfig(
-            steering_mode=queue_mode(
-                settings.get("queue.steering_mode", "one-at-a-time"), "queue.steering_mode"
-            ),
-            follow_up_mode=queue_mode(
-                settings.get("queue.follow_up_mode", "one-at-a-time"), "queue.follow_up_mode"
-            ),
-            retry=RetryPolicy(
-                max_retries=int(settings.get("retry.max_retries", 3)),
-                base_delay_s=float(settings.get("retry.base_delay_ms", 1000)) / 1000,
-                max_delay_s=float(settings.get("retry.max_delay_ms", 60000)) / 1000,
-            ),
-            compaction=CompactionSettings(
-                enabled=bool(settings.get("compaction.enabled", True)),
-                reserve_tokens=int(settings.get("compaction.reserve_tokens", 16_384)),
-                keep_recent_tokens=int(settings.get("compaction.keep_recent_tokens", 20_000)),
-            ),
-        )
-    except (TypeError, ValueError) as exc:
-        raise WorkbenchError(
-            f"a retry or compaction setting is not a number: {exc}", "see README, ## Agent"
-        ) from exc
-
-
-class Workbench(ConversationTree, SkillControls):
+class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
     """See the module docstring. Create with `await Workbench.open(options)`."""
 
     def __init__(
@@ -207,7 +133,7 @@ class Workbench(ConversationTree, SkillControls):
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
         cwd = options.cwd.resolve()
-        settings = Settings.load(find_project_root(cwd))
+        settings = project_settings(find_project_root(cwd), options.trust)
         session = await asyncio.to_thread(open_session, options, settings)
         store = session.store if session is not None else options.store or MemoryStore()
         workbench = cls(options, settings, session, store)
@@ -235,8 +161,7 @@ class Workbench(ConversationTree, SkillControls):
             session_tools=lambda: list(self.agent.tools),
             cwd=self.cwd,
         )
-        trusted = self.options.trust or TrustStore().is_trusted(self.project_root)
-        self.extensions = await load_extensions(self.api, self.project_root, trusted)
+        self.extensions = await load_extensions(self.api, self.project_root, self.settings.trusted)
         model = await self._open_model(self.options.model)
         host = SubagentHost(self.options, lambda: self.agent.model.info.name)
         tools = [*builtin_tools(), *subagent_tools(host, self.cwd), *self.api.tools.values()]
@@ -259,14 +184,8 @@ class Workbench(ConversationTree, SkillControls):
             await self.bus.run("session_start", SessionStartEvent(messages, self.cwd, reason))
         self.startup_notices = [
             *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
-            *(
-                Notice(f"extension {p} skipped: {why}", "warning")
-                for p, why in self.extensions.skipped
-            ),
-            *(
-                Notice(f"extension {p} failed to load: {e}", "warning")
-                for p, e in self.extensions.failed
-            ),
+            *(Notice(text, "warning") for text in context_files(self.cwd).notices),
+            *self.trust_notices(),
         ]
 
     def _refresh_system_prompt(self) -> None:
@@ -275,7 +194,7 @@ class Workbench(ConversationTree, SkillControls):
         self.system_prompt = build_system_prompt(
             cwd=self.cwd,
             tools=list(self.agent.tools.values()),
-            context_files=context_files(self.cwd),
+            context_files=context_files(self.cwd).files,
             base=self.options.system_prompt,
             append=self.options.append_system_prompt,
         )
@@ -366,9 +285,6 @@ class Workbench(ConversationTree, SkillControls):
             log.error("hook %s failed", hook, exc_info=exc.__cause__)
         self._emit(Notice(str(exc), "warning"))
 
-    def _queues_changed(self) -> None:
-        self._emit(QueueUpdate(self.agent.steering.texts(), self.agent.follow_ups.texts()))
-
     # -- user commands ----------------------------------------------------------------------
 
     async def prompt(self, text: str) -> None:
@@ -441,24 +357,6 @@ class Workbench(ConversationTree, SkillControls):
         if outcome:
             self._emit(Notice(str(outcome)))
 
-    def queues(self) -> dict[str, list[str]]:
-        return {"steering": self.agent.steering.texts(), "follow_up": self.agent.follow_ups.texts()}
-
-    def _queue(self, name: QueueName) -> MessageQueue:
-        if name not in ("steering", "follow_up"):
-            raise WorkbenchError(f"no queue named {name!r}", "queues: steering, follow_up")
-        return self.agent.steering if name == "steering" else self.agent.follow_ups
-
-    def edit_queued(self, name: QueueName, index: int, text: str) -> None:
-        self._queue(name).edit(index, text)
-
-    def remove_queued(self, name: QueueName, index: int) -> None:
-        self._queue(name).remove(index)
-
-    def clear_queue(self, name: QueueName | None = None) -> None:
-        for queue in (self._queue(name),) if name else (self.agent.steering, self.agent.follow_ups):
-            queue.clear()
-
     async def set_model(self, name: str) -> None:
         """Switch models; a run in progress uses the new one from its next model call."""
         self.agent.model = await self._open_model(name)
@@ -467,23 +365,6 @@ class Workbench(ConversationTree, SkillControls):
 
     async def wait_idle(self) -> str | None:
         return await self.agent.wait()
-
-    async def trust_project(self) -> ExtensionReport:
-        """Record that the user trusts this project and load its extensions now."""
-        TrustStore().trust(self.project_root)
-        if not self.extensions.skipped:
-            return ExtensionReport()
-        self.extensions.skipped = []
-        report = await load_extensions(self.api, self.project_root, True, include_user=False)
-        self.extensions.loaded += report.loaded
-        self.extensions.failed += report.failed
-        for path, error in report.failed:
-            self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
-        offered = offered_tools(self.api.tools.values(), self.options.tools)
-        self.agent.tools.update((tool.name, tool) for tool in offered)
-        self._refresh_system_prompt()
-        self.commands.update(self.api.commands)
-        return report
 
     def state(self) -> WorkbenchState:
         info = self.agent.model.info
@@ -508,19 +389,6 @@ class Workbench(ConversationTree, SkillControls):
                 "failed": [[str(p), e] for p, e in self.extensions.failed],
             },
         )
-
-    # -- ExtensionSink ----------------------------------------------------------------------
-
-    def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
-        """Messages from extensions: steering and follow-ups while the agent works; otherwise
-        (and for `next_turn`) they go with the user's next prompt."""
-        busy = hasattr(self, "agent") and self.agent.busy
-        if deliver_as == "steer" and busy:
-            self.agent.steering.push(message)
-        elif deliver_as == "follow_up" and busy:
-            self.agent.follow_ups.push(message)
-        else:
-            self._next_turn.append(message)
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""

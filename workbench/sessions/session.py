@@ -38,6 +38,7 @@ from workbench.sessions.status import BranchStatus, branch_status
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.tree import Tree, build_tree
 from workbench.sessions.workspace import Workspaces
+from workbench.trust import project_settings
 
 Drafter = Callable[[str], Awaitable[str]]
 """Prompt in, model text out: drafts a commit message."""
@@ -131,7 +132,7 @@ class Session:
     ) -> Session:
         """Build the session around a held lock (or none); on any failure the lock is released."""
         try:
-            settings = settings or Settings.load(location.project_root)
+            settings = settings or project_settings(location.project_root)
             runner = location.runner()
             repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
             if found is None:

@@ -29,6 +29,7 @@ from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Diagnostic, Skill
 from workbench.skills.parse import parse_skill
 from workbench.skills.rules import finding
+from workbench.trust import project_settings
 
 SKILL_FILE = "SKILL.md"
 PATH_KINDS = "a skills folder, a skill folder or a SKILL.md"
@@ -86,7 +87,7 @@ def project_roots(
     project_root: Path, settings: Settings | None = None, extra: Iterable[Path] = ()
 ) -> list[SkillRoot]:
     """The roots searched for a project, in discovery order."""
-    settings = settings or Settings.load(project_root)
+    settings = settings or project_settings(project_root)
     home = Path.home()
     return [
         *(SkillRoot(Path(p), "explicit") for p in extra),

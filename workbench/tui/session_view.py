@@ -12,6 +12,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from workbench.skills.model import Diagnostic
+from workbench.skills.render import count_of
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.slash import ArgumentSource
@@ -132,23 +133,30 @@ class SessionView:
         self.host.push_screen(SkillDetail(graph, name, self.findings.get(name, [])))
 
     async def offer_trust(self) -> None:
-        """Project extensions run code: load them only when the user trusts the project."""
-        skipped = self.wb.extensions.skipped
-        if not skipped:
+        """A project's extensions run code and its settings may route data: they apply only
+        once the user trusts the project."""
+        if not self.wb.needs_trust:
             return
-        names = "\n".join(f"  {self.host.show_path(str(path))}" for path, _ in skipped)
+        show = self.host.show_path
+        asks = [f"  extension {show(str(path))}" for path, _ in self.wb.extensions.skipped]
+        asks += [f"  setting {key}" for key in self.wb.settings.withheld]
         trusted = await self.host.confirm(
-            "Trust this project's extensions?",
-            f"This project has extensions that run code with your permissions:\n{names}\n\n"
-            "Trust it only if you know what they do; the trust is remembered for this project.",
-            yes="Trust and load",
+            "Trust this project?",
+            "This project asks for what only a project you trust may have: extensions run code "
+            "with your permissions, settings may send your key and conversation elsewhere or "
+            "cost money:\n" + "\n".join(asks) + "\n\nTrust it only if you know who made it; "
+            "the trust is remembered for this folder.",
+            yes="Trust",
             no="Not now",
         )
         if not trusted:
             self.host.note(
-                "warning", "Project extensions were not loaded.", "reopen to be asked again"
+                "warning",
+                "The project's extensions and settings were not applied.",
+                "reopen to be asked again",
             )
             return
         report = await self.wb.trust_project()
-        loaded = len(report.loaded)
-        self.host.note("info", f"Trusted the project: {loaded} extension(s) loaded.")
+        self.host.note(
+            "info", f"Trusted the project: {count_of(len(report.loaded), 'extension')} loaded."
+        )

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from support.workbench_process import write_user_settings
+
 from workbench.agent.subagents.settings import SubagentHost
 from workbench.agent.subagents.tool import SubagentTool
 from workbench.config import agent_dir
@@ -63,8 +65,8 @@ def bash(command: str) -> dict[str, Any]:
 
 
 def settings(project: Path, **subagents: Any) -> None:
-    (project / ".pi").mkdir(exist_ok=True)
-    (project / ".pi" / "settings.json").write_text(json.dumps({"subagents": subagents}))
+    """`subagents.*` for the runs in `project`: the user's settings (a project's wait for trust)."""
+    write_user_settings({"subagents": subagents})
 
 
 Confirm = Callable[[str, str], Awaitable[bool]]

@@ -10,16 +10,14 @@ from pathlib import Path
 
 from subagent_kit import call, user_agents, write_agent
 from support.openai_server import OpenAIServer, Reply
-from support.workbench_process import run_workbench
+from support.workbench_process import run_workbench, write_user_settings
 
 from workbench.agent import forkserver
 
 
 def serve_models(project: Path, server: OpenAIServer, *names: str) -> None:
-    """Project settings that point the named models at the local server."""
-    models = {name: {"api_base": server.url, "api_key": "none"} for name in names}
-    (project / ".pi").mkdir(exist_ok=True)
-    (project / ".pi" / "settings.json").write_text(json.dumps({"models": models}))
+    """The user's settings point the named models at the local server."""
+    write_user_settings({"models": {n: {"api_base": server.url, "api_key": "none"} for n in names}})
 
 
 def offered(request: dict) -> list[str]:

@@ -6,11 +6,11 @@ import json
 import subprocess
 from pathlib import Path
 
-from subagent_kit import bash, call, project_agents, script, settings, write_agent
-from support.workbench_process import run_workbench
+from subagent_kit import bash, call, project_agents, script, write_agent
+from support.workbench_process import run_workbench, write_settings
 
-from workbench.agent.extensions import TrustStore
 from workbench.config import agent_dir
+from workbench.trust import TrustStore
 
 
 def project_agent(project: Path) -> None:
@@ -92,7 +92,7 @@ async def test_user_settings_or_a_trusted_project_skip_the_question(project: Pat
 
 async def test_a_repository_cannot_switch_the_question_off_itself(project: Path) -> None:
     project_agent(project)
-    settings(project, confirm_project_agents=False)
+    write_settings(project, {"subagents": {"confirm_project_agents": False}})
     asker = Asker(False)
 
     done = await call(project, REVIEW, confirm=asker)

@@ -4,8 +4,9 @@
                   "timeout_seconds": 900, "max_result_chars": 100000,
                   "confirm_project_agents": true}
 
-`confirm_project_agents` is read from the user's settings only: a repository must not be able to
-switch off the question that protects the user from the repository's own agents.
+`confirm_project_agents` is read from the user's settings only (`config.USER_ONLY_KEYS`): a
+repository must not be able to switch off the question that protects the user from its own
+agents. The other keys cost time and money: a project sets them only once the user trusts it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from workbench.agent.subagents.agent_files import SCOPES, Scope
-from workbench.config import SETTINGS_FILE, Settings, agent_dir, find_project_root, read_json_file
+from workbench.config import Settings, find_project_root
 from workbench.errors import WorkbenchError
+from workbench.trust import project_settings
 
 Confirm = Callable[[str, str], Awaitable[bool]]
 """Ask the user a yes/no question (title, message); the front end supplies it (a TUI dialog)."""
@@ -61,17 +63,15 @@ class SubagentSettings:
     confirm_project_agents: bool = True
 
     @classmethod
-    def load(cls, cwd: Path) -> SubagentSettings:
-        settings = Settings.load(find_project_root(cwd))
+    def load(cls, cwd: Path, trust: bool = False) -> SubagentSettings:
+        """The settings of the project around `cwd`; `trust`: the run's `--trust`."""
+        settings = project_settings(find_project_root(cwd), trust)
         scope = settings.get("subagents.scope", cls.scope)
         if scope not in SCOPES:
             raise WorkbenchError(
                 f"setting subagents.scope must be one of {', '.join(SCOPES)}", HINT
             )
-        user = read_json_file(agent_dir() / SETTINGS_FILE)
-        confirm = Settings(agent_dir(), user if isinstance(user, dict) else {}).get(
-            "subagents.confirm_project_agents", cls.confirm_project_agents
-        )
+        confirm = settings.get("subagents.confirm_project_agents", cls.confirm_project_agents)
         return cls(
             scope=scope,
             max_parallel_tasks=_number(settings, "max_parallel_tasks", cls.max_parallel_tasks, int),

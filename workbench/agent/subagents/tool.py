@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.extensions import TrustStore
 from workbench.agent.subagents.agent_files import AgentCatalog, AgentDef, discover_agents
 from workbench.agent.subagents.report import ChildReport
 from workbench.agent.subagents.request import PARAMETERS, PREVIOUS, requested
@@ -26,6 +25,7 @@ from workbench.agent.subagents.settings import SubagentHost, SubagentSettings
 from workbench.agent.subagents.text import progress, result_text
 from workbench.errors import WorkbenchError
 from workbench.tool import Tool, ToolContext, ToolResult
+from workbench.trust import TrustStore
 
 
 def _unknown(name: str, catalog: AgentCatalog, cwd: Path) -> WorkbenchError:
@@ -124,7 +124,7 @@ class SubagentTool:
         )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        settings = SubagentSettings.load(ctx.cwd)
+        settings = SubagentSettings.load(ctx.cwd, self.host.options.trust)
         request = requested(args, ctx.cwd, settings)
         mode, items = request.mode, request.items
         catalog = discover_agents(ctx.cwd, request.scope)

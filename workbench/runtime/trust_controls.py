@@ -1,0 +1,83 @@
+"""Trust in `Workbench`: what the project asks for that waits for the user's trust, and what
+trusting it changes (see `workbench.trust`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from workbench.agent.events import ModelChange, Notice
+from workbench.agent.extensions import ExtensionReport, load_extensions
+from workbench.agent.loop import Agent
+from workbench.agent.models.client import ModelClient
+from workbench.agent.tools.allowlist import offered_tools
+from workbench.config import Settings
+from workbench.extension_api import Command, ExtensionAPI
+from workbench.runtime.options import WorkbenchOptions
+from workbench.trust import TrustStore, project_settings
+
+ASK_TRUST = "they apply once you trust the project (--trust, or trust it in the app)"
+
+
+class TrustControls:
+    """Mixed into `Workbench`; uses the attributes declared here."""
+
+    options: WorkbenchOptions
+    project_root: Path
+    settings: Settings
+    extensions: ExtensionReport
+    api: ExtensionAPI
+    agent: Agent
+    commands: dict[str, Command]
+    _emit: Callable[[Any], None]
+    _refresh_system_prompt: Callable[[], None]
+    _open_model: Callable[[str | None], Awaitable[ModelClient]]
+
+    @property
+    def needs_trust(self) -> bool:
+        """Whether the project asks for something only trust gives: its extensions, settings."""
+        return bool(self.extensions.skipped or self.settings.withheld)
+
+    def trust_notices(self) -> list[Notice]:
+        """What waits for trust, and the extensions that failed: told when the session opens."""
+        withheld, outside = self.settings.withheld, self.settings.skill_paths_withheld()
+        asks = [f"project settings {', '.join(withheld)}"] if withheld else []
+        if outside:
+            asks.append(f"project skill paths outside it ({', '.join(map(str, outside))})")
+        return [
+            *(Notice(f"{what}: {ASK_TRUST}", "warning") for what in asks),
+            *(
+                Notice(f"extension {p} skipped: {why}", "warning")
+                for p, why in self.extensions.skipped
+            ),
+            *(
+                Notice(f"extension {p} failed to load: {e}", "warning")
+                for p, e in self.extensions.failed
+            ),
+        ]
+
+    async def trust_project(self) -> ExtensionReport:
+        """Record that the user trusts this project; its extensions load and its connection
+        settings apply now (its other settings from the next session)."""
+        TrustStore().trust(self.project_root)
+        withheld = self.settings.withheld
+        self.settings = project_settings(self.project_root, trust=True)
+        if withheld:
+            self.agent.model = await self._open_model(self.options.model)
+            info = self.agent.model.info
+            self._emit(ModelChange(info.name, info.offline, info.context_window))
+            self._emit(Notice(f"applied the project's settings: {', '.join(withheld)}"))
+        if not self.extensions.skipped:
+            return ExtensionReport()
+        self.extensions.skipped = []
+        report = await load_extensions(self.api, self.project_root, True, include_user=False)
+        self.extensions.loaded += report.loaded
+        self.extensions.failed += report.failed
+        for path, error in report.failed:
+            self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
+        offered = offered_tools(self.api.tools.values(), self.options.tools)
+        self.agent.tools.update((tool.name, tool) for tool in offered)
+        self._refresh_system_prompt()
+        self.commands.update(self.api.commands)
+        return report
