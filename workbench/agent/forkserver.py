@@ -28,9 +28,11 @@ import io
 import json
 import os
 import signal
+import site
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -116,8 +118,9 @@ def _start_server(path: Path, warm_up: str) -> socket.socket | None:
         if client is not None:
             return client
         with open(path.with_suffix(".log"), "ab") as log:
-            server = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(path), warm_up],
+            server = subprocess.Popen(  # never on a project's import path, nor in its folder
+                [sys.executable, "-P", "-m", __name__, str(path), warm_up],
+                cwd=path.parent,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
@@ -303,9 +306,32 @@ def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
     return json.loads(data), fds
 
 
+def foreign_modules() -> list[str]:
+    """Loaded modules whose file lies outside Python's own folders, its site-packages, the
+    user's absolute `PYTHONPATH` entries and our package: code a project slipped in, which a
+    server for every project must not carry."""
+    paths = sysconfig.get_paths()
+    roots = [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")]
+    roots += [*site.getsitepackages(), str(Path(__file__).parents[1])]
+    roots += [
+        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if Path(p).is_absolute()
+    ]
+    ours = tuple({str(Path(root).resolve()) + os.sep for root in roots})
+    return sorted(
+        f"{name} ({file})"
+        for name, module in list(sys.modules.items())
+        if (file := getattr(module, "__file__", None))
+        and not str(Path(file).resolve()).startswith(ours)
+    )
+
+
 def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
-    """Warm up, then fork a child per request until idle for `idle_seconds`."""
+    """Warm up, then fork a child per request until idle for `idle_seconds`. A server that
+    finds foreign modules loaded refuses to serve: its clients start cold."""
     _call(warm_up)()
+    if foreign := foreign_modules():
+        print(f"warm server: not serving, foreign modules: {foreign}", file=sys.stderr, flush=True)
+        return
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp")

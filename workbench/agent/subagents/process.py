@@ -161,6 +161,7 @@ async def _start_cold(command: ChildCommand) -> Child:
     with open(command.stdin, "rb") as stdin:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
+            "-P",  # the child's folder is a project: its modules must not shadow ours
             "-m",
             "workbench",
             *command.argv,

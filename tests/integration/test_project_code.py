@@ -1,0 +1,84 @@
+"""A project's own Python files never run as ours: not in the process the user started, not in
+the warm interpreter that serves every project, not in sub-agent children."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from support.openai_server import Reply
+from support.workbench_process import run_workbench
+
+from workbench.agent import forkserver
+from workbench.agent.forkserver import WARM_UP
+
+SHADOWS = ("yaml", "litellm", "textual", "git")
+
+
+def plant_modules(project: Path) -> None:
+    """Modules named like ours that leave a mark when they run."""
+    for name in SHADOWS:
+        (project / f"{name}.py").write_text(
+            f"from pathlib import Path\nPath({str(project / ('ran-' + name))!r}).write_text('x')\n"
+        )
+
+
+def marks(project: Path) -> list[str]:
+    return sorted(p.name for p in project.glob("ran-*"))
+
+
+@pytest.fixture
+def warm(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("WORKBENCH_WARM_START", "1")
+    path = forkserver.socket_path(WARM_UP, os.environ)
+    yield path
+    forkserver.stop(WARM_UP, os.environ)
+    deadline = time.monotonic() + 5
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_python_m_workbench_and_the_warm_server_import_only_our_modules(project, server, warm):
+    plant_modules(project)
+    server.add(Reply(text="fine"))
+    model = ["--model", "openai/m", "--api-base", server.url, "--api-key", "k"]
+    done = run_workbench("-p", "--no-session", *model, "hi", cwd=project, timeout=90)
+    assert (done.returncode, done.stdout) == (0, "fine\n"), done.stderr
+    log = warm.with_suffix(".log")
+    assert warm.exists(), log.read_text() if log.exists() else "no log"
+    assert marks(project) == []
+
+
+async def test_a_sub_agent_child_in_the_project_imports_only_our_modules(project: Path) -> None:
+    from subagents.subagent_kit import call, user_agents, write_agent
+
+    plant_modules(project)
+    write_agent(user_agents(), "helper", model="demo")
+    done = await call(project, {"agent": "helper", "task": "say hi"})
+    assert done.reports[0]["status"] == "completed", done.result.text
+    assert marks(project) == []
+
+
+def test_a_warm_server_with_foreign_modules_loaded_refuses_to_serve(tmp_path: Path) -> None:
+    (tmp_path / "planted.py").write_text("VALUE = 1\n")
+    socket = tmp_path / "warm.sock"
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import planted
+        from pathlib import Path
+        from workbench.agent import forkserver
+        forkserver.serve(Path({str(socket)!r}), "gc:collect", idle_seconds=5)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0 and not socket.exists()
+    assert "warm server: not serving, foreign modules: ['planted (" in done.stderr
