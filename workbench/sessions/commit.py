@@ -2,19 +2,25 @@
 
 Everything the branch changed is committed (`git add --all`: untracked files too, ignored files
 not), with the user's own git identity and hooks, since the commit enters the user's history.
-When a hook refuses the commit, the staging area is put back as it was.
+It is staged in a temporary index: the user's own staging area is touched only once the commit
+exists, and then only for the committed paths (so `git status` shows them clean). A refused
+commit, or a kill at any point, leaves the staging area as it was.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from workbench.agent.store import Entry
-from workbench.errors import UsageError, WorkbenchError
+from workbench.errors import UsageError
 from workbench.sessions.commit_message import commit_prompt, entries_since_checkpoint
 from workbench.sessions.entries import entry_json
 from workbench.sessions.files import changed_files, uncommitted_paths
+from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.identity import require_user_identity
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
@@ -79,14 +85,28 @@ def commit_branch(
     if not message.strip():
         raise UsageError("the commit message is empty", "pass -m MESSAGE")
     require_user_identity(git)
-    staged = git.run("write-tree")  # the user's staging, put back if the commit is refused
-    git.run("add", "--all")
-    try:
-        git.run("commit", "--quiet", "-F", "-", input=message.encode())
-    except WorkbenchError:
-        git.run("read-tree", staged)  # a hook said no: nothing was committed, nothing staged
-        raise
+    _commit_in_temporary_index(git, message)
+    git.run(
+        "reset",
+        "--quiet",
+        "HEAD",
+        "--pathspec-from-file=-",
+        "--pathspec-file-nul",
+        input="\0".join(pending).encode(),
+    )
     commit = git.run("rev-parse", "HEAD")
     payload = {"commit": commit, "message": message, "files": pending}
     checkpoint = store.append_to_branch(branch, "checkpoint", payload)
     return CommitResult(branch, commit, message, pending, checkpoint)
+
+
+def _commit_in_temporary_index(git: GitRunner, message: str) -> None:
+    """`git add --all` and `git commit` (with the user's hooks) in a copy of the index."""
+    index = Path(git.run("rev-parse", "--path-format=absolute", "--git-path", "index"))
+    with tempfile.TemporaryDirectory(prefix="workbench-commit-") as folder:
+        staging = Path(folder) / "index"
+        if index.exists():
+            shutil.copyfile(index, staging)  # its file stats spare git re-reading every file
+        staged = git.with_env({"GIT_INDEX_FILE": str(staging)})
+        staged.run("add", "--all")
+        staged.for_user_command().run("commit", "--quiet", "-F", "-", input=message.encode())

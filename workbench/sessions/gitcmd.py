@@ -3,10 +3,16 @@
 Every git process runs in a session of its own (`start_new_session`), so a signal that kills the
 workbench process group (a closed terminal, `kill -9 -PGID`) never stops git half-way through
 writing an object, a ref or a worktree: git finishes its short critical section on its own.
+
+Our own plumbing (refs, objects, worktrees of the conversation tree) never runs a repository's
+hooks, its fsmonitor or a signing program, and takes no optional locks: `SAFE_CONFIG` overrides
+them on every command. Only what does what a user's own git command would (committing the user's
+files, merging into the user's branch) runs the hooks that command would: `for_user_command()`.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +24,13 @@ if TYPE_CHECKING:
     import git
 
 ZERO_OID = "0" * 40
+SAFE_CONFIG = (
+    f"core.hooksPath={os.devnull}",
+    "core.fsmonitor=false",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+)
+"""Overrides on our plumbing: no hooks, no fsmonitor program, no signing program."""
 
 
 @dataclass(frozen=True)
@@ -30,18 +43,26 @@ class GitResult:
 
 
 class GitRunner:
-    """git commands in one directory, with an optional fixed environment (an identity)."""
+    """git commands in one directory, with an optional fixed environment (an identity).
+    `hooks`: run the repository's hooks and config as the user's own git command would."""
 
-    def __init__(self, directory: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, directory: Path, env: dict[str, str] | None = None, *, hooks: bool = False
+    ) -> None:
         import git
 
         self.directory = directory
-        self._env = {"GIT_TERMINAL_PROMPT": "0", **(env or {})}
+        self.hooks = hooks
+        self._env = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", **(env or {})}
         self._git: git.Git = git.Git(str(directory))
 
     def with_env(self, env: dict[str, str]) -> GitRunner:
         """The same directory with extra environment variables."""
-        return GitRunner(self.directory, {**self._env, **env})
+        return GitRunner(self.directory, {**self._env, **env}, hooks=self.hooks)
+
+    def for_user_command(self) -> GitRunner:
+        """The same, running hooks: for what does what the user's own git command would."""
+        return GitRunner(self.directory, self._env, hooks=True)
 
     def run(self, *args: str, input: bytes | None = None, strip: bool = True) -> str:
         """Run `git ARGS`; a non-zero exit becomes a WorkbenchError quoting git's message."""
@@ -62,7 +83,8 @@ class GitRunner:
         if not self.directory.is_dir():
             # GitPython would quietly run in the process's cwd instead.
             raise WorkbenchError(f"{self.directory} does not exist", "was it moved or deleted?")
-        command = ["git", *args]
+        overrides = [] if self.hooks else [arg for item in SAFE_CONFIG for arg in ("-c", item)]
+        command = ["git", *overrides, *args]
         try:
             if input is None:
                 return self._execute(command, None, strip)

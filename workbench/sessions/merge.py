@@ -281,7 +281,8 @@ def _move_parent(store: GitConversationStore, parent_git: GitRunner, pending: Pe
     pending.worktree = str(parent_git.directory)
     store.state.pending_merge = pending
     store.save_state()
-    result = parent_git.try_run("merge", "--ff-only", "--quiet", pending.commit)
+    # the user's branch moves as `git merge` would move it: with the user's hooks
+    result = parent_git.for_user_command().try_run("merge", "--ff-only", "--quiet", pending.commit)
     if result.status != 0:
         store.state.pending_merge = None
         store.save_state()
