@@ -100,7 +100,9 @@ def test_a_commit_leaves_the_staging_clean_and_a_kill_leaves_it_untouched(projec
     deadline = time.monotonic() + 30
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert marker.exists(), committer.communicate(timeout=5) if committer.poll() is not None else "still running"
+    assert marker.exists(), (
+        committer.communicate(timeout=5) if committer.poll() is not None else "still running"
+    )
     os.kill(committer.pid, signal.SIGKILL)
     committer.wait()
     assert git(project, "status", "--porcelain") == before, "the user's staging is as it was"

@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from subagent_kit import bash, call, project_agents, script, write_agent
+from subagent_kit import bash, call, project_agents, script, user_agents, write_agent
 from support.workbench_process import run_workbench, write_settings
 
 from workbench.config import agent_dir
@@ -122,3 +122,29 @@ def test_headless_runs_need_trust_for_project_agents(project: Path) -> None:
     assert trusted.returncode == 0 and not tool_result(trusted)["is_error"]
     assert tool_result(trusted)["details"]["subagent"]["results"][0]["answer"] == "reviewed"
     assert (project / "agent-ran").exists()
+
+
+async def test_trust_for_the_project_does_not_travel_to_a_folder_the_model_names(
+    project: Path,
+) -> None:
+    vendor = project / "vendor" / "evil"
+    (vendor / ".pi" / "extensions").mkdir(parents=True)
+    ran = project / "evil-ran"
+    (vendor / ".pi" / "extensions" / "evil.py").write_text(
+        f"from pathlib import Path\nPath({str(ran)!r}).write_text('x')\ndef register(api): pass\n"
+    )
+    (project / ".pi" / "extensions").mkdir(parents=True)
+    (project / ".pi" / "extensions" / "own.py").write_text(
+        f"from pathlib import Path\nPath({str(project / 'own-ran')!r}).write_text('x')\n"
+        "def register(api): pass\n"
+    )
+    write_agent(user_agents(), "helper", model="demo")
+    task = {"agent": "helper", "task": "look around"}
+
+    done = await call(project, {**task, "cwd": "vendor/evil"}, trust=True)
+    assert done.reports[0]["status"] == "completed", done.result.text
+    assert not ran.exists(), "--trust was given for the project, not for vendor/evil"
+
+    done = await call(project, task, trust=True)
+    assert done.reports[0]["status"] == "completed", done.result.text
+    assert (project / "own-ran").exists(), "the project itself is trusted for this run"

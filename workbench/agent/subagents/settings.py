@@ -27,10 +27,11 @@ HINT = "see README, ## Sub-agents"
 
 
 class SessionOptions(Protocol):
-    """What the parent session was opened with (`WorkbenchOptions` offers it): how to reach its
-    model, whether the user trusts the project for this run (`--trust`), and a way to ask the
-    user (None when no one can answer, as in headless runs)."""
+    """What the parent session was opened with (`WorkbenchOptions` offers it): its folder, how to
+    reach its model, whether the user trusts that project for this run (`--trust`), and a way to
+    ask the user (None when no one can answer, as in headless runs)."""
 
+    cwd: Path
     api_base: str | None
     api_key: str | None
     trust: bool

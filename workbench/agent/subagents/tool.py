@@ -23,6 +23,7 @@ from workbench.agent.subagents.request import PARAMETERS, PREVIOUS, requested
 from workbench.agent.subagents.run import PROGRESS_INTERVAL_S, SUBAGENT_MARKER, Launch, run_child
 from workbench.agent.subagents.settings import SubagentHost, SubagentSettings
 from workbench.agent.subagents.text import progress, result_text
+from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
 from workbench.tool import Tool, ToolContext, ToolResult
 from workbench.trust import TrustStore
@@ -102,6 +103,11 @@ class Progress:
             self._later = None
 
 
+def _same_project(child_cwd: Path, parent_cwd: Path) -> bool:
+    """Whether a child runs in the parent's project: `--trust` is for that folder alone."""
+    return find_project_root(child_cwd) == find_project_root(parent_cwd)
+
+
 class SubagentTool:
     """The tool for one session: its `execute` runs a call with what the session lends."""
 
@@ -120,7 +126,7 @@ class SubagentTool:
             env=dict(os.environ),
             api_base=self.host.options.api_base if inherits else None,
             api_key=self.host.options.api_key if inherits else None,
-            trust=self.host.options.trust,
+            trust=self.host.options.trust and _same_project(cwd, self.host.options.cwd),
         )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
