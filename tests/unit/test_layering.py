@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "config": 0,
     "trust": 0,
+    "redaction": 0,
     "skills": 1,
     "messages": 2,
     "tool": 2,

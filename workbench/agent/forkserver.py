@@ -273,6 +273,7 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
     os.environ.clear()
     os.environ.update(request["env"])
     os.environ[CHILD_MARKER] = "1"
+    sys.argv = ["workbench", *request["argv"]]  # the run's command line, not the server's
     connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
 
     def watch_client() -> None:

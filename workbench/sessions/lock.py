@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from workbench.errors import WorkbenchError
+from workbench.redaction import redacted_argv
 
 
 @dataclass(frozen=True)
@@ -31,13 +32,18 @@ class LockHolder:
     host: str
 
     def describe(self) -> str:
+        """Who holds it; a key on the command line (a lock file from before redaction) is
+        hidden here too."""
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since))
         where = "" if self.host == socket.gethostname() else f" on {self.host}"
-        return f"pid {self.pid}{where} ({self.command}), open since {when}"
+        command = " ".join(redacted_argv(self.command.split(" ")))
+        return f"pid {self.pid}{where} ({command}), open since {when}"
 
     @classmethod
     def current(cls) -> LockHolder:
-        command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else "python"
+        """This process, with any key on its command line hidden."""
+        argv = [Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv else ["python"]
+        command = " ".join(redacted_argv(argv))
         return cls(os.getpid(), command[:200], time.time(), socket.gethostname())
 
 
@@ -63,7 +69,8 @@ class SessionLock:
     def acquire(cls, path: Path, session_id: str) -> SessionLock:
         """Lock the session or fail with an error naming the process that has it."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        os.fchmod(fd, 0o600)  # one made before locks were private, too
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
