@@ -17,7 +17,12 @@ COMPACTION_PREFIX = (
 )
 BRANCH_PREFIX = "This conversation returned from another branch, summarised here:\n\n"
 NOTICE_PREFIX = "[workbench notice]\n"
-UNANSWERED = "No result: the call was not run."
+UNANSWERED = (
+    "No result was recorded: the session stopped while this call was pending or running, so it "
+    "may or may not have run (a command may even have finished). Check its effects before "
+    "running it again."
+)
+"""What the model reads for a call without a result: the truth is that nobody knows."""
 
 
 def _assistant(message: Message) -> dict[str, Any] | None:
