@@ -97,6 +97,26 @@ def test_a_killed_client_takes_its_child_down(project, server, warm):
     assert wait_group_gone(int((project / "pgid").read_text())) == []
 
 
+def test_a_killed_warm_child_makes_the_client_exit_as_killed(project, server, warm):
+    command = "echo $PPID > child; sleep 60"
+    server.add(Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}]))
+    client = subprocess.Popen(
+        workbench_command("-p", *model_args(server), "go"),
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    while not (project / "child").exists():
+        time.sleep(0.05)
+    time.sleep(0.1)
+    os.kill(int((project / "child").read_text()), signal.SIGKILL)  # the run, not the client
+    _, err = client.communicate(timeout=15)
+    assert client.returncode == 128 + signal.SIGKILL, err
+    assert "without an exit code" not in err
+
+
 def test_a_gpt_4o_reply_cut_off_or_without_usage_stays_offline(project, server, warm):
     """litellm counts the tokens of a reply that reported no usage with the model's tiktoken
     encoding, which it would download; the network guard refuses that in every test process."""

@@ -326,6 +326,46 @@ def foreign_modules() -> list[str]:
     )
 
 
+class _Reaper:
+    """Reaps the server's children. A child a signal killed could not send its exit code: the
+    reaper sends the client 128 + the signal, as a shell reports it."""
+
+    def __init__(self) -> None:
+        self.clients: dict[int, socket.socket] = {}
+        self._ended: dict[int, int] = {}
+        self._lock = threading.Lock()
+        threading.Thread(target=self._reap, daemon=True).start()
+
+    def watch(self, pid: int, connection: socket.socket) -> None:
+        with self._lock:
+            status = self._ended.pop(pid, None)
+            if status is None:
+                self.clients[pid] = connection.dup()
+                return
+        self._tell(connection.dup(), status)
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                time.sleep(0.05)
+                continue
+            with self._lock:
+                client = self.clients.pop(pid, None)
+                if client is None:
+                    self._ended[pid] = status
+                    continue
+            self._tell(client, status)
+
+    @staticmethod
+    def _tell(client: socket.socket, status: int) -> None:
+        with client, contextlib.suppress(OSError):
+            if os.WIFSIGNALED(status):
+                code = 128 + os.WTERMSIG(status)
+                client.sendall(json.dumps({"exit": code}).encode() + b"\n")
+
+
 def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
     """Warm up, then fork a child per request until idle for `idle_seconds`. A server that
     finds foreign modules loaded refuses to serve: its clients start cold."""
@@ -333,7 +373,7 @@ def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
     if foreign := foreign_modules():
         print(f"warm server: not serving, foreign modules: {foreign}", file=sys.stderr, flush=True)
         return
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
+    reaper = _Reaper()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
     listener.bind(str(temporary))
@@ -356,9 +396,13 @@ def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
                     continue
                 if request.get("stop"):
                     return
-                if os.fork() == 0:
+                pid = os.fork()
+                if pid == 0:
                     listener.close()
+                    for other in list(reaper.clients.values()):
+                        other.close()  # other runs' connections are theirs alone
                     _child(connection, request, fds)
+                reaper.watch(pid, connection)
                 for fd in fds:
                     os.close(fd)
     finally:
