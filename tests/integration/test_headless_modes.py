@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from skill_trees import write_tree
-from support.openai_server import Reply
+from support.openai_server import Raw, Reply
 from support.processes import wait_group_gone
 from support.workbench_process import REPO, run_workbench, workbench_command, write_script
 
@@ -250,3 +250,15 @@ def test_a_command_answered_by_notices_prints_them_as_the_answer(project):
     done = run_workbench("-p", "--no-session", "--model", model, "/skill-graph-status", cwd=project)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("Skill graph status (enforcer mode: warn)\nActive compound: none")
+
+
+def test_a_page_that_is_not_a_stream_is_named_as_such_not_as_cut_off(project, server):
+    server.add(Raw(b"<html><body><h1>Welcome to nginx!</h1></body></html>\n"))
+    done = run_workbench(
+        "-p", "--model", "openai/m", "--api-base", server.url, "--api-key", "k", "hi", cwd=project
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"the server at {server.url} did not answer with an OpenAI-compatible stream" in (
+        done.stderr
+    )
+    assert "cut off" not in done.stderr and len(server.requests) == 1, "not retried"

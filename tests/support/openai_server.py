@@ -55,6 +55,14 @@ class Reply:
 
 
 @dataclass
+class Raw:
+    """A 200 answer that is not an OpenAI stream: an HTML page, a proxy's text, garbage."""
+
+    body: bytes
+    content_type: str = "text/html"
+
+
+@dataclass
 class Status:
     """An HTTP error response with an OpenAI-style error body."""
 
@@ -64,7 +72,7 @@ class Status:
     error_code: str | None = None
 
 
-Scripted = Reply | Status | Callable[[dict[str, Any]], "Reply | Status"]
+Scripted = Reply | Status | Raw | Callable[[dict[str, Any]], "Reply | Status | Raw"]
 
 CONTEXT_OVERFLOW = Status(
     400,
@@ -169,7 +177,7 @@ class OpenAIServer:
             time.sleep(0.02)
         return False
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply | Status:
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply | Status | Raw:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
@@ -192,6 +200,8 @@ class OpenAIServer:
                 item = server._next(body, {k.lower(): v for k, v in self.headers.items()})
                 if isinstance(item, Status):
                     self._status(item)
+                elif isinstance(item, Raw):
+                    self._raw(item)
                 else:
                     self._stream(item, str(body.get("model", "test")))
 
@@ -212,6 +222,13 @@ class OpenAIServer:
                     self.send_header("Retry-After", f"{status.retry_after:g}")
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def _raw(self, raw: Raw) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", raw.content_type)
+                self.send_header("Content-Length", str(len(raw.body)))
+                self.end_headers()
+                self.wfile.write(raw.body)
 
             def _write_chunk(self, data: bytes) -> None:
                 self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

@@ -197,6 +197,13 @@ class LitellmModel:
             arguments["api_key"] = self.api_key
         return arguments
 
+    def _not_a_stream(self) -> str:
+        where = f"the server at {self.api_base}" if self.api_base else f"{self.info.name}'s server"
+        return (
+            f"{where} did not answer with an OpenAI-compatible stream (an HTML page, a proxy, "
+            "the wrong address?): check --api-base, which usually ends in /v1"
+        )
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
         litellm = _litellm()
         try:
@@ -205,12 +212,18 @@ class LitellmModel:
             raise classify(exc) from exc
         reason: StopReason | None = None
         usage: Usage | None = None
+        said = False
         try:
             async for chunk in response:
                 if getattr(chunk, "usage", None):
                     usage = _usage(chunk.usage) or usage
                 for choice in chunk.choices or []:
                     delta = choice.delta
+                    said = said or bool(
+                        getattr(delta, "reasoning_content", None)
+                        or delta.content
+                        or delta.tool_calls
+                    )
                     thinking = getattr(delta, "reasoning_content", None)
                     if thinking:
                         yield ThinkingDelta(thinking)
@@ -231,6 +244,8 @@ class LitellmModel:
         finally:
             await response.aclose()
         if getattr(response, "received_finish_reason", "") is None:
+            if not said and usage is None:  # not one `data:` event: litellm made up the end
+                raise ModelError("other", self._not_a_stream())
             reason = None  # litellm made up a "stop" for a stream the provider never finished
         if reason is not None:
             yield Finish(reason, usage)
