@@ -32,6 +32,8 @@ PROJECT_KEYS = (
 """What a project may set before it is trusted: a key, or every key under it."""
 USER_ONLY_KEYS = ("subagents.confirm_project_agents",)
 """What only the user's own settings may set, trusted project or not."""
+MAX_PATH = 4096
+"""Linux's limit on a path; a longer settings entry is an error, not a traceback."""
 
 
 def agent_dir() -> Path:
@@ -115,12 +117,20 @@ def _read_object(path: Path) -> dict[str, Any]:
     return loaded
 
 
-def _skill_entries(data: dict[str, Any]) -> list[str]:
-    """`skills.paths`, or pi's plain `skills` list; strings only."""
+def _skill_entries(data: dict[str, Any], file: Path) -> list[str]:
+    """`skills.paths`, or pi's plain `skills` list; strings only, each one a possible path."""
     raw = data.get("skills")
     if isinstance(raw, dict):
         raw = raw.get("paths")
-    return [entry for entry in raw if isinstance(entry, str)] if isinstance(raw, list) else []
+    entries = [entry for entry in raw if isinstance(entry, str)] if isinstance(raw, list) else []
+    for entry in entries:
+        if "\0" in entry or len(entry) > MAX_PATH or len(max(entry.split("/"), key=len)) > 255:
+            shown = entry[:60].replace("\0", "\\0") + ("…" if len(entry) > 60 else "")
+            raise WorkbenchError(
+                f"{file}: skills.paths entry '{shown}' is not a usable path",
+                f"paths have no NUL byte, at most {MAX_PATH} characters and 255 per folder name",
+            )
+    return entries
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -159,8 +169,8 @@ class Settings:
             else:
                 withheld.append(".".join(key))
         sources = [
-            *((entry, project_file.parent) for entry in _skill_entries(project)),
-            *((entry, user_file.parent) for entry in _skill_entries(user)),
+            *((entry, project_file.parent) for entry in _skill_entries(project, project_file)),
+            *((entry, user_file.parent) for entry in _skill_entries(user, user_file)),
         ]
         return cls(
             project_root=project_root,

@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "skills": 1,
     "messages": 2,
     "tool": 2,
+    "output_limits": 2,
     "hooks": 2,
     "extension_api": 2,
     "enforcer": 3,

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from workbench.config import PROJECT_KEYS, Settings, agent_dir
+from workbench.errors import WorkbenchError
 from workbench.trust import TrustStore, project_settings
 
 
@@ -102,3 +105,13 @@ def test_an_untrusted_project_reads_no_skills_outside_itself(tmp_path: Path) -> 
     assert Settings.load(project).skill_paths() == []
     assert Settings.load(project).skill_paths_withheld() == [private.resolve()]
     assert Settings.load(project, trusted=True).skill_paths() == [private.resolve()]
+
+
+def test_a_settings_path_that_cannot_be_a_path_is_a_clear_error(tmp_path: Path) -> None:
+    for entry, shown in (("a\0b", "'a\\0b'"), ("x" * 5000, "'" + "x" * 60 + "…'")):
+        write(project_file(tmp_path), {"skills": {"paths": [entry]}})
+        with pytest.raises(WorkbenchError) as raised:
+            Settings.load(tmp_path)
+        assert raised.value.message == (
+            f"{project_file(tmp_path)}: skills.paths entry {shown} is not a usable path"
+        )

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from xml.sax.saxutils import quoteattr
 
+from workbench.output_limits import MAX_BYTES, MAX_LINES, head
 from workbench.skills.model import Skill
 
 _TOOL_NAME = re.compile(r"([A-Za-z_][\w.-]*)(?:\([^)]*\))?")
@@ -49,8 +50,15 @@ def missing_tools_note(skill: Skill, session_tools: Iterable[str]) -> str:
 
 
 def skill_message(skill: Skill, location: str) -> str:
-    """The skill's body wrapped so the model knows where it came from."""
-    return (
-        f"<skill name={quoteattr(skill.name)} location={quoteattr(location)}>\n"
-        f"{skill.body.strip()}\n</skill>"
-    )
+    """The skill's body wrapped so the model knows where it came from; a body longer than a
+    tool result may be is cut like `read` cuts a file, with where to read the rest."""
+    lines = skill.body.strip().split("\n")
+    window = head(lines)
+    body = "\n".join(window.lines)
+    if window.truncated:
+        body += (
+            f"\n\n[Cut at {len(window.lines)} of {len(lines)} lines "
+            f"({MAX_LINES} lines or {MAX_BYTES // 1024} KB at most). Read the rest with "
+            f"read {location} and an offset.]"
+        )
+    return f"<skill name={quoteattr(skill.name)} location={quoteattr(location)}>\n{body}\n</skill>"

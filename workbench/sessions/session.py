@@ -45,6 +45,9 @@ Drafter = Callable[[str], Awaitable[str]]
 Summarizer = Callable[[list[Message]], Awaitable[str]]
 """Messages in, a goal-first summary out: for branch summaries and merge summaries."""
 
+MAX_LABEL = 200
+"""Labels show in the tree and the chat: longer text belongs in a message."""
+
 
 class Session:
     """One open session of a project."""
@@ -226,8 +229,11 @@ class Session:
         branch, even from a position that is not a head.
         """
         label = label.strip()
-        if not label or "\n" in label:
-            raise UsageError("a label is one non-empty line", "for example: before-refactor")
+        if not label or "\n" in label or "\0" in label or len(label) > MAX_LABEL:
+            raise UsageError(
+                f"a label is one non-empty line of at most {MAX_LABEL} characters",
+                "for example: before-refactor",
+            )
 
         def job() -> Entry:
             if target:

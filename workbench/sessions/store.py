@@ -215,7 +215,7 @@ class GitConversationStore:
         """Refuse a taken name, or one that would not make a clean ref, path or project branch."""
         if not BRANCH_NAME.match(name) or name.endswith(".lock") or ".." in name:
             raise UsageError(
-                f"invalid branch name {name!r}",
+                f"invalid branch name {name[:80]!r}{'…' if len(name) > 80 else ''}",
                 f"use letters, digits, '.', '_' and '-' (up to {MAX_BRANCH_NAME} characters), "
                 "starting with a letter or digit",
             )

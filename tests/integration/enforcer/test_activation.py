@@ -12,6 +12,7 @@ from workbench.enforcer.state import LoadingState
 from workbench.errors import WorkbenchError
 from workbench.extension_api import ExtensionAPI
 from workbench.hooks import HookBus
+from workbench.output_limits import MAX_BYTES
 
 
 async def test_activation_injects_the_body_as_the_tool_result(harness):
@@ -27,6 +28,22 @@ async def test_activation_injects_the_body_as_the_tool_result(harness):
     assert h.enforcer.state.activated == {"publish-report"}
     prompt = await h.system_prompt()
     assert "## Purpose" not in prompt  # the body never enters the system prompt
+
+
+async def test_a_huge_skill_is_cut_like_a_read_with_where_the_rest_is(harness):
+    h = harness()
+    skill_file = h.root / ".pi" / "skills" / "publish-report" / "SKILL.md"
+    with skill_file.open("a") as handle:
+        handle.write("".join(f"step {n}: do the thing carefully\n" for n in range(200_000)))
+    assert h.enforcer.refresh(), "as at the start of a turn"
+    message = await h.call("skill_activate", name="publish-report")
+    assert not message.is_error
+    assert len(message.text.encode()) < MAX_BYTES + 1024, "capped like read, not 5 MB"
+    assert message.text.startswith('<skill name="publish-report"')
+    assert (
+        "(2000 lines or 50 KB at most). Read the rest with read "
+        ".pi/skills/publish-report/SKILL.md and an offset.]\n</skill>"
+    ) in message.text
 
 
 async def test_activation_goes_through_the_same_check(harness):

@@ -9,9 +9,11 @@ import stat
 import time
 from pathlib import Path
 
+import pytest
 from sessiontools import assistant, git, run, spawn_python, user
 from support.workbench_process import run_workbench
 
+from workbench.errors import UsageError
 from workbench.sessions.location import STORE_MARKER, ensure_storage
 from workbench.sessions.session import Session
 
@@ -112,3 +114,10 @@ def test_a_commit_leaves_the_staging_clean_and_a_kill_leaves_it_untouched(projec
         run(session.commit("all of it"))
     assert git(project, "status", "--porcelain") == "", "no staged reversions left behind"
     assert git(project, "show", "HEAD:partly.txt") == "one\ntwo\nthree"
+
+
+def test_a_label_is_bounded_with_a_clear_error(session: Session) -> None:
+    run(session.store.append("user", user("hello")))
+    with pytest.raises(UsageError, match="one non-empty line of at most 200 characters"):
+        run(session.label("x" * 5000))
+    assert run(session.label("y" * 200)).payload["label"] == "y" * 200

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from workbench.agent.tools.limits import MAX_BYTES, MAX_LINES, format_size, tail
 from workbench.errors import WorkbenchError
+from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, tail
 from workbench.tool import Tool, ToolContext, ToolResult
 
 READ_CHUNK = 65536

@@ -11,7 +11,7 @@ import bisect
 import difflib
 from typing import Any
 
-from workbench.agent.tools.limits import resolve_path
+from workbench.agent.tools.paths import resolve_path
 from workbench.agent.tools.read import decode_text, read_bytes
 from workbench.errors import WorkbenchError
 from workbench.tool import Tool, ToolContext, ToolResult

@@ -9,8 +9,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from workbench.agent.tools.limits import MAX_BYTES, MAX_LINES, format_size, head, resolve_path
+from workbench.agent.tools.paths import resolve_path
 from workbench.errors import WorkbenchError
+from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, head
 from workbench.tool import Tool, ToolContext, ToolResult
 
 BINARY_SNIFF_BYTES = 8192

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.agent.tools.limits import resolve_path
+from workbench.agent.tools.paths import resolve_path
 from workbench.errors import WorkbenchError
 from workbench.tool import Tool, ToolContext, ToolResult
 

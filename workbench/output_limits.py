@@ -1,11 +1,9 @@
-"""Output limits shared by the tools: what the model sees is at most 2,000 lines or 50 KB."""
+"""Output limits shared by every tool (and the enforcer's `skill_activate`): what the model sees
+of one result is at most 2,000 lines or 50 KB."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-from workbench.errors import WorkbenchError
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
@@ -13,16 +11,6 @@ MAX_BYTES = 50 * 1024
 
 def format_size(size: int) -> str:
     return f"{size} bytes" if size < 1024 else f"{size / 1024:.1f} KB"
-
-
-def resolve_path(cwd: Path, raw: str) -> Path:
-    """A tool's path argument, relative to the working directory (`~` and a stray `@` allowed)."""
-    if not raw.strip():
-        raise WorkbenchError(
-            "path is empty", "pass the file's path, relative to the working folder"
-        )
-    path = Path(raw.strip().removeprefix("@")).expanduser()
-    return path if path.is_absolute() else cwd / path
 
 
 @dataclass
