@@ -2,19 +2,46 @@
 
 Uses libyaml's C loader where PyYAML has it. Lines are lines of SKILL.md: the frontmatter starts
 on line 2, after the opening `---`.
+
+Values are the text the author wrote: `yes`, `on`, `123`, `1.0` and `2024-01-01` stay strings
+(PyYAML's YAML 1.1 would make booleans, numbers and dates of them); only `true`/`false` and an
+empty value or `null` keep their YAML 1.2 meaning. A frontmatter is walked as events before it is
+built: nesting deeper than `MAX_DEPTH` (libyaml's composer recurses, and crashes on 50,000 levels)
+or aliases that would expand past `MAX_NODES` (a 1 KB "billion laughs") are one problem, never a
+crash or a hang.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
 try:
-    _Loader: type = yaml.CSafeLoader
+    _Base: type = yaml.CSafeLoader
 except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+MAX_DEPTH = 64
+"""Nesting levels a frontmatter may have (real ones use three or four)."""
+MAX_NODES = 100_000
+"""Values a frontmatter may hold once its aliases are expanded."""
+
+
+class _TextLoader(_Base):  # type: ignore[misc, valid-type]
+    """The safe loader with plain scalars kept as text, but for booleans and null."""
+
+    yaml_implicit_resolvers: ClassVar[dict[str, list[tuple[str, re.Pattern[str]]]]] = {}
+
+
+_TextLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_TextLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+)
 
 _YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
 # Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
@@ -44,7 +71,11 @@ def read_frontmatter(yaml_text: str) -> Frontmatter:
     if not yaml_text.strip():
         read.fields = {}
         return read
-    loader = _Loader(yaml_text)
+    too_big = _beyond_bounds(yaml_text)
+    if too_big is not None:
+        read.problems.append(("yaml-too-complex", too_big[0], too_big[1], _BOUNDS_HINT))
+        return read
+    loader = _TextLoader(yaml_text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -69,6 +100,45 @@ def read_frontmatter(yaml_text: str) -> Frontmatter:
         read.fields = data
         _record_lines(node, read)
     return read
+
+
+_BOUNDS_HINT = "write plain `key: value` fields; frontmatter needs no deep nesting or aliases"
+
+
+def _beyond_bounds(yaml_text: str) -> tuple[int, str] | None:
+    """(line, message) when the YAML nests deeper than MAX_DEPTH or expands past MAX_NODES;
+    found from libyaml's events, which it makes without recursion, before anything is built.
+    Syntax errors are left to the loader, which reports them with their line."""
+    open_sizes: list[int] = []  # the expanded values so far in each open collection
+    open_anchors: list[str | None] = []
+    anchored: dict[str, int] = {}
+    try:
+        for event in yaml.parse(yaml_text, Loader=_Base):
+            line = event.start_mark.line + 2
+            if isinstance(event, yaml.CollectionStartEvent):
+                if len(open_sizes) == MAX_DEPTH:
+                    return line, f"the frontmatter nests deeper than {MAX_DEPTH} levels"
+                open_sizes.append(0)
+                open_anchors.append(event.anchor)
+                continue
+            if isinstance(event, yaml.CollectionEndEvent):
+                size, anchor = 1 + open_sizes.pop(), open_anchors.pop()
+            elif isinstance(event, yaml.ScalarEvent):
+                size, anchor = 1, event.anchor
+            elif isinstance(event, yaml.AliasEvent):
+                size, anchor = anchored.get(event.anchor or "", 1), None
+            else:
+                continue
+            if anchor is not None:
+                anchored[anchor] = size
+            if open_sizes:
+                open_sizes[-1] += size
+                size = open_sizes[-1]
+            if size > MAX_NODES:
+                return line, f"the frontmatter expands to more than {MAX_NODES:,} values"
+    except yaml.YAMLError:
+        return None
+    return None
 
 
 def _yaml_error(exc: Exception, yaml_lines: int) -> tuple[int, str]:

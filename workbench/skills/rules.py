@@ -38,6 +38,12 @@ RULES: dict[str, Rule] = {
         Rule("frontmatter-missing", _E, "file", "the first line is `# Title`, not `---`"),
         Rule("frontmatter-unclosed", _E, "file", "`---` opens the file but never closes"),
         Rule("yaml-invalid", _E, "file", "`description: [unclosed` or a tab used for indent"),
+        Rule(
+            "yaml-too-complex",
+            _E,
+            "file",
+            "nesting 65 levels deep, or aliases expanding to 100,000+ values",
+        ),
         Rule("frontmatter-not-mapping", _E, "file", "a frontmatter that is `- a` (a list)"),
         Rule("key-duplicate", _E, "file", "`name:` written twice"),
         Rule("field-invalid", _E, "file", '`metadata.standalone: "maybe"`; `delegates-to: 3`'),

@@ -125,6 +125,17 @@ CASES: dict[str, Case] = {
         passing={"a/SKILL.md": sk("a", extra="metadata:\n  note: 'a: b'\n")},
         where=[("a/SKILL.md", 5)],
     ),
+    "yaml-too-complex": Case(
+        fail={
+            "a/SKILL.md": sk("a", extra="metadata:\n  deep: " + "[" * 70 + "]" * 70 + "\n"),
+            "b/SKILL.md": sk(
+                "b",
+                extra="metadata:\n  x: &x [" + "y," * 400 + "y]\n  z: [" + "*x," * 300 + "*x]\n",
+            ),
+        },
+        passing={"a/SKILL.md": sk("a", extra="metadata:\n  x: &x [1, 2]\n  z: [*x, *x]\n")},
+        where=[("a/SKILL.md", 5), ("b/SKILL.md", 6)],
+    ),
     "frontmatter-not-mapping": Case(
         fail={"a/SKILL.md": "---\n- name: a\n---\n"},
         passing={"a/SKILL.md": sk("a")},
