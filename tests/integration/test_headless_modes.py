@@ -262,3 +262,37 @@ def test_a_page_that_is_not_a_stream_is_named_as_such_not_as_cut_off(project, se
         done.stderr
     )
     assert "cut off" not in done.stderr and len(server.requests) == 1, "not retried"
+
+
+def test_json_events_grow_with_the_reply_not_its_square(project, server):
+    reply = " ".join(f"word{n}" for n in range(3000))  # about 20 KB in 3,000 pieces
+    server.add(
+        Reply(
+            text=reply,
+            tool_calls=[{"name": "read", "arguments": {"path": "notes.txt"}}],
+            fragment_size=4,
+        ),
+        Reply(text="done"),
+    )
+    (project / "notes.txt").write_text("notes\n")
+    model = ("--model", "openai/m", "--api-base", server.url, "--api-key", "k")
+    done = run_workbench("--mode", "json", *model, "go", cwd=project)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    updates = [json.loads(line) for line in lines if '"message_update"' in line[:30]]
+    text = [u for u in updates if u["delta_type"] == "text"]
+    calls = [u for u in updates if u["delta_type"] == "tool_call"]
+    assert "".join(u["delta"] for u in text) == reply + "done"
+    assert all("message" not in u for u in updates), "a delta, not the message so far"
+    assert {(u["index"], u["tool_call"]["name"]) for u in calls} == {(0, "read")}
+    assert json.loads("".join(u["delta"] for u in calls)) == {"path": "notes.txt"}
+    streamed = sum(len(line) for line in lines if '"message_update"' in line[:30])
+    assert streamed < 10 * len(reply), f"{streamed} bytes of updates for a {len(reply)} byte reply"
+    (end,) = [
+        e
+        for e in map(json.loads, lines)
+        if e["type"] == "message_end"
+        and e["message"]["role"] == "assistant"
+        and e["message"]["tool_calls"]
+    ]
+    assert end["message"]["text"] == reply, "the whole message once, at its end"

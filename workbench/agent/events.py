@@ -86,12 +86,28 @@ class MessageStart(Event):
 @dataclass
 class MessageUpdate(Event):
     """A streamed piece of the assistant message: `delta` is the new text, thinking or tool-call
-    argument fragment; `message` is the message so far."""
+    argument fragment, `index` the tool call it extends (0 for text and thinking); `message` is
+    the message so far, for front ends in this process. On the wire (`to_dict`: JSON and RPC
+    modes) an update carries only its delta, so a reply costs its own size in events, not its
+    size squared; a tool call's fragments also name the call (`tool_call`: id and name so far)."""
 
     type: ClassVar[str] = "message_update"
     message: Message
     delta: str
     delta_type: DeltaType = "text"
+    index: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "type": self.type,
+            "delta": self.delta,
+            "delta_type": self.delta_type,
+            "index": self.index,
+        }
+        if self.delta_type == "tool_call" and self.index < len(self.message.tool_calls):
+            call = self.message.tool_calls[self.index]
+            data["tool_call"] = {"id": call.id, "name": call.name}
+        return data
 
 
 @dataclass

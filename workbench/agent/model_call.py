@@ -96,7 +96,7 @@ class ModelCaller:
                     self.state.emit(MessageStart(assembler.message))
                 piece = assembler.add(delta)
                 if piece is not None:
-                    self.state.emit(MessageUpdate(assembler.message, piece[0], piece[1]))
+                    self.state.emit(MessageUpdate(assembler.message, *piece))
                 if loop.time() - yielded > 0.01:
                     # A burst of buffered chunks never awaits anything that blocks, so give the
                     # event loop (keystrokes, redraws) a turn every 10 ms; not per chunk: slower.

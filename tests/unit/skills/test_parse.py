@@ -159,7 +159,6 @@ def test_several_megabyte_file_loads_with_a_warning(write_skill) -> None:
         (b"---\nname: x\n  bad: indent\n---\n", "yaml-invalid", 3, "invalid YAML"),
         (b"---\n- a\n- b\n---\n", "frontmatter-not-mapping", 2, "list"),
         (b"---\njust text\n---\n", "frontmatter-not-mapping", 2, "single value"),
-        (b"---\ndate: 2024-13-45\n---\n", "yaml-invalid", 2, "invalid YAML"),
         (b"---\nx: !!python/object/apply:os.system [ls]\n---\n", "yaml-invalid", 2, "tag"),
         (b"---\na: 1\n---\n---\n", None, 0, ""),
     ],
@@ -209,8 +208,8 @@ def test_duplicate_key_under_metadata(write_skill) -> None:
         ("layer: Atom", "layer-invalid", 4, "'Atom'"),
         ("layer: 3", "layer-invalid", 4, "3"),
         ("metadata:\n  layer: ''", "layer-invalid", 5, "''"),
-        ("delegates-to: 3", "field-invalid", 4, "not int"),
-        ("delegates-to: [a, 5]", "field-invalid", 4, "5"),
+        ("delegates-to: {a: b}", "field-invalid", 4, "not dict"),
+        ("delegates-to: [a, [b]]", "field-invalid", 4, "['b']"),
         ("metadata:\n  standalone: maybe", "field-invalid", 5, "'maybe'"),
         ("metadata: just-text", "field-invalid", 4, "mapping"),
         ("description: [a, b]", "field-invalid", 3, "description"),
@@ -337,3 +336,24 @@ def test_a_pickled_skill_reads_its_body_again_on_first_use(write_skill) -> None:
     assert copy == skill
     path.unlink()
     assert pickle.loads(pickle.dumps(skill)).body == ""
+
+
+def test_values_are_the_text_the_author_wrote(tmp_path: Path) -> None:
+    text = (
+        "---\nname: t\ndescription: yes\nmetadata:\n  version: 1.0\n  date: 2024-13-45\n"
+        "  on: off\n  count: 0x1F\n  standalone: true\n  empty:\n---\nbody\n"
+    )
+    path = tmp_path / "t" / "SKILL.md"
+    path.parent.mkdir()
+    path.write_text(text)
+    skill, found = parse_skill(str(path))
+    assert found == [] and skill is not None
+    assert skill.frontmatter["description"] == "yes"
+    assert skill.frontmatter["metadata"] == {
+        "version": "1.0",
+        "date": "2024-13-45",
+        "on": "off",
+        "count": "0x1F",
+        "standalone": True,
+        "empty": None,
+    }

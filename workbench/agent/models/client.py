@@ -147,14 +147,15 @@ class AssistantAssembler:
         self.finish: Finish | None = None
         self._calls: dict[int, _PendingCall] = {}
 
-    def add(self, delta: Delta) -> tuple[str, Literal["text", "thinking", "tool_call"]] | None:
-        """Apply a delta; return the (piece, kind) to publish, or None for `Finish`."""
+    def add(self, delta: Delta) -> tuple[str, Literal["text", "thinking", "tool_call"], int] | None:
+        """Apply a delta; return the (piece, kind, index) to publish, or None for `Finish`. The
+        index is the tool call a fragment extends (its place in `message.tool_calls`), else 0."""
         if isinstance(delta, TextDelta):
             self.message.text += delta.text
-            return delta.text, "text"
+            return delta.text, "text", 0
         if isinstance(delta, ThinkingDelta):
             self.message.thinking += delta.text
-            return delta.text, "thinking"
+            return delta.text, "thinking", 0
         if isinstance(delta, ToolCallDelta):
             call = self._calls.setdefault(delta.index, _PendingCall())
             if delta.id:
@@ -162,10 +163,11 @@ class AssistantAssembler:
             if delta.name:
                 call.name += delta.name
             call.arguments += delta.arguments
+            order = sorted(self._calls)
             self.message.tool_calls = [
-                ToolCall(id=c.id, name=c.name) for _, c in sorted(self._calls.items())
+                ToolCall(id=self._calls[i].id, name=self._calls[i].name) for i in order
             ]
-            return delta.arguments, "tool_call"
+            return delta.arguments, "tool_call", order.index(delta.index)
         self.finish = delta
         return None
 

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 Status = Literal["pending", "running", "completed", "failed"]
 LAST_LINES = 3
+STREAMED_KEPT = LAST_LINES * 400
+"""Characters of a streaming reply kept: enough for its last lines, never the whole reply."""
 GARBAGE_KEPT = 3
 SKILL_LOAD_FIELDS = ("skill", "layer", "standalone", "verdict", "reason", "suggestion", "blocked")
 FINE_VERDICTS = ("ok", "repeat")
@@ -64,6 +66,7 @@ class ChildReport:
     warm: bool = False
     started_at: float | None = None
     ended_at: float | None = None
+    _streamed: str = field(default="", repr=False)
 
     @property
     def ok(self) -> bool:
@@ -79,6 +82,7 @@ class ChildReport:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["_streamed"]
         data["violations"] = self.violations
         return data
 
@@ -135,10 +139,14 @@ class ChildReport:
     def _session(self, event: dict[str, Any]) -> None:
         self.model = str(event.get("model") or self.model)
 
+    def _message_start(self, event: dict[str, Any]) -> None:
+        self._streamed = ""
+
     def _message_update(self, event: dict[str, Any]) -> None:
-        message = event.get("message") or {}
-        if message.get("role") == "assistant" and message.get("text"):
-            self.last_lines = _tail_lines(str(message["text"]))
+        """A delta of the reply: its last lines are what the progress shows."""
+        if event.get("delta_type") == "text" and isinstance(event.get("delta"), str):
+            self._streamed = (self._streamed + event["delta"])[-STREAMED_KEPT:]
+            self.last_lines = _tail_lines(self._streamed)
 
     def _message_end(self, event: dict[str, Any]) -> None:
         message = event.get("message") or {}
@@ -179,6 +187,7 @@ class ChildReport:
 
 _HANDLERS = {
     "session": ChildReport._session,
+    "message_start": ChildReport._message_start,
     "message_update": ChildReport._message_update,
     "message_end": ChildReport._message_end,
     "usage_update": ChildReport._usage_update,

@@ -76,16 +76,16 @@ class Launch:
 
 
 async def _follow(child: Child, report: ChildReport, changed: Callable[[], None]) -> None:
-    """Fold the child's lines into `report` as they come. A streaming update carries the whole
-    message so far, so updates closer together than the progress interval are skipped unread."""
+    """Fold the child's lines into `report` as they come; streaming deltas tell the progress
+    at most once per interval."""
     last_update = 0.0
     async for line in child.lines():
+        report.add_line(line)
         if line.startswith(STREAMING_PREFIX):
             now = time.monotonic()
             if now - last_update < PROGRESS_INTERVAL_S:
                 continue
             last_update = now
-        report.add_line(line)
         changed()
 
 
