@@ -13,6 +13,7 @@ parent has the commit) or drops the intent (it does not).
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,10 @@ from workbench.sessions.identity import require_user_identity
 from workbench.sessions.state import PendingMerge, Worktree
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
+from workbench.skills.render import count_of
+
+SHOWN_FILES = 20
+"""Conflicting files named in the message (all of them are in `MergeConflict.files`)."""
 
 
 class MergeConflict(WorkbenchError):
@@ -34,9 +39,11 @@ class MergeConflict(WorkbenchError):
     def __init__(
         self, branch: str, into: str, files: list[str], branch_dir: str, into_commit: str
     ) -> None:
+        more = len(files) - SHOWN_FILES
         super().__init__(
-            f"merging {branch} into {into} would conflict in {len(files)} file(s): "
-            + ", ".join(files)
+            f"merging {branch} into {into} would conflict in {count_of(len(files), 'file')}: "
+            + ", ".join(files[:SHOWN_FILES])
+            + (f" and {more} more" if more > 0 else "")
             + f"; {into} was left exactly as it was",
             f"resolve it in the branch: cd {branch_dir} && git merge {into_commit[:12]}, fix the "
             "files, commit, then merge again",
@@ -193,6 +200,7 @@ def plan_merge(
     if owner is not None and owner.name == branch:
         branch_git = workspaces.git(store.state, branch)
         parent_git = workspaces.git(store.state, into)
+        _check_parent_checkout(store, parent_git, branch, into)
         files = _file_merge(branch_git, parent_git, (branch, into))
         if files is None:
             notes.append(f"{into} already has every commit of {branch}")
@@ -242,6 +250,7 @@ def merge_branch(
     if plan.files is not None:
         branch_git = workspaces.git(store.state, branch)
         parent_git = workspaces.git(store.state, into)
+        _check_parent_checkout(store, parent_git, branch, into)
         files: FileMerge | None = plan.files
         heads = (parent_git.run("rev-parse", "HEAD"), branch_git.run("rev-parse", "HEAD"))
         if heads != (files.parent_head, files.branch_head):
@@ -249,7 +258,9 @@ def merge_branch(
         if files is None:
             notes.append(f"{into} already has every commit of {branch}")
         else:
-            message = _merge_message(branch, into, summary, checkpoints)
+            message = _run_merge_hooks(
+                parent_git, _merge_message(branch, into, summary, checkpoints)
+            )
             commit = parent_git.run(
                 "commit-tree",
                 files.tree,
@@ -274,6 +285,51 @@ def merge_branch(
             store.save_state()
             removed = True
     return MergeResult(branch, into, payload["commit"], payload["files"], entry, removed, notes)
+
+
+def _check_parent_checkout(
+    store: GitConversationStore, parent_git: GitRunner, branch: str, into: str
+) -> None:
+    """Refuse when the parent's checkout is no longer on the git branch it was on at the fork:
+    the merge would move another branch while saying it merged into `into`."""
+    own = store.record(into).worktree
+    forked = store.record(branch).worktree
+    expected = f"refs/heads/{own.project_branch}" if own else forked.parent_ref if forked else None
+    if expected is None:
+        return  # forked before workbench recorded it
+    current = parent_git.try_run("symbolic-ref", "--quiet", "HEAD").stdout.strip()
+    if current != expected:
+        now = current.removeprefix("refs/heads/") or "a detached HEAD"
+        was = expected.removeprefix("refs/heads/")
+        raise WorkbenchError(
+            f"the checkout of {into} ({parent_git.directory}) is on {now} now, not on {was}: "
+            "merging would move the wrong branch; nothing was changed",
+            f"switch it back (git switch {was}) and merge again",
+        )
+
+
+def _run_merge_hooks(parent_git: GitRunner, message: bytes) -> bytes:
+    """Run the user's `pre-merge-commit` and `commit-msg` hooks in the parent's checkout, as
+    `git merge` would; a hook that refuses stops the merge. The message, as a hook left it."""
+    user_git = parent_git.for_user_command()
+    refused = user_git.try_run("hook", "run", "--ignore-missing", "pre-merge-commit")
+    if refused.status != 0:
+        raise _hook_refused("pre-merge-commit", refused.stderr or refused.stdout)
+    with tempfile.TemporaryDirectory(prefix="workbench-merge-") as folder:
+        file = Path(folder) / "MERGE_MSG"
+        file.write_bytes(message)
+        refused = user_git.try_run("hook", "run", "--ignore-missing", "commit-msg", "--", str(file))
+        if refused.status != 0:
+            raise _hook_refused("commit-msg", refused.stderr or refused.stdout)
+        return file.read_bytes()
+
+
+def _hook_refused(hook: str, output: str) -> WorkbenchError:
+    said = output.strip().splitlines()
+    return WorkbenchError(
+        f"the {hook} hook refused the merge commit" + (f": {said[-1]}" if said else ""),
+        "nothing was changed; fix what the hook reports, or merge by hand with git",
+    )
 
 
 def _move_parent(store: GitConversationStore, parent_git: GitRunner, pending: PendingMerge) -> None:

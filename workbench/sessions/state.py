@@ -29,6 +29,8 @@ class Worktree:
     base: str
     """The commit the worktree was created from (the parent's commit at the fork)."""
     removed: bool = False
+    parent_ref: str | None = None
+    """The git branch the parent's checkout was on at the fork: a merge moves that one only."""
 
 
 @dataclass

@@ -108,7 +108,10 @@ class Workspaces:
                 f"pick another fork name, or delete it with `git branch -D {branch}`",
             )
         left_behind = sorted(uncommitted_paths(parent_git))
-        worktree = Worktree(str(self.worktree_root / name), branch, base)
+        parent_ref = parent_git.try_run("symbolic-ref", "--quiet", "HEAD").stdout.strip()
+        worktree = Worktree(
+            str(self.worktree_root / name), branch, base, parent_ref=parent_ref or None
+        )
         return worktree, left_behind, f"worktree {worktree.path} on {branch} at {base[:10]}"
 
     def ensure(self, worktree: Worktree) -> Path:

@@ -185,7 +185,7 @@ def test_merge_from_the_command_line_reports_a_conflict_with_exit_1(project: Pat
         git(project, "commit", "--quiet", "-am", "main changes the app too")
     done = cli(project, "merge", "exp")
     assert done.returncode == 1
-    assert "would conflict in 1 file(s): src/app.py" in done.stderr
+    assert "would conflict in 1 file: src/app.py;" in done.stderr
     assert "hint: resolve it in the branch" in done.stderr
 
 
@@ -273,3 +273,59 @@ def test_a_conflict_is_found_before_the_summary_is_asked_for(project: Path) -> N
         result = run(session.merge("exp", summarize=summarize))
     assert asked == [2]
     assert result.entry.payload["summary"] == "a summary"
+
+
+def test_a_conflict_names_a_screenful_of_files_and_the_count(project: Path) -> None:
+    names = [f"src/f{n:02}.py" for n in range(30)]
+    for name in names:
+        (project / name).write_text("base\n")
+    git(project, "add", "src")
+    git(project, "commit", "--quiet", "-m", "thirty files")
+    with Session.create(project) as session:
+        _fork_with_commit(session, "exp", dict.fromkeys(names, "branch\n"))
+        for name in names:
+            (project / name).write_text("main\n")
+        git(project, "commit", "--quiet", "-am", "main changes them too")
+        with pytest.raises(MergeConflict) as conflict:
+            run(session.merge("exp"))
+    assert conflict.value.files == names, "every file is still there for a front end to list"
+    assert conflict.value.message.startswith(
+        "merging exp into main would conflict in 30 files: src/f00.py, src/f01.py"
+    )
+    assert "src/f19.py and 10 more; main was left exactly as it was" in conflict.value.message
+    assert "src/f20.py" not in conflict.value.message
+
+
+def test_a_merge_refuses_when_the_parents_checkout_moved_to_another_branch(
+    project: Path,
+) -> None:
+    with Session.create(project) as session:
+        _fork_with_commit(session, "exp", {"src/app.py": "print('v2')\n"})
+        git(project, "switch", "--quiet", "-c", "hotfix")
+        hotfix = git(project, "rev-parse", "hotfix")
+        with pytest.raises(WorkbenchError) as refused:
+            run(session.merge("exp"))
+    assert "is on hotfix now, not on main: merging would move the wrong branch" in (
+        refused.value.message
+    )
+    assert refused.value.hint == "switch it back (git switch main) and merge again"
+    assert git(project, "rev-parse", "hotfix") == hotfix, "hotfix did not move"
+
+
+def test_merge_commits_run_the_users_merge_hooks(project: Path) -> None:
+    hooks = project / ".git" / "hooks"
+    (hooks / "commit-msg").write_text('#!/bin/sh\necho "Reviewed-by: hook" >> "$1"\n')
+    (hooks / "commit-msg").chmod(0o755)
+    with Session.create(project) as session:
+        _fork_with_commit(session, "exp", {"src/app.py": "print('v2')\n"})
+        result = run(session.merge("exp"))
+        assert "Reviewed-by: hook" in git(project, "log", "-1", "--format=%B", result.commit)
+        _fork_with_commit(session, "exp2", {"src/app.py": "print('v3')\n"})
+        (hooks / "pre-merge-commit").write_text(
+            "#!/bin/sh\necho 'no merges on Fridays' >&2\nexit 1\n"
+        )
+        (hooks / "pre-merge-commit").chmod(0o755)
+        head = git(project, "rev-parse", "HEAD")
+        with pytest.raises(WorkbenchError, match="the pre-merge-commit hook refused the merge"):
+            run(session.merge("exp2"))
+    assert git(project, "rev-parse", "HEAD") == head
