@@ -21,3 +21,16 @@ class WorkbenchError(Exception):
 
 class UsageError(WorkbenchError):
     """The command itself cannot run (a path that does not exist, bad arguments): exit code 2."""
+
+
+class DiskFull(WorkbenchError):
+    """A write failed for lack of space (ENOSPC): what was received is kept, not lost."""
+
+    PREFIX = "disk full"
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            f"{self.PREFIX}: could not write to {where}",
+            f"free some space there (df -h {where}); nothing received is lost: it is written "
+            "with the next entry, or shown here",
+        )

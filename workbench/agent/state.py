@@ -18,6 +18,7 @@ from workbench.agent.events import Event, MessageEnd, MessageStart
 from workbench.agent.models.client import ModelClient
 from workbench.agent.store import ConversationStore
 from workbench.agent.unsplit import run_to_end
+from workbench.errors import DiskFull
 from workbench.messages import Message
 from workbench.tool import Tool
 
@@ -34,6 +35,8 @@ class AgentState:
     cwd: Path
     system_prompt: str = ""
     messages: list[Message] = field(default_factory=list)
+    unsaved: list[Message] = field(default_factory=list)
+    """Messages kept in `messages` that a full disk kept out of the store, oldest first."""
 
     async def record(self, message: Message, announce: bool = True) -> None:
         """Publish a finished message and append it to the store before anything else happens
@@ -56,10 +59,23 @@ class AgentState:
         """
 
         async def store_and_keep() -> None:
-            await self.store.append(message.role, message.to_dict())
+            await self._write_unsaved()
+            try:
+                await self.store.append(message.role, message.to_dict())
+            except DiskFull:
+                self.unsaved.append(message)
+                self.messages.append(message)  # kept: written with the next append
+                raise
             self.messages.append(message)
 
         await run_to_end(store_and_keep())
+
+    async def _write_unsaved(self) -> None:
+        """Write the messages a full disk held back, in order, before anything newer."""
+        while self.unsaved:
+            message = self.unsaved[0]
+            await self.store.append(message.role, message.to_dict())
+            self.unsaved.pop(0)
 
     def context_tokens(self) -> int:
         """The estimated size of the next call's context: messages, system prompt and tools."""

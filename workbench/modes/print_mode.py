@@ -21,6 +21,7 @@ from workbench.agent.events import (
 )
 from workbench.agent.subagents.report import FINE_VERDICTS
 from workbench.enforcer.events import SkillLoadEvent
+from workbench.errors import DiskFull
 from workbench.modes.headless import EXIT_ERROR, EXIT_OK, refused_skill_command, run_prompt
 from workbench.runtime import WorkbenchOptions
 
@@ -40,6 +41,8 @@ class _Transcript:
         self.notices: list[str] = []
         self.ran = False
         self.failed = False
+        self.keep_answer = False
+        """The disk filled: the answer received is printed, as it could not be stored."""
 
     def __call__(self, event: Event | SkillLoadEvent) -> None:
         if isinstance(event, AgentStart):
@@ -48,6 +51,7 @@ class _Transcript:
             self.answer = event.message.text
         elif isinstance(event, ErrorEvent):
             self.failed = True
+            self.keep_answer |= event.message.startswith(DiskFull.PREFIX)
             _tell(event.message, event.hint)
         elif isinstance(event, Notice):
             if event.level == "warning":
@@ -83,9 +87,7 @@ async def run(options: WorkbenchOptions, prompt: str) -> int:
     )
     if signalled is not None:
         return signalled
-    if transcript.failed:
-        return EXIT_ERROR
     answer = transcript.output()
-    if answer:
+    if answer and (transcript.keep_answer or not transcript.failed):
         print(answer)
-    return EXIT_OK
+    return EXIT_ERROR if transcript.failed else EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from workbench.errors import DiskFull
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
 
@@ -60,9 +61,16 @@ def fork_branch(
         on_path = any(e.id == fork_entry for e in store.path())
         parent = store.branch if on_path else entry.branch
     worktree, left_behind, note = workspaces.plan(store.session_id, name, store.state, parent)
-    store.add_branch(name, parent, fork_entry, worktree)
-    if worktree is not None and not defer_worktree:
-        workspaces.ensure(worktree)
+    position = store.state.position
+    try:
+        store.add_branch(name, parent, fork_entry, worktree)
+        if worktree is not None and not defer_worktree:
+            workspaces.ensure(worktree)
+    except DiskFull:  # no half-made fork: the space it took is given back, the branch forgotten
+        if worktree is not None:
+            workspaces.discard(worktree)
+        store.forget_branch(name, position)
+        raise
     return ForkResult(
         name, parent, fork_entry, worktree.path if worktree else None, note, left_behind
     )

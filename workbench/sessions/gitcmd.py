@@ -18,12 +18,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from workbench.errors import WorkbenchError
+from workbench.errors import DiskFull, WorkbenchError
 
 if TYPE_CHECKING:
     import git
 
 ZERO_OID = "0" * 40
+NO_SPACE = "No space left on device"
+"""What git says (strerror of ENOSPC) when a write finds the disk full."""
+NEARLY_FULL_BYTES = 1 << 20
+"""Free space below which a failed git write is put down to a full disk: git does not always
+say ENOSPC (`unable to write file`)."""
+
+
+def _nearly_full(directory: Path) -> bool:
+    try:
+        found = os.statvfs(directory)
+    except OSError:
+        return False
+    return found.f_bavail * found.f_frsize < NEARLY_FULL_BYTES
 SAFE_CONFIG = (
     f"core.hooksPath={os.devnull}",
     "core.fsmonitor=false",
@@ -67,6 +80,8 @@ class GitRunner:
     def run(self, *args: str, input: bytes | None = None, strip: bool = True) -> str:
         """Run `git ARGS`; a non-zero exit becomes a WorkbenchError quoting git's message."""
         result = self.try_run(*args, input=input, strip=strip)
+        if result.status != 0 and (NO_SPACE in result.stderr or _nearly_full(self.directory)):
+            raise DiskFull(str(self.directory))
         if result.status != 0:
             detail = (result.stderr or result.stdout).strip().splitlines()
             raise WorkbenchError(

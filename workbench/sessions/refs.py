@@ -71,6 +71,10 @@ class ConversationRepo:
         """Point `ref` at `new` if it still holds `old` (None: must not exist yet)."""
         self.git.run("update-ref", "-m", "workbench", ref, new, old or ZERO_OID)
 
+    def delete_ref(self, ref: str, old: str) -> None:
+        """Delete `ref` if it still holds `old`."""
+        self.git.run("update-ref", "-d", ref, old)
+
     def write_state(self, state: SessionState, old_blob: str | None) -> str:
         """Store a new state blob and move the state ref to it; return the blob id."""
         state.updated = time.time()

@@ -191,6 +191,18 @@ class GitConversationStore:
             self._path = self.repo.read_path(fork_entry) if fork_entry else []
         return record
 
+    def forget_branch(self, name: str, position: Position) -> None:
+        """Undo `add_branch` for a fork that could not be made (a full disk), back at
+        `position`: in memory at once, on disk once a write goes through."""
+        self.state.branches.pop(name, None)
+        head = self._heads.pop(name, None)
+        self.state.position = position
+        tip = position.entry or self.head(position.branch)
+        self._path = self.repo.read_path(tip) if tip else []
+        if head is not None:
+            self.repo.delete_ref(branch_ref(self.session_id, name), head)
+        self.save_state()
+
     def move_to(self, entry: Entry) -> None:
         """Put the position on `entry` (at its branch's head when it is that head)."""
         self._check_writable()

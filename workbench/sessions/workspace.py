@@ -17,6 +17,7 @@ workspace of their nearest ancestor that has one: ultimately the project checkou
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -152,6 +153,14 @@ class Workspaces:
                 )
             time.sleep(POLL_S)
         return False
+
+    def discard(self, worktree: Worktree) -> None:
+        """Remove a worktree that could not be made whole, and its project branch."""
+        git = GitRunner(self.location.git_dir)
+        git.try_run("worktree", "remove", "--force", "--force", worktree.path)
+        shutil.rmtree(worktree.path, ignore_errors=True)
+        git.try_run("worktree", "prune")
+        git.try_run("branch", "-D", worktree.project_branch)
 
     def remove(self, worktree: Worktree) -> None:
         """Remove a merged branch's worktree and its project branch (its commits are merged)."""
