@@ -100,6 +100,11 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="continue on this conversation branch (of --session, else of the latest session)",
     )
     parser.add_argument("--tools", help="comma-separated built-in tools (default: all four)")
+    parser.add_argument(
+        "--confine-tools",
+        action="store_true",
+        help="refuse read, write and edit outside the project and its worktrees",
+    )
     parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
     parser.add_argument(
         "--system-prompt-file", help="replace the base system prompt with this file's text"
@@ -207,6 +212,7 @@ def _options(
         system_prompt=_system_prompt(args),
         append_system_prompt=_text_or_file(args.append_system_prompt),
         trust=args.trust,
+        confine_tools=args.confine_tools,
         confirm=confirm,
     )
 

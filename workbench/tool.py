@@ -30,6 +30,8 @@ class ToolContext:
     cwd: Path
     tool_call_id: str = ""
     update: Callable[[str], None] = lambda _text: None
+    confined_to: tuple[Path, ...] | None = None
+    """The folders the file tools may touch (the project and its worktrees); None: any."""
 
 
 ToolExecute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -139,6 +139,14 @@ class Agent:
         self._state.cwd = cwd
 
     @property
+    def confined_to(self) -> tuple[Path, ...] | None:
+        return self._state.confined_to
+
+    @confined_to.setter
+    def confined_to(self, folders: tuple[Path, ...] | None) -> None:
+        self._state.confined_to = folders
+
+    @property
     def system_prompt(self) -> str:
         return self._state.system_prompt
 

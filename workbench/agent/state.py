@@ -36,6 +36,8 @@ class AgentState:
     system_prompt: str = ""
     messages: list[Message] = field(default_factory=list)
     unsaved: list[Message] = field(default_factory=list)
+    confined_to: tuple[Path, ...] | None = None
+    """The folders the file tools may touch; None: any (see `ToolContext.confined_to`)."""
     """Messages kept in `messages` that a full disk kept out of the store, oldest first."""
 
     async def record(self, message: Message, announce: bool = True) -> None:

@@ -131,7 +131,7 @@ class ToolRunner:
         def update(text: str) -> None:
             self.state.emit(ToolExecutionUpdate(call.id, call.name, args, text))
 
-        context = ToolContext(cwd=self.state.cwd, tool_call_id=call.id, update=update)
+        context = ToolContext(self.state.cwd, call.id, update, self.state.confined_to)
         try:
             return await tool.execute(args, context)
         except WorkbenchError as exc:

@@ -25,6 +25,9 @@ class WorkbenchOptions:
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     trust: bool = False
+    confine_tools: bool = False
+    """Confine read, write and edit to the project and its worktrees (`--confine-tools`; the
+    `tools.confine` setting does it too)."""
     store: ConversationStore | None = None
     """Where finished messages go (`--no-session`: a `MemoryStore`); None: a stored session."""
     session_id: str | None = None

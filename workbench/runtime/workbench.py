@@ -175,6 +175,9 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
             config=agent_config(self.settings),
             on_queue_change=self._queues_changed,
         )
+        if self.options.confine_tools or self.settings.get("tools.confine") is True:
+            worktrees = [self.session.workspaces.worktree_root] if self.session else []
+            self.agent.confined_to = tuple(p.resolve() for p in (self.project_root, *worktrees))
         self.agent.messages = branch_messages(self.store.path())
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)

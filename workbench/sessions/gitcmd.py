@@ -37,6 +37,8 @@ def _nearly_full(directory: Path) -> bool:
     except OSError:
         return False
     return found.f_bavail * found.f_frsize < NEARLY_FULL_BYTES
+
+
 SAFE_CONFIG = (
     f"core.hooksPath={os.devnull}",
     "core.fsmonitor=false",

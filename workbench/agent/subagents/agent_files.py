@@ -2,7 +2,8 @@
 
 An agent is a Markdown file: YAML frontmatter with `name` and `description` (required), `tools`
 (a comma list or YAML list: exactly the tools the child is offered, built-in, enforcer or extension
-tools; every tool when absent) and `model` (the parent's model when absent); the body is the
+tools; every tool when absent), `model` (the parent's model when absent) and `confine` (keep the
+file tools inside the project; on by default for read-only agents); the body is the
 child's system prompt. Which tool names exist is known only in the child (extensions add tools),
 so a name no tool has fails the child's start with a message that lists the tools there are.
 User agents live in `~/.pi/agent/agents/`, project agents in the nearest `.pi/agents/` at or above
@@ -27,6 +28,8 @@ SCOPES: tuple[str, ...] = get_args(Scope)
 AGENTS_DIR_NAME = "agents"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+WRITING_TOOLS = frozenset({"write", "edit", "bash"})
+"""Tools that change files or run commands: an agent without them is read-only."""
 """What model APIs accept as a function name."""
 _CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
@@ -42,6 +45,15 @@ class AgentDef:
     path: Path
     tools: tuple[str, ...] | None = None
     model: str | None = None
+    confine: bool | None = None
+    """`confine:` in the file; None: confined exactly when its tools are read-only."""
+
+    @property
+    def confined(self) -> bool:
+        """Whether the child's file tools stay inside its project and worktrees."""
+        if self.confine is not None:
+            return self.confine
+        return self.tools is not None and not set(self.tools) & WRITING_TOOLS
 
 
 @dataclass(frozen=True)
@@ -135,6 +147,9 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
     tools = _tools(fields.get("tools"))
     if isinstance(tools, str):
         return AgentProblem(path, tools)
+    confine = fields.get("confine")
+    if confine is not None and not isinstance(confine, bool):
+        return AgentProblem(path, "`confine` must be true or false")
     return AgentDef(
         name=name,
         description=" ".join(description.split()),
@@ -143,6 +158,7 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
         path=path,
         tools=tools,
         model=model.strip() if model else None,
+        confine=confine,
     )
 
 

@@ -63,6 +63,8 @@ class Launch:
             argv += ["--system-prompt-file", str(prompt)]
         if self.trust:
             argv.append("--trust")
+        if self.agent.confined:
+            argv.append("--confine-tools")
         return argv
 
     def command(self, folder: Path) -> ChildCommand:

@@ -102,7 +102,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     eol = "\r\n" if len(crlf) * 2 >= text.count("\n") and crlf else "\n"
     updated = text[:raw_start] + new.replace("\n", eol) + text[raw_end:]
     try:
-        resolve_path(ctx.cwd, raw_path).write_bytes((bom + updated).encode("utf-8"))
+        resolve_path(ctx, raw_path).write_bytes((bom + updated).encode("utf-8"))
     except OSError as exc:
         raise WorkbenchError(f"cannot write {raw_path}: {exc.strerror}") from exc
     diff = unified_diff(normalized, updated.replace("\r\n", "\n"), shown)

@@ -52,7 +52,7 @@ def decode_text(data: bytes, shown_path: str) -> str:
 
 def read_bytes(ctx: ToolContext, raw_path: str) -> tuple[bytes, str]:
     """The file's bytes and the path as the model gave it; missing files and folders are errors."""
-    path = resolve_path(ctx.cwd, raw_path)
+    path = resolve_path(ctx, raw_path)
     if path.is_dir():
         raise WorkbenchError(f"{raw_path} is a folder, not a file", "list it with bash `ls`")
     try:
