@@ -179,10 +179,14 @@ def test_tools_is_an_exact_allowlist_of_every_tool_offered(project, server):
     assert refused == "Unknown tool 'skill_activate'. Available tools: read."
 
     server.add(Reply(text="listed"))
-    chosen = "read,prime_query,shout"
+    skill = project / ".pi" / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Says hello.\n---\nSay hi.\n")
+    chosen = "read,skill_activate,prime_query,shout"
     done = run_workbench("-p", "--no-session", *model, "--tools", chosen, "go", cwd=project)
     assert done.returncode == 0, done.stderr
-    assert offered(server.requests[2]) == ["read", "prime_query", "shout"]
+    # prime_query has nothing to add while the prompt lists every skill: it is not offered
+    assert offered(server.requests[2]) == ["read", "skill_activate", "shout"]
 
     wrong = run_workbench(
         "-p", "--no-session", *model, "--tools", "read,skill_actvate", "go", cwd=project

@@ -177,3 +177,21 @@ async def test_on_a_branch_line_f_forks_at_that_branch_head_and_g_summarises_the
         )
         assert user_texts(app) == ["on main", "work on alt"]
         assert any("explore the alt idea" in x for x in tree_lines(tree))
+
+
+async def test_a_partial_read_shows_half_a_dot_until_the_whole_skill_is_read(make_app, script):
+    path = "skills/atom-edit-code/SKILL.md"
+    peek = {"tool_calls": [{"name": "read", "arguments": {"path": path, "limit": 3}}]}
+    whole = {"tool_calls": [{"name": "read", "arguments": {"path": path}}]}
+    app = make_app(script(peek, {"text": "peeked"}, whole, {"text": "read it"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        panel = app.query_one(SkillPanel)
+        await ask(pilot, app, "peek at it")
+        await until(pilot, lambda: "atom-edit-code" in panel.loaded, "the partial load")
+        assert panel.label_of("atom-edit-code").plain.endswith("atom-edit-code ◐ ◇")
+        await ask(pilot, app, "now read it all")
+        await until(pilot, lambda: "atom-edit-code" not in panel.partial, "the whole read")
+        assert panel.label_of("atom-edit-code").plain.endswith("atom-edit-code ● ◇")
+        app.session.sync_skills()  # as after resuming: rebuilt from the log
+        assert "◐" not in panel.label_of("atom-edit-code").plain

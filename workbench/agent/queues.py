@@ -47,6 +47,12 @@ class MessageQueue:
     def texts(self) -> list[str]:
         return [m.text for m in self._messages]
 
+    def skip_reason(self) -> str | None:
+        """Why the calls the queued messages interrupt are skipped, when every one of them says
+        (`details["skip_reason"]`: an extension's, not the user's); None: the user's steering."""
+        reasons = [m.details.get("skip_reason") for m in self._messages]
+        return reasons[0] if reasons and all(reasons) else None
+
     def push(self, message: Message) -> None:
         self._messages.append(message)
         self._on_change()

@@ -60,7 +60,8 @@ class ToolRunner:
                 await run_to_end(self._answer_aborted(call, calls[index + 1 :]))
                 raise
             if len(self.steering) and index + 1 < len(calls):
-                results += await self.skip_all(calls[index + 1 :], SKIPPED_FOR_STEERING)
+                reason = self.steering.skip_reason() or SKIPPED_FOR_STEERING
+                results += await self.skip_all(calls[index + 1 :], reason)
                 break
         return results
 

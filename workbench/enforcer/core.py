@@ -3,8 +3,10 @@
 A load (a read or bash call on a skill's file, an activation, a `/skill:` command) is assessed:
 the allowlist first, then the top-down check. Each verdict is published as a `skill_load` event
 and recorded on the message that carried the load. What the model is told depends on the mode:
-`warn` lets the load go ahead and sends the notice as a steering message, `block` refuses a
-violation with the reason and the suggestion, `off` checks nothing (the allowlist still holds).
+`warn` lets the load go ahead: a notice that only informs (a repeat, a cycle) rides on that
+call's own result, and an ordering violation also stops the rest of the reply as steering does
+(the skipped calls say the enforcer stopped them, and why); `block` refuses just the offending
+load with the reason and the next load to make; `off` checks nothing (the allowlist still holds).
 
 What a load is checked against (the skill set, kept current, with its checker and the skills
 section of the system prompt) is the `SkillView`; the loading state is the `LoadingState`.
@@ -22,10 +24,10 @@ from workbench.enforcer import detect
 from workbench.enforcer.activation import missing_tools_note, skill_message
 from workbench.enforcer.detect import Load
 from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
-from workbench.enforcer.notices import notice_text, refusal_text
+from workbench.enforcer.notices import notice_text, refusal_text, stopped_text
 from workbench.enforcer.reload import LiveSkills
 from workbench.enforcer.settings import mode_of
-from workbench.enforcer.skill_view import SkillView
+from workbench.enforcer.skill_view import SKILL_TOOLS, SkillView
 from workbench.enforcer.state import (
     DEACTIVATE_KEY,
     LOAD_KEY,
@@ -82,6 +84,11 @@ class Enforcer:
         """Follow the session to another working folder (see `SkillView.move_to`)."""
         self.view.move_to(base)
         self._reloaded()
+
+    def withheld_tools(self) -> frozenset[str]:
+        """The enforcer's tools not worth offering for the current skill set (see
+        `SkillView.useful_tools`): with no skills, the model gets the four primitives only."""
+        return SKILL_TOOLS - self.view.useful_tools
 
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
@@ -215,10 +222,11 @@ class Enforcer:
         lines = []
         for record in records:
             self._publish(record)
-            if record.verdict != "ok":
-                self.api.send_message(
-                    notice_text(record), "steer", {"skill_notice": record.to_dict()}
-                )
+            if record.verdict == "violation":
+                details = {"skill_notice": record.to_dict(), "skip_reason": stopped_text(record)}
+                self.api.send_message(notice_text(record), "steer", details)
+            elif record.verdict != "ok":
+                lines.append(notice_text(record))
             self.state.apply(record)
             skill = self.skills.graph.get(record.skill)
             line = self.view.guidance_for(skill, record.via) if skill else ""

@@ -22,6 +22,15 @@ def notice_text(record: LoadRecord) -> str:
     return f"[skill graph] {TITLES[record.verdict]}: {record.reason}\n{record.suggestion}"
 
 
+def stopped_text(record: LoadRecord) -> str:
+    """The result of a call skipped because a violation stopped the rest of its reply."""
+    return (
+        "Skipped: the skill-graph enforcer stopped this reply after a skill loading violation "
+        f"({record.reason.rstrip('.')}). Read the notice, then make this call again if it is "
+        "still needed."
+    )
+
+
 def refusal_text(record: LoadRecord) -> str:
     """The error result of a refused load."""
     return f"Refused by the skill graph enforcer. {record.reason}\n{record.suggestion}"

@@ -14,6 +14,7 @@ the next. The check is a stat of the watched files; calls that change nothing sk
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,6 +31,11 @@ from workbench.skills.model import Skill
 
 LEAVE_FILES_ALONE = frozenset({"read", "skill_activate", "skill_deactivate", "prime_query"})
 """Tools that never change a file: after them the skill set needs no check."""
+ACTIVATION_TOOLS = frozenset({"skill_activate", "skill_deactivate"})
+QUERY_TOOL = "prime_query"
+SKILL_TOOLS = ACTIVATION_TOOLS | {QUERY_TOOL}
+"""The enforcer's own tools."""
+SKILL_NAME = re.compile(r"[\w.-]+")
 
 
 def _may_change_skills(event: ToolResultEvent) -> bool:
@@ -61,10 +67,23 @@ class SkillView:
         self._rebuild()
 
     def _rebuild(self) -> None:
-        self.checker = Checker(self.skills.graph, self.where, self.allowlist.allows)
-        self.prompt_section = render(
-            self.skills.graph, self.where, self.allowlist, self.budget, self._hints
-        )
+        graph = self.skills.graph
+        self.checker = Checker(graph, self.where, self.allowlist.allows)
+        self.useful_tools = self._useful_tools()
+        self.prompt_section = render(graph, self.where, self.allowlist, self.budget, self._hints)
+
+    def _useful_tools(self) -> frozenset[str]:
+        """The enforcer's tools worth offering for this skill set, decided once per skill set
+        (so the prompt stays byte-stable across turns): activation when there is a skill to
+        activate, `prime_query` when the prompt's skills section cannot list every skill."""
+        allowed = [name for name in self.skills.graph.skills if self.allowlist.allows(name)]
+        if not allowed:
+            return frozenset()
+        plain = Hints(activate=True, query=False)
+        section = render(self.skills.graph, self.where, self.allowlist, self.budget, plain)
+        listed = set(SKILL_NAME.findall(section))
+        complete = all(name in listed for name in allowed)
+        return ACTIVATION_TOOLS if complete else ACTIVATION_TOOLS | {QUERY_TOOL}
 
     def where(self, skill: Skill) -> str:
         return location(skill, self.base)

@@ -93,8 +93,8 @@ class LoadingState:
             return
         name = record.skill
         self.loaded[name] = record.layer
-        if not record.partial:
-            self.recent.append(name)
+        if not record.partial and record.verdict != "violation":
+            self.recent.append(name)  # out of order, it is read again once in order: no repeat
         if record.how in ("activate", "command"):
             self.activated.add(name)
         if record.layer == "compound":
@@ -117,6 +117,11 @@ class LoadingState:
             del self.chain[self.chain.index(name) :]
         if self.active_compound == name:
             self.active_compound = None
+
+    def partially_loaded(self) -> set[str]:
+        """Loaded skills of which only a part was ever seen (a head, a limited read)."""
+        whole = {r.skill for r in self.history if not r.blocked and not r.partial}
+        return {name for name in self.loaded if name not in whole}
 
     def forget_recent(self) -> None:
         """After a compaction the loaded texts left the context: loading them again is no repeat."""

@@ -7,10 +7,13 @@ from typing import Any
 
 from workbench.agent.events import Notice
 from workbench.agent.loop import Agent
+from workbench.agent.tools.allowlist import offered_tools
 from workbench.enforcer.core import Enforcer
+from workbench.enforcer.skill_view import SKILL_TOOLS
 from workbench.enforcer.state import LoadingState
 from workbench.errors import WorkbenchError
-from workbench.extension_api import DeliverAs
+from workbench.extension_api import DeliverAs, ExtensionAPI
+from workbench.runtime.options import WorkbenchOptions
 from workbench.skills.discover import SkillSet
 
 
@@ -19,7 +22,25 @@ class SkillControls:
 
     enforcer: Enforcer
     agent: Agent
+    api: ExtensionAPI
+    options: WorkbenchOptions
     _emit: Callable[[Any], None]
+
+    def _offer_skill_tools(self) -> bool:
+        """Offer the enforcer's tools that its skill set has use for (none without skills);
+        True when the offer changed."""
+        wanted = {
+            tool.name: tool
+            for tool in offered_tools(self.api.tools.values(), self.options.tools)
+            if tool.name in SKILL_TOOLS and tool.name not in self.enforcer.withheld_tools()
+        }
+        current = {name for name in self.agent.tools if name in SKILL_TOOLS}
+        if current == set(wanted):
+            return False
+        for name in current - set(wanted):
+            del self.agent.tools[name]
+        self.agent.tools.update(wanted)
+        return True
 
     @property
     def skill_set(self) -> SkillSet:

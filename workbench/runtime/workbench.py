@@ -179,6 +179,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
             worktrees = [self.session.workspaces.worktree_root] if self.session else []
             self.agent.confined_to = tuple(p.resolve() for p in (self.project_root, *worktrees))
         self.agent.messages = branch_messages(self.store.path())
+        self._offer_skill_tools()
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
@@ -314,6 +315,8 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
         """Start the run once a tree change under way is done and its workspace is ready."""
         async with self._tree_lock:
             await self.readiness.wait()
+            if self.enforcer.refresh() and self._offer_skill_tools():
+                self._refresh_system_prompt()
             start = BeforeAgentStartEvent(self.system_prompt, message.text)
             if self.bus.has("before_agent_start"):
                 await self.bus.run("before_agent_start", start)

@@ -75,7 +75,8 @@ class SessionView:
         for message in self.wb.messages():
             if message.role == "tool_result" and message.tool_name == "subagent":
                 violations.update(child_violations(message.details))
-        self.host.query_one(SkillPanel).sync(state.loaded, state.active_compound, violations)
+        panel = self.host.query_one(SkillPanel)
+        panel.sync(state.loaded, state.active_compound, violations, state.partially_loaded())
 
     async def show_tree(self) -> None:
         panel = self.host.query_one(TreePanel)

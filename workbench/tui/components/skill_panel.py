@@ -1,7 +1,7 @@
 """The skill graph as a tree: compounds -> molecules -> atoms, live as the agent loads skills.
 
 Each line shows the skill's layer (C/M/A), standalone atoms (◇), loaded skills in their layer's
-colour (●), the active compound (▶) and violations in the error style with a count, the
+colour (●, or ◐ when only a part of it was read), the active compound (▶) and violations in the error style with a count, the
 violations of sub-agents (reported in their `subagent` results) included. The title counts skills,
 loaded ones and violations. Enter opens a skill (projections and lint findings);
 `a` activates it for this branch, `d` deactivates it.
@@ -60,6 +60,8 @@ class SkillPanel(Tree[str]):
         self.auto_expand = False
         self.graph = SkillGraph([])
         self.loaded: dict[str, str | None] = {}
+        self.partial: set[str] = set()
+        """Loaded skills of which the model has seen only a part (a head, a limited read)."""
         self.active: str | None = None
         self.violations: Counter[str] = Counter()
         self.findings: Counter[str] = Counter()
@@ -110,10 +112,15 @@ class SkillPanel(Tree[str]):
     # -- the loading state ----------------------------------------------------------------------
 
     def sync(
-        self, loaded: dict[str, str | None], active: str | None, violations: Counter[str]
+        self,
+        loaded: dict[str, str | None],
+        active: str | None,
+        violations: Counter[str],
+        partial: set[str] | None = None,
     ) -> None:
         """Take the loading state of the current branch (after opening, navigating, forking)."""
         self.loaded, self.active, self.violations = dict(loaded), active, violations
+        self.partial = set(partial or ())
         self._relabel()
 
     def on_workbench_event(self, event: Any) -> None:
@@ -125,6 +132,10 @@ class SkillPanel(Tree[str]):
         if event.verdict != "ok":
             self.violations[event.skill] += 1
         if not event.blocked:
+            if event.partial and event.skill not in self.loaded:
+                self.partial.add(event.skill)
+            elif not event.partial:
+                self.partial.discard(event.skill)
             self.loaded[event.skill] = event.layer
             if event.layer == "compound":
                 self.active = event.skill
@@ -144,7 +155,7 @@ class SkillPanel(Tree[str]):
             return text
         text.append(name, f"bold {colour}" if loaded else "")
         if loaded:
-            text.append(" ●", colour)
+            text.append(" ◐" if name in self.partial else " ●", colour)
         if skill.standalone:
             text.append(" ◇", palette.DIM)
         if self.violations[name]:
