@@ -76,7 +76,11 @@ class SkillView:
         """The enforcer's tools worth offering for this skill set, decided once per skill set
         (so the prompt stays byte-stable across turns): activation when there is a skill to
         activate, `prime_query` when the prompt's skills section cannot list every skill."""
-        allowed = [name for name in self.skills.graph.skills if self.allowlist.allows(name)]
+        allowed = [
+            name
+            for name, skill in self.skills.graph.skills.items()
+            if self.allowlist.allows(name) and skill.offered_to_model
+        ]
         if not allowed:
             return frozenset()
         plain = Hints(activate=True, query=False)

@@ -132,10 +132,10 @@ class _Topology:
     def __init__(self, graph: SkillGraph, allowed: Callable[[str], bool], where: Where) -> None:
         self.graph = graph
         self.where = where
-        self.compounds = [s for s in graph.layered("compound") if allowed(s.name)]
+        listed = [s for s in graph.skills.values() if allowed(s.name) and s.offered_to_model]
+        self.compounds = sorted((s for s in listed if s.layer == "compound"), key=lambda s: s.name)
         self.standalone = sorted(
-            (s for s in graph.skills.values() if s.layer and s.standalone and allowed(s.name)),
-            key=lambda s: s.name,
+            (s for s in listed if s.layer and s.standalone), key=lambda s: s.name
         )
         self._allowed = allowed
 
@@ -239,7 +239,7 @@ def render(
     hints = hints or Hints()
     allowed = (allowlist or Allowlist()).allows
     topology = _Topology(graph, allowed, where)
-    unlayered = [s for s in graph.unlayered() if allowed(s.name)]
+    unlayered = [s for s in graph.unlayered() if allowed(s.name) and s.offered_to_model]
     has_layered = bool(topology.compounds or topology.standalone)
     if not has_layered and not unlayered:
         return ""

@@ -18,7 +18,7 @@ from pathlib import Path
 from workbench import __version__
 from workbench.skills.model import Diagnostic, Skill
 
-FORMAT = 4
+FORMAT = 5
 """Bump when the parser's output changes, so that old entries are not reused."""
 
 ParseResult = tuple[Skill | None, list[Diagnostic]]

@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -109,7 +110,9 @@ def load_project_skills(
     UsageError for an explicit path that does not exist.
     """
     root = project_root or find_project_root(Path.cwd())
-    return load_skills(project_roots(root, extra=extra), use_cache=use_cache)
+    settings = project_settings(root)
+    roots = project_roots(root, settings, extra)
+    return load_skills(roots, use_cache=use_cache, excludes=settings.skill_excludes())
 
 
 def load_paths(paths: Sequence[Path], *, use_cache: bool = True) -> SkillSet:
@@ -120,19 +123,30 @@ def load_paths(paths: Sequence[Path], *, use_cache: bool = True) -> SkillSet:
     return load_skills([SkillRoot(path, "explicit") for path in paths], use_cache=use_cache)
 
 
-def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillSet:
-    """Discover and parse the skills under `roots`; the first skill of a name wins."""
+def load_skills(
+    roots: Sequence[SkillRoot], *, use_cache: bool = True, excludes: Sequence[str] = ()
+) -> SkillSet:
+    """Discover and parse the skills under `roots`; the first skill of a name wins. A skill
+    whose folder's name or path matches one of the `excludes` globs is left out."""
     walked: list[str] = []
     findings: list[Diagnostic] = []
     files: list[_Found] = []
+    root_of: dict[str, SkillRoot] = {}
+    seen: set[object] = set()
     for root in roots:
         if root.origin == "explicit":
             _check_explicit(root.path)
         path = root.path.absolute()
         if path.exists():
             walked.append(str(path))
-            files.extend(_skill_files(str(path), root.searched_fully, findings))
-            files = list(dict(files).items())  # a file under two roots (overlapping) counts once
+            for found in _skill_files(str(path), root.searched_fully, findings):
+                key = _identity(found)
+                if excludes and _excluded(found[0], excludes):
+                    continue
+                if key not in seen:  # one file under two roots, or two links to it, counts once
+                    seen.add(key)
+                    files.append(found)
+                    root_of[found[0]] = root
         elif root.origin == "settings":
             findings.append(_missing_setting(path))
     cache = ParseCache.for_roots(walked) if use_cache else ParseCache(None)
@@ -148,7 +162,8 @@ def load_skills(roots: Sequence[SkillRoot], *, use_cache: bool = True) -> SkillS
         first = winners.setdefault(skill.name, skill)
         if first is not skill:
             shadowed.append(skill)
-            diagnostics.append(_shadowed(skill, first))
+            overrides = root_of[str(first.path)].origin != root_of[str(skill.path)].origin
+            diagnostics.append(_shadowed(skill, first, overrides))
     return SkillSet(SkillGraph(winners.values()), diagnostics, len(files), tuple(roots), shadowed)
 
 
@@ -269,7 +284,30 @@ def _missing_setting(path: Path) -> Diagnostic:
     )
 
 
-def _shadowed(skill: Skill, winner: Skill) -> Diagnostic:
+def _excluded(skill_file: str, patterns: Sequence[str]) -> bool:
+    folder = os.path.dirname(skill_file)  # noqa: PTH120 - strings, once per skill
+    name = os.path.basename(folder)  # noqa: PTH119
+    return any(fnmatchcase(name, p) or fnmatchcase(folder, p) for p in patterns)
+
+
+def _identity(found: _Found) -> object:
+    """What makes two found files one: the file itself (device and inode), else its path."""
+    path, file_stat = found
+    return (file_stat.st_dev, file_stat.st_ino) if file_stat is not None else path
+
+
+def _shadowed(skill: Skill, winner: Skill, overrides: bool) -> Diagnostic:
+    """Two skills of one name: a deliberate override when they come from roots of different
+    kinds (a project's skill over the user's), a mistake when from roots of one kind."""
+    if overrides:
+        return finding(
+            "name-shadowed",
+            skill.path,
+            skill.line_of("name"),
+            f"`{skill.name}` is overridden by {shown(winner.path)}, which is found first",
+            "nothing to do if that is what you meant; rename one to use both",
+            skill.name,
+        )
     return finding(
         "name-duplicate",
         skill.path,

@@ -97,6 +97,13 @@ class Skill:
     def folder(self) -> Path:
         return self.path.parent
 
+    @property
+    def offered_to_model(self) -> bool:
+        """Whether the system prompt lists it: not with `disable-model-invocation: true` (it is
+        still reachable as `/skill:name`), nor without a description to choose it by."""
+        hidden = str(self.frontmatter.get("disable-model-invocation")).lower() == "true"
+        return bool(self.description) and not hidden
+
     def line_of(self, key: str, default: int = 1) -> int:
         """The line of a frontmatter key (top-level, else under `metadata`), or `default`."""
         lines = self.field_lines

@@ -107,6 +107,17 @@ def _read_public_fields(skill: Skill, fields: dict[Any, Any], reader: _Reader) -
         skill.description = description.strip()
     elif description is not None:
         reader.report("field-invalid", skill.line_of("description"), "`description` must be text")
+    for key in ("license", "compatibility"):
+        if fields.get(key) is not None and not isinstance(fields[key], str):
+            reader.report("field-invalid", skill.line_of(key), f"`{key}` must be text")
+    tools = fields.get("allowed-tools")
+    listed = isinstance(tools, list) and all(isinstance(t, str) for t in tools)
+    if tools is not None and not isinstance(tools, str) and not listed:
+        reader.report(
+            "field-invalid",
+            skill.line_of("allowed-tools"),
+            "`allowed-tools` must be text (`Read Grep`) or a list of tool names",
+        )
 
 
 def _read_our_fields(skill: Skill, fields: dict[Any, Any], reader: _Reader) -> None:

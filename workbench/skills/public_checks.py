@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 
 from workbench.skills.checks import Findings, LintContext, SkillChecks, skill_finding
 from workbench.skills.model import Skill
 
-NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
 KNOWN_FIELDS = frozenset(
     {
         "name",
@@ -25,9 +26,39 @@ KNOWN_FIELDS = frozenset(
         "layer",
         "delegates-to",
         "standalone",
-        "disable-model-invocation",  # pi's own field: hide the skill from the model
+        "disable-model-invocation",  # pi's and Claude Code's: hide the skill from the model
+        # Claude Code's own fields, recognised and never acted on (a stranger's skill must not
+        # pick the model or run code), but for argument-hint and user-invocable
+        "argument-hint",
+        "user-invocable",
+        "model",
+        "effort",
+        "context",
+        "agent",
+        "hooks",
+        "when_to_use",
     }
 )
+
+
+def normal_name(name: str) -> str:
+    """A name as the spec compares names: NFKC-normalised."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def valid_name(name: str) -> bool:
+    """The spec's rule: letters (any script, none uppercase) and digits, joined by single
+    hyphens, after NFKC normalisation (`技能`, `мой-навык`; not `Мой`, `a--b`)."""
+    name = normal_name(name)
+    return (
+        bool(name)
+        and name == name.lower()
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+        and all(c.isalnum() or c == "-" for c in name)
+    )
+
 
 SKILL_CHECKS = SkillChecks()
 
@@ -56,13 +87,13 @@ def _declared_name(skill: Skill) -> str | None:
 @SKILL_CHECKS.rule("name-format")
 def _name_format(skill: Skill, context: LintContext) -> Findings:
     name = _declared_name(skill)
-    if name is not None and not NAME_PATTERN.fullmatch(name):
+    if name is not None and not valid_name(name):
         return (
             skill_finding(
                 "name-format",
                 skill,
                 skill.line_of("name"),
-                f"name `{name}` must be lowercase letters, digits and single hyphens",
+                f"name `{name}` must be lowercase letters (any script), digits and single hyphens",
                 _name_format_hint(name, _folder(skill)),
             ),
         )
@@ -72,7 +103,7 @@ def _name_format(skill: Skill, context: LintContext) -> Findings:
 def _name_format_hint(name: str, folder: str) -> str:
     """A valid name that `name-mismatch` accepts too: the folder's, when that is a valid name;
     else one made from `name`, with the folder renamed to match."""
-    if NAME_PATTERN.fullmatch(folder) and len(folder) <= MAX_NAME:
+    if valid_name(folder) and len(folder) <= MAX_NAME:
         return f"call it `{folder}`, like its folder"
     suggestion = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-skill"
     return f"call it `{suggestion}` and rename its folder to match"
@@ -103,7 +134,7 @@ def _name_too_long(skill: Skill, context: LintContext) -> Findings:
 def _name_mismatch(skill: Skill, context: LintContext) -> Findings:
     folder = _folder(skill)
     name = _declared_name(skill)
-    if name is not None and name != folder:
+    if name is not None and normal_name(name) != normal_name(folder):
         return (
             skill_finding(
                 "name-mismatch",
@@ -144,6 +175,22 @@ def _description_too_long(skill: Skill, context: LintContext) -> Findings:
                 skill.line_of("description"),
                 f"description has {len(skill.description)} characters; at most {MAX_DESCRIPTION}",
                 "move detail into the body",
+            ),
+        )
+    return ()
+
+
+@SKILL_CHECKS.rule("compatibility-too-long")
+def _compatibility_too_long(skill: Skill, context: LintContext) -> Findings:
+    compatibility = skill.frontmatter.get("compatibility")
+    if isinstance(compatibility, str) and len(compatibility) > MAX_COMPATIBILITY:
+        return (
+            skill_finding(
+                "compatibility-too-long",
+                skill,
+                skill.line_of("compatibility"),
+                f"compatibility has {len(compatibility)} characters; at most {MAX_COMPATIBILITY}",
+                "name only what the skill needs: a product, system packages, network access",
             ),
         )
     return ()

@@ -60,7 +60,8 @@ def test_discovery_order_and_first_name_wins(project: Path, tmp_path: Path, writ
         "pi-user",
         "agents-user",
     ]
-    duplicates = [d for d in found.diagnostics if d.rule == "name-duplicate"]
+    # each is overridden by the explicit path: a warning, not the error two of one root get
+    duplicates = [d for d in found.diagnostics if d.rule == "name-shadowed"]
     assert [d.path for d in duplicates] == [s.path for s in found.shadowed]
     assert all(str(tmp_path / "cli" / "calendar" / "SKILL.md") in d.message for d in duplicates)
     assert duplicates[0].line == 2
@@ -249,3 +250,29 @@ def test_overlapping_roots_find_each_file_once(tmp_path: Path, write_skill) -> N
     skills = tmp_path / "skills"
     found = load_skills(explicit(skills, skills / "group", skills / "group" / "one" / "SKILL.md"))
     assert (found.files, found.diagnostics, list(found.graph.skills)) == (1, [], ["one"])
+
+
+def test_one_file_reached_through_two_roots_counts_once(
+    tmp_path: Path, isolated_user_dirs: Path, write_skill
+) -> None:
+    root = tmp_path / "linked"
+    write_skill("notes", skill_text("notes"), root=root / ".pi" / "skills")
+    (isolated_user_dirs / ".agents").mkdir()
+    (isolated_user_dirs / ".agents" / "skills").symlink_to(root / ".pi" / "skills")
+    found = load_project_skills(root)
+    assert found.files == 1 and found.shadowed == []
+    assert [d.rule for d in found.diagnostics] == []
+
+
+def test_settings_paths_resolve_like_pis_and_bang_patterns_exclude(
+    tmp_path: Path, write_skill
+) -> None:
+    root = tmp_path / "paths"
+    (root / ".pi").mkdir(parents=True)
+    (root / ".pi" / "settings.json").write_text(
+        json.dumps({"skills": ["../team-skills", "!draft-*"]})
+    )
+    write_skill("review", skill_text("review"), root=root / "team-skills")
+    write_skill("draft-idea", skill_text("draft-idea"), root=root / "team-skills")
+    found = load_project_skills(root)
+    assert set(found.graph.skills) == {"review"}

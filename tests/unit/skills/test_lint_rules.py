@@ -73,7 +73,8 @@ class Case:
     where: list[tuple[str, int]]
     """(file relative to the tree, line) of each finding the `fail` tree must produce."""
     origin: str = "explicit"
-    extra_roots: list[str] = field(default_factory=list)
+    roots: list[tuple[str, str]] = field(default_factory=list)
+    """(folder in the tree, origin) of each root, when the case needs roots of several kinds."""
 
 
 MOLECULE = sk("molecule-m", layer="molecule", to='"atom-a"')
@@ -185,6 +186,12 @@ CASES: dict[str, Case] = {
         passing={"one/cal/SKILL.md": sk("cal"), "two/cal2/SKILL.md": sk("cal2")},
         where=[("two/cal/SKILL.md", 2)],
     ),
+    "name-shadowed": Case(
+        fail={"project/cal/SKILL.md": sk("cal"), "user/cal/SKILL.md": sk("cal")},
+        passing={"project/cal/SKILL.md": sk("cal"), "user/cal2/SKILL.md": sk("cal2")},
+        where=[("user/cal/SKILL.md", 2)],
+        roots=[("project", "project"), ("user", "user")],
+    ),
     "description-missing": Case(
         fail={
             "x/SKILL.md": "---\nname: x\n---\n",
@@ -197,6 +204,11 @@ CASES: dict[str, Case] = {
         fail={"a/SKILL.md": f"---\nname: a\ndescription: {'d' * 1025}\n---\n"},
         passing={"a/SKILL.md": f"---\nname: a\ndescription: {'d' * 1024}\n---\n"},
         where=[("a/SKILL.md", 3)],
+    ),
+    "compatibility-too-long": Case(
+        fail={"a/SKILL.md": sk("a", extra=f"compatibility: {'c' * 501}\n")},
+        passing={"a/SKILL.md": sk("a", extra=f"compatibility: {'c' * 500}\n")},
+        where=[("a/SKILL.md", 4)],
     ),
     "unknown-field": Case(
         fail={"a/SKILL.md": sk("a", extra="author: me\nversion: 1.0\n")},
@@ -336,7 +348,8 @@ def build(root: Path, files: Files) -> None:
 
 def findings(tree: Path, case: Case, rule: str) -> list[tuple[str, int]]:
     root = tree / "configured" if case.origin == "settings" else tree
-    skills = load_skills([SkillRoot(root, case.origin)], use_cache=False)
+    roots = [SkillRoot(tree / folder, origin) for folder, origin in case.roots]  # type: ignore[arg-type]
+    skills = load_skills(roots or [SkillRoot(root, case.origin)], use_cache=False)
     found = lint(skills, select=[rule])
     assert {d.rule for d in found} <= {rule}
     assert all(d.severity == RULES[rule].severity for d in found)

@@ -1,8 +1,9 @@
 """The skill graph as a tree: compounds -> molecules -> atoms, live as the agent loads skills.
 
 Each line shows the skill's layer (C/M/A), standalone atoms (◇), loaded skills in their layer's
-colour (●, or ◐ when only a part of it was read), the active compound (▶) and violations in the error style with a count, the
-violations of sub-agents (reported in their `subagent` results) included. The title counts skills,
+colour (●, or ◐ when only a part of it was read), the active compound (▶) and violations in the
+error style with a count, the violations of sub-agents (reported in their `subagent` results)
+included. The title counts skills,
 loaded ones and violations. Enter opens a skill (projections and lint findings);
 `a` activates it for this branch, `d` deactivates it.
 """
