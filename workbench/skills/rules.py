@@ -58,7 +58,7 @@ RULES: dict[str, Rule] = {
         Rule("description-too-long", _E, "any", "a description of more than 1024 characters"),
         Rule("compatibility-too-long", _E, "any", "a compatibility of more than 500 characters"),
         Rule("unknown-field", _W, "any", "`author: someone` at the top level"),
-        Rule("reference-broken", _E, "any", "the body links `../atom-gone/SKILL.md`"),
+        Rule("reference-broken", _W, "any", "the body links `../atom-gone/SKILL.md`"),
         Rule("atom-delegates", _E, "layered", "an atom with `delegates-to: [other]`"),
         Rule("delegates-missing", _E, "layered", "a molecule without `delegates-to`"),
         Rule("delegate-unknown", _E, "layered", "`delegates-to: [atom-typo]`, no such skill"),
