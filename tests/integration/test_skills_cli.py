@@ -123,11 +123,13 @@ def test_a_skill_md_is_found_whatever_its_case(tmp_path: Path) -> None:
     )
 
 
-def test_lint_of_an_empty_folder_says_where_it_looked(tmp_path: Path) -> None:
+def test_a_folder_given_without_a_skill_md_names_the_missing_file(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = workbench("lint", "empty", cwd=tmp_path)
-    assert (result.returncode, result.stdout) == (0, "0 skills, 0 errors, 0 warnings\n")
-    assert result.stderr == "workbench: no skills found in empty\n"
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(
+        "workbench: empty/SKILL.md: no such file, and no skill folder below it\n"
+    )
     assert workbench("graph", "empty", cwd=tmp_path).stderr == result.stderr
 
 

@@ -139,7 +139,13 @@ def load_skills(
         path = root.path.absolute()
         if path.exists():
             walked.append(str(path))
-            for found in _skill_files(str(path), root.searched_fully, findings):
+            under = _skill_files(str(path), root.searched_fully, findings)
+            if not under and root.origin == "explicit" and path.is_dir():
+                raise UsageError(
+                    f"{root.path / SKILL_FILE}: no such file, and no skill folder below it",
+                    f"PATH may be {PATH_KINDS}",
+                )
+            for found in under:
                 key = _identity(found)
                 if excludes and _excluded(found[0], excludes):
                     continue
@@ -229,6 +235,9 @@ def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[_Fo
         if any(e.name == SKILL_FILE and e.is_symlink() for e in entries):
             found.append((skill_file, None))  # a dangling link: the parser says so
             continue
+        misnamed = [e.name for e in entries if e.name.lower() == SKILL_FILE.lower()]
+        if misnamed:
+            findings.append(_misnamed(folder + os.sep + misnamed[0]))
         children = []
         for entry in entries:
             name = entry.name
@@ -288,6 +297,17 @@ def _excluded(skill_file: str, patterns: Sequence[str]) -> bool:
     folder = os.path.dirname(skill_file)  # noqa: PTH120 - strings, once per skill
     name = os.path.basename(folder)  # noqa: PTH119
     return any(fnmatchcase(name, p) or fnmatchcase(folder, p) for p in patterns)
+
+
+def _misnamed(path: str) -> Diagnostic:
+    name = os.path.basename(path)  # noqa: PTH119
+    return finding(
+        "skill-file-case",
+        Path(path),
+        1,
+        f"`{name}` is not loaded: the spec names the file `{SKILL_FILE}`",
+        f"rename it to {SKILL_FILE}",
+    )
 
 
 def _identity(found: _Found) -> object:

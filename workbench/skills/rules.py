@@ -34,6 +34,7 @@ RULES: dict[str, Rule] = {
         Rule("file-too-large", _W, "file", "a SKILL.md larger than 1 MiB"),
         Rule("encoding-invalid", _E, "file", "bytes that are not UTF-8 (`\\xff`)"),
         Rule("symlink-loop", _W, "file", "a folder link that points back at its own ancestor"),
+        Rule("skill-file-case", _W, "file", "a folder holding `skill.md`, not `SKILL.md`"),
         Rule("skill-path-missing", _W, "file", 'settings name `"paths": ["gone"]`, not on disk'),
         Rule("frontmatter-missing", _E, "file", "the first line is `# Title`, not `---`"),
         Rule("frontmatter-unclosed", _E, "file", "`---` opens the file but never closes"),

@@ -186,6 +186,11 @@ CASES: dict[str, Case] = {
         passing={"one/cal/SKILL.md": sk("cal"), "two/cal2/SKILL.md": sk("cal2")},
         where=[("two/cal/SKILL.md", 2)],
     ),
+    "skill-file-case": Case(
+        fail={"a/skill.md": sk("a"), "b/SKILL.md": sk("b")},
+        passing={"a/SKILL.md": sk("a"), "b/SKILL.md": sk("b")},
+        where=[("a/skill.md", 1)],
+    ),
     "name-shadowed": Case(
         fail={"project/cal/SKILL.md": sk("cal"), "user/cal/SKILL.md": sk("cal")},
         passing={"project/cal/SKILL.md": sk("cal"), "user/cal2/SKILL.md": sk("cal2")},
