@@ -145,7 +145,7 @@ class _Topology:
 
     def head(self, compound: Skill) -> str:
         about = fit(first_sentence(compound.description), 40)
-        return f"- {compound.name} ({self.where(compound)}): {about}"
+        return f"- {escape(compound.name)} ({escape(self.where(compound))}): {escape(about)}"
 
     def counted(self, compound: Skill) -> str:
         molecules = self.below(compound.name)
@@ -161,18 +161,19 @@ class _Topology:
                 continue
             lines.append(self.head(compound))
             for molecule in self.below(compound.name):
-                atoms = self.below(molecule)
+                atoms = [escape(atom) for atom in self.below(molecule)]
                 if detail == "full":
-                    lines.append(f"  - {molecule}: {', '.join(atoms) if atoms else '(no atoms)'}")
+                    named = ", ".join(atoms) if atoms else "(no atoms)"
+                    lines.append(f"  - {escape(molecule)}: {named}")
                 else:
-                    lines.append(f"  - {molecule} [{len(atoms)} atoms]")
+                    lines.append(f"  - {escape(molecule)} [{len(atoms)} atoms]")
         return lines
 
     def standalone_part(self, named: bool, hints: Hints) -> str:
         if not self.standalone:
             return ""
         if named:
-            names = ", ".join(s.name for s in self.standalone)
+            names = ", ".join(escape(s.name) for s in self.standalone)
             return f"### Standalone skills (may be loaded directly)\n{names}"
         return f"### Standalone skills\n{hints.standalone_count(len(self.standalone))}"
 

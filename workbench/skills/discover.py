@@ -120,14 +120,20 @@ def load_paths(paths: Sequence[Path], *, use_cache: bool = True) -> SkillSet:
     `workbench lint [PATH ...]` and `workbench graph [PATH ...]` look at."""
     if not paths:
         return load_project_skills(use_cache=use_cache)
-    return load_skills([SkillRoot(path, "explicit") for path in paths], use_cache=use_cache)
+    roots = [SkillRoot(path, "explicit") for path in paths]
+    return load_skills(roots, use_cache=use_cache, named=True)
 
 
 def load_skills(
-    roots: Sequence[SkillRoot], *, use_cache: bool = True, excludes: Sequence[str] = ()
+    roots: Sequence[SkillRoot],
+    *,
+    use_cache: bool = True,
+    excludes: Sequence[str] = (),
+    named: bool = False,
 ) -> SkillSet:
     """Discover and parse the skills under `roots`; the first skill of a name wins. A skill
-    whose folder's name or path matches one of the `excludes` globs is left out."""
+    whose folder's name or path matches one of the `excludes` globs is left out. `named`: the
+    roots are paths the user named, so a folder with no SKILL.md in or below it is an error."""
     walked: list[str] = []
     findings: list[Diagnostic] = []
     files: list[_Found] = []
@@ -140,7 +146,7 @@ def load_skills(
         if path.exists():
             walked.append(str(path))
             under = _skill_files(str(path), root.searched_fully, findings)
-            if not under and root.origin == "explicit" and path.is_dir():
+            if not under and named and path.is_dir():
                 raise UsageError(
                     f"{root.path / SKILL_FILE}: no such file, and no skill folder below it",
                     f"PATH may be {PATH_KINDS}",
