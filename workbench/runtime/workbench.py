@@ -156,7 +156,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
             self.api,
             skills
             if skills is not None
-            else lambda: load_project_skills(self._project_folder(self.workspace)),
+            else lambda: load_project_skills(self._project_folder(self.workspace), cwd=self.cwd),
             self.settings,
             session_tools=lambda: list(self.agent.tools),
             cwd=self.cwd,

@@ -4,10 +4,11 @@ The rest of the application calls `load_project_skills()` (or `load_skills()` wi
 own) and gets a `SkillSet`: the graph, every finding made while reading, and what was searched.
 
 Discovery order, first match of a name wins: explicit paths, `skills.paths` from settings,
-`<project>/.pi/skills`, `<project>/.agents/skills`, `~/.pi/agent/skills`, `~/.agents/skills`.
-A folder holding `SKILL.md` is one skill; its subfolders are not searched. Explicit and settings
-paths are searched fully, hidden folders included (corpora keep skills in `.curated/`); the four
-default roots skip hidden folders and `node_modules`. `.git` is never searched. Folder links are
+`<project>/.pi/skills`, `.agents/skills` in the working folder and each folder above it up to the
+project root, `~/.pi/agent/skills`, `~/.agents/skills`, then Claude Code's `<project>/.claude/skills`
+and `~/.claude/skills`. A folder holding `SKILL.md` is one skill; its subfolders are not searched.
+Explicit and settings paths are searched fully, hidden folders included (corpora keep skills in
+`.curated/`); the default roots skip hidden folders and `node_modules`. `.git` is never searched. Folder links are
 followed once; a link back to one of its own ancestors is reported as a loop.
 """
 
@@ -85,23 +86,52 @@ class SkillSet:
 
 
 def project_roots(
-    project_root: Path, settings: Settings | None = None, extra: Iterable[Path] = ()
+    project_root: Path,
+    settings: Settings | None = None,
+    extra: Iterable[Path] = (),
+    cwd: Path | None = None,
 ) -> list[SkillRoot]:
-    """The roots searched for a project, in discovery order."""
+    """The roots searched for a project, in discovery order. `.agents/skills` is looked for in
+    the working folder `cwd` and each folder above it up to the project root, as pi does;
+    Claude Code's `.claude/skills` and `~/.claude/skills` come last (`skills.claude: false`
+    leaves them out)."""
     settings = settings or project_settings(project_root)
     home = Path.home()
-    return [
+    roots = [
         *(SkillRoot(Path(p), "explicit") for p in extra),
         *(SkillRoot(p, "settings") for p in settings.skill_paths()),
         SkillRoot(project_root / ".pi" / "skills", "project"),
-        SkillRoot(project_root / ".agents" / "skills", "project"),
+        *(
+            SkillRoot(folder / ".agents" / "skills", "project")
+            for folder in _up_to(cwd, project_root)
+        ),
         SkillRoot(agent_dir() / "skills", "user"),
         SkillRoot(home / ".agents" / "skills", "user"),
     ]
+    if settings.get("skills.claude", True) is not False:
+        roots += [
+            SkillRoot(project_root / ".claude" / "skills", "project"),
+            SkillRoot(home / ".claude" / "skills", "user"),
+        ]
+    return roots
+
+
+def _up_to(cwd: Path | None, project_root: Path) -> list[Path]:
+    """`cwd` and the folders above it up to `project_root`; just the root when `cwd` is not
+    inside it."""
+    start = (cwd or project_root).resolve()
+    root = project_root.resolve()
+    if start != root and root not in start.parents:
+        return [project_root]
+    return [start, *(p for p in start.parents if root in p.parents or p == root)]
 
 
 def load_project_skills(
-    project_root: Path | None = None, extra: Iterable[Path] = (), *, use_cache: bool = True
+    project_root: Path | None = None,
+    extra: Iterable[Path] = (),
+    *,
+    use_cache: bool = True,
+    cwd: Path | None = None,
 ) -> SkillSet:
     """The project's skills: the one call the runtime, enforcer, TUI and sub-agents use.
 
@@ -109,9 +139,10 @@ def load_project_skills(
     paths searched before the configured ones. Raises WorkbenchError for unreadable settings and
     UsageError for an explicit path that does not exist.
     """
+    here = Path.cwd() if project_root is None and cwd is None else cwd
     root = project_root or find_project_root(Path.cwd())
     settings = project_settings(root)
-    roots = project_roots(root, settings, extra)
+    roots = project_roots(root, settings, extra, here)
     return load_skills(roots, use_cache=use_cache, excludes=settings.skill_excludes())
 
 

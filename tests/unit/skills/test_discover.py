@@ -71,7 +71,8 @@ def test_discovery_order_and_first_name_wins(project: Path, tmp_path: Path, writ
 def test_without_extra_paths_settings_come_first(project: Path) -> None:
     found = load_project_skills(project)
     assert found.graph.get("calendar").description == "settings"
-    assert [r.origin for r in found.roots] == ["settings", "project", "project", "user", "user"]
+    origins = ["settings", "project", "project", "user", "user", "project", "user"]
+    assert [r.origin for r in found.roots] == origins
 
 
 def test_a_skill_folder_is_not_searched_further(tmp_path: Path, write_skill) -> None:
@@ -276,3 +277,30 @@ def test_settings_paths_resolve_like_pis_and_bang_patterns_exclude(
     write_skill("draft-idea", skill_text("draft-idea"), root=root / "team-skills")
     found = load_project_skills(root)
     assert set(found.graph.skills) == {"review"}
+
+
+def test_claude_code_roots_come_last_and_can_be_turned_off(
+    tmp_path: Path, isolated_user_dirs: Path, write_skill
+) -> None:
+    root = tmp_path / "cc"
+    write_skill("shared", skill_text("shared", "pi"), root=root / ".pi" / "skills")
+    write_skill("shared", skill_text("shared", "claude"), root=root / ".claude" / "skills")
+    write_skill(
+        "mine", skill_text("mine", "claude user"), root=isolated_user_dirs / ".claude" / "skills"
+    )
+    found = load_project_skills(root)
+    assert found.graph.get("shared").description == "pi"
+    assert found.graph.get("mine").description == "claude user"
+    (root / ".pi" / "settings.json").write_text(json.dumps({"skills": {"claude": False}}))
+    assert set(load_project_skills(root).graph.skills) == {"shared"}
+
+
+def test_agents_skills_in_the_working_folder_and_above_it(tmp_path: Path, write_skill) -> None:
+    root = tmp_path / "mono"
+    (root / ".git").mkdir(parents=True)
+    write_skill("near", skill_text("near"), root=root / "pkg" / "app" / ".agents" / "skills")
+    write_skill("mid", skill_text("mid"), root=root / "pkg" / ".agents" / "skills")
+    write_skill("top", skill_text("top"), root=root / ".agents" / "skills")
+    found = load_project_skills(root, cwd=root / "pkg" / "app")
+    assert set(found.graph.skills) == {"near", "mid", "top"}
+    assert set(load_project_skills(root).graph.skills) == {"top"}
