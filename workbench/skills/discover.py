@@ -4,12 +4,13 @@ The rest of the application calls `load_project_skills()` (or `load_skills()` wi
 own) and gets a `SkillSet`: the graph, every finding made while reading, and what was searched.
 
 Discovery order, first match of a name wins: explicit paths, `skills.paths` from settings,
-`<project>/.pi/skills`, `.agents/skills` in the working folder and each folder above it up to the
-project root, `~/.pi/agent/skills`, `~/.agents/skills`, then Claude Code's `<project>/.claude/skills`
-and `~/.claude/skills`. A folder holding `SKILL.md` is one skill; its subfolders are not searched.
-Explicit and settings paths are searched fully, hidden folders included (corpora keep skills in
-`.curated/`); the default roots skip hidden folders and `node_modules`. `.git` is never searched. Folder links are
-followed once; a link back to one of its own ancestors is reported as a loop.
+`<project>/.pi/skills`, `.agents/skills` in the working folder and each folder above it up to
+the project root, `~/.pi/agent/skills`, `~/.agents/skills`, then Claude Code's
+`<project>/.claude/skills` and `~/.claude/skills`. A folder holding `SKILL.md` is one skill; its
+subfolders are not searched. Explicit and settings paths are searched fully, hidden folders
+included (corpora keep skills in `.curated/`); the default roots skip hidden folders and
+`node_modules`, and every root's `.gitignore` is honoured. `.git` is never searched. Folder links
+are followed once; a link back to one of its own ancestors is reported as a loop.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from workbench.config import Settings, agent_dir, find_project_root
 from workbench.errors import UsageError
 from workbench.skills.cache import ParseCache, ParseResult
 from workbench.skills.graph import SkillGraph
+from workbench.skills.ignore import IgnoreRules
 from workbench.skills.model import Diagnostic, Skill
 from workbench.skills.parse import parse_skill
 from workbench.skills.rules import finding
@@ -257,6 +259,7 @@ def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[_Fo
     real_root = os.path.realpath(root)
     seen = {real_root}
     stack = [(root, real_root)]
+    ignore = IgnoreRules(root)
     while stack:
         folder, real = stack.pop()
         skill_file = folder + os.sep + SKILL_FILE
@@ -281,7 +284,7 @@ def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[_Fo
             if name == ".git" or (not fully and (name[0] == "." or name == "node_modules")):
                 continue
             child = _child_folder(entry, real, findings)
-            if child is not None and child[1] not in seen:
+            if child is not None and child[1] not in seen and not ignore.ignores(child[0]):
                 seen.add(child[1])
                 children.append(child)
         stack.extend(reversed(children))

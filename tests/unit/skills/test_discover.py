@@ -304,3 +304,12 @@ def test_agents_skills_in_the_working_folder_and_above_it(tmp_path: Path, write_
     found = load_project_skills(root, cwd=root / "pkg" / "app")
     assert set(found.graph.skills) == {"near", "mid", "top"}
     assert set(load_project_skills(root).graph.skills) == {"top"}
+
+
+def test_a_roots_gitignore_is_honoured(tmp_path: Path, write_skill) -> None:
+    root = tmp_path / "ignored"
+    for name in ("kept", "scratch-one", "scratch-keep", "build-out", "vendored"):
+        write_skill(name, skill_text(name), root=root / ("vendor" if name == "vendored" else "."))
+    (root / ".gitignore").write_text("# drafts\nscratch-*\n!scratch-keep\n/build-out/\nvendor\n")
+    found = load_skills([SkillRoot(root, "explicit")], use_cache=False)
+    assert set(found.graph.skills) == {"kept", "scratch-keep"}
