@@ -235,7 +235,9 @@ class WorkbenchApp(App[int]):
         self.composer.take_back()
 
     def _complete(self, text: str) -> list[slash.Completion]:
-        return slash.completions(text, self.session.commands(), self.session.candidates)
+        return slash.completions(
+            text, self.session.commands(), self.session.candidates, self.session.skill_commands()
+        )
 
     # -- quick pick -------------------------------------------------------------------------------
 

@@ -12,10 +12,11 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from workbench.skills.model import Diagnostic
+from workbench.skills.projection import first_sentence
 from workbench.skills.render import count_of
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.tree_panel import TreePanel
-from workbench.tui.slash import ArgumentSource
+from workbench.tui.slash import ArgumentSource, SkillCommand
 
 if TYPE_CHECKING:
     from workbench.tui.host import Host
@@ -114,6 +115,19 @@ class SessionView:
         if self.wb is None:
             return {}
         return {name: command.description for name, command in self.wb.commands.items()}
+
+    def skill_commands(self) -> list[SkillCommand]:
+        """`/skill:NAME` for each skill the user may invoke (not `user-invocable: false`)."""
+        graph = self.host.query_one(SkillPanel).graph
+        return [
+            SkillCommand(
+                name,
+                first_sentence(skill.description),
+                str(skill.frontmatter.get("argument-hint") or ""),
+            )
+            for name, skill in sorted(graph.skills.items())
+            if str(skill.frontmatter.get("user-invocable", "")).lower() != "false"
+        ]
 
     def candidates(self, source: ArgumentSource) -> list[str]:
         """Values for a command's argument, for completion."""

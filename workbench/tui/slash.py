@@ -8,7 +8,7 @@ supplies them, as they live in the open session.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -62,6 +62,15 @@ def split(text: str) -> tuple[str, str] | None:
 
 
 @dataclass(frozen=True)
+class SkillCommand:
+    """`/skill:NAME [request]` for one skill the user may invoke: its own words in completion."""
+
+    name: str
+    description: str
+    argument_hint: str = ""
+
+
+@dataclass(frozen=True)
 class Completion:
     """What the editor may complete `text` to, and how to show the choice."""
 
@@ -74,11 +83,13 @@ def completions(
     text: str,
     extra: dict[str, str],
     candidates: Callable[[ArgumentSource], list[str]],
+    skills: Sequence[SkillCommand] = (),
 ) -> list[Completion]:
     """Completions for editor text that is a slash command being typed (one line).
 
     `extra` adds the session's own commands (extensions) as name -> help; `candidates` lists
-    the values of an argument source.
+    the values of an argument source; `skills` are the `/skill:NAME` commands, each completed
+    with its own description and argument hint.
     """
     if "\n" in text or not text.startswith("/"):
         return []
@@ -93,6 +104,13 @@ def completions(
             Completion(f"/{n} ", f"/{n}", f"{h} (extension)")
             for n, h in sorted(extra.items())
             if n.startswith(name) and n not in BY_NAME
+        ]
+        found += [
+            Completion(
+                f"/skill:{s.name} ", f"/skill:{s.name} {s.argument_hint}".strip(), s.description
+            )
+            for s in skills
+            if f"skill:{s.name}".startswith(name)
         ]
         return found
     command = BY_NAME.get(name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.tui.slash import BY_NAME, COMMANDS, completions, split
+from workbench.tui.slash import BY_NAME, COMMANDS, SkillCommand, completions, split
 
 
 def no_values(source: str) -> list[str]:
@@ -44,3 +44,18 @@ def test_split_and_required_arguments() -> None:
     assert split("hello /fork") is None
     assert split("//not a command") is None
     assert BY_NAME["merge"].needs_argument and not BY_NAME["fork"].needs_argument
+
+
+def test_skill_commands_complete_with_their_own_words() -> None:
+    skills = [
+        SkillCommand("review-pr", "Reviews a pull request.", "[pr-number]"),
+        SkillCommand("release", "Cuts a release."),
+    ]
+    found = completions("/skill:re", {}, no_values, skills)
+    assert [(c.text, c.label, c.help) for c in found] == [
+        ("/skill:review-pr ", "/skill:review-pr [pr-number]", "Reviews a pull request."),
+        ("/skill:release ", "/skill:release", "Cuts a release."),
+    ]
+    assert [c.text for c in completions("/skill:rel", {}, no_values, skills)] == [
+        "/skill:release "
+    ]
