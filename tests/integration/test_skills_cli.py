@@ -160,7 +160,20 @@ def test_graph_tree_of_the_example() -> None:
     assert lines[0] == "compound-ship-change"
     assert "├── molecule-plan-change" in lines
     assert "│   ├── atom-inspect-repo (standalone)" in lines
-    assert lines[-1].startswith("1 compound, 4 molecules, ")
+    summary = next(i for i, line in enumerate(lines) if line.startswith("1 compound, 4 molecules"))
+    assert lines[summary + 1 : summary + 3] == ["", "Found in:"]
+    assert lines[summary + 3].startswith("  skills (settings): atom-commit-changes, ")
+
+
+def test_graph_says_which_root_each_skill_came_from(tmp_path: Path) -> None:
+    for root, name in ((".pi/skills", "from-pi"), (".claude/skills", "from-claude")):
+        folder = tmp_path / root / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: d\n---\n")
+    (tmp_path / ".git").mkdir()
+    lines = workbench("graph", cwd=tmp_path).stdout.splitlines()
+    found = lines[lines.index("Found in:") + 1 :]
+    assert found == ["  .pi/skills (project): from-pi", "  .claude/skills (project): from-claude"]
 
 
 def test_graph_formats_agree(tree: Path) -> None:

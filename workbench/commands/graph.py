@@ -7,7 +7,7 @@ import gc
 import sys
 
 from workbench.commands._skill_paths import add_skill_path_arguments
-from workbench.skills.discover import load_paths
+from workbench.skills.discover import load_paths, shown
 from workbench.skills.render import FORMATS, count_of
 
 
@@ -20,6 +20,10 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()  # a short run that frees nothing cyclic: collecting would only cost time
     skills = load_paths(args.paths, use_cache=not args.no_cache)
     sys.stdout.write(FORMATS[args.format](skills.graph))
+    if args.format == "tree" and skills.found_in:
+        sys.stdout.write("\nFound in:\n")
+        for root, names in skills.by_root():
+            sys.stdout.write(f"  {shown(root.path)} ({root.origin}): {', '.join(names)}\n")
     if nothing_found := skills.nothing_found():
         print(f"workbench: {nothing_found}", file=sys.stderr)
     elif skills.diagnostics:

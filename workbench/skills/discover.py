@@ -68,6 +68,15 @@ class SkillSet:
     files: int
     roots: tuple[SkillRoot, ...]
     shadowed: list[Skill] = field(default_factory=list)
+    found_in: dict[str, SkillRoot] = field(default_factory=dict)
+    """The root each skill of the graph came from, by name."""
+
+    def by_root(self) -> list[tuple[SkillRoot, list[str]]]:
+        """Each root that gave skills, in discovery order, with their names."""
+        names: dict[SkillRoot, list[str]] = {}
+        for name, root in sorted(self.found_in.items()):
+            names.setdefault(root, []).append(name)
+        return [(root, names[root]) for root in self.roots if root in names]
 
     def nothing_found(self) -> str | None:
         """What to tell the user when no SKILL.md was found: where discovery looked."""
@@ -209,7 +218,9 @@ def load_skills(
             shadowed.append(skill)
             overrides = root_of[str(first.path)].origin != root_of[str(skill.path)].origin
             diagnostics.append(_shadowed(skill, first, overrides))
-    return SkillSet(SkillGraph(winners.values()), diagnostics, len(files), tuple(roots), shadowed)
+    found_in = {name: root_of[str(skill.path)] for name, skill in winners.items()}
+    graph = SkillGraph(winners.values())
+    return SkillSet(graph, diagnostics, len(files), tuple(roots), shadowed, found_in)
 
 
 def _check_explicit(path: Path) -> None:
