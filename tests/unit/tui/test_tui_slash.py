@@ -56,6 +56,4 @@ def test_skill_commands_complete_with_their_own_words() -> None:
         ("/skill:review-pr ", "/skill:review-pr [pr-number]", "Reviews a pull request."),
         ("/skill:release ", "/skill:release", "Cuts a release."),
     ]
-    assert [c.text for c in completions("/skill:rel", {}, no_values, skills)] == [
-        "/skill:release "
-    ]
+    assert [c.text for c in completions("/skill:rel", {}, no_values, skills)] == ["/skill:release "]
