@@ -11,7 +11,13 @@ import time
 from skill_trees import write_tree
 from support.openai_server import Raw, Reply
 from support.processes import wait_group_gone
-from support.workbench_process import REPO, run_workbench, workbench_command, write_script
+from support.workbench_process import (
+    REPO,
+    run_workbench,
+    workbench_command,
+    write_script,
+    write_user_settings,
+)
 
 from workbench.config import agent_dir
 
@@ -300,3 +306,26 @@ def test_json_events_grow_with_the_reply_not_its_square(project, server):
         and e["message"]["tool_calls"]
     ]
     assert end["message"]["text"] == reply, "the whole message once, at its end"
+
+
+def test_a_local_server_needs_no_key_and_a_dead_one_is_named(project, server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server.add(Reply(text="served"))
+    local = ("-p", "--no-session", "--model", "openai/local")
+    done = run_workbench(*local, "--api-base", server.url, "hi", cwd=project)
+    assert (done.returncode, done.stdout) == (0, "served\n"), done.stderr
+    assert server.headers[0]["authorization"] == "Bearer no-key"
+
+    write_user_settings({"retry": {"max_retries": 1, "base_delay_ms": 1}})
+    dead = "http://127.0.0.1:9/v1"
+    done = run_workbench(*local, "--api-base", dead, "--api-key", "k", "hi", cwd=project)
+    assert done.returncode == 1
+    assert f"could not connect to {dead}: is the server running there?" in done.stderr
+
+
+def test_a_missing_key_is_a_configuration_error_never_retried(project, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    done = run_workbench("-p", "--no-session", "--model", "openai/gpt-4.1", "hi", cwd=project)
+    assert done.returncode == 1
+    assert "no API key for openai/gpt-4.1: pass --api-key" in done.stderr
+    assert "retry" not in done.stderr and done.stderr.count("no API key") == 1

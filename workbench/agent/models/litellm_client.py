@@ -161,6 +161,14 @@ def _usage(raw: Any) -> Usage | None:
     return usage if usage.input_tokens or usage.output_tokens else None
 
 
+LOCAL_SERVER_KEY = "no-key"
+"""Sent to an OpenAI-compatible server given by `api_base` when no key is set anywhere."""
+
+
+def _openai_key() -> bool:
+    return bool(os.environ.get("OPENAI_API_KEY"))
+
+
 class LitellmModel:
     """A model reached through litellm; `api_base`/`api_key` serve OpenAI-compatible servers."""
 
@@ -195,7 +203,26 @@ class LitellmModel:
             arguments["api_base"] = self.api_base
         if self.api_key:
             arguments["api_key"] = self.api_key
+        elif self.api_base and self.info.name.startswith("openai/") and not _openai_key():
+            arguments["api_key"] = LOCAL_SERVER_KEY  # most local servers take any key
         return arguments
+
+    def _explained(self, error: ModelError) -> ModelError:
+        """A classified error in words that say what to do: a missing key is a configuration
+        error (never retried), a refused connection names the address it tried."""
+        text = error.message.lower()
+        if "missing credentials" in text or "api_key client option must be set" in text:
+            return ModelError(
+                "auth",
+                f"no API key for {self.info.name}: pass --api-key (any value for a local "
+                "server) or set the provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...)",
+            )
+        if error.kind in ("connection", "server") and "connection error" in text:
+            where = self.api_base or f"{self.info.name}'s provider"
+            return ModelError(
+                "connection", f"could not connect to {where}: is the server running there?"
+            )
+        return error
 
     def _not_a_stream(self) -> str:
         where = f"the server at {self.api_base}" if self.api_base else f"{self.info.name}'s server"
@@ -209,7 +236,7 @@ class LitellmModel:
         try:
             response = await litellm.acompletion(**self._arguments(request))
         except Exception as exc:
-            raise classify(exc) from exc
+            raise self._explained(classify(exc)) from exc
         reason: StopReason | None = None
         usage: Usage | None = None
         said = False
@@ -240,7 +267,7 @@ class LitellmModel:
                     if choice.finish_reason:
                         reason = FINISH_REASONS.get(choice.finish_reason, "stop")
         except Exception as exc:
-            raise classify(exc) from exc
+            raise self._explained(classify(exc)) from exc
         finally:
             await response.aclose()
         if getattr(response, "received_finish_reason", "") is None:
