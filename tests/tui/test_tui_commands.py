@@ -182,7 +182,7 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
         assert [plain(row).split() for _, row in app.screen.files] == [
             ["added", "NOTES.md", "uncommitted"]
         ]
-        assert "1 file(s) changed" in await close_view(pilot, app)
+        assert "1 file changed" in await close_view(pilot, app)
         await command(pilot, app, "/commit Add the notes")
         assert "Add the notes" in await close_view(pilot, app)
         app.editor.insert("/merge notes")

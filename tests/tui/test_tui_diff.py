@@ -72,7 +72,7 @@ async def test_enter_on_a_file_in_the_status_view_opens_its_diff_and_esc_goes_ba
         await pilot.press("down", "enter")
         readme = await open_diff(pilot, app)
         assert app.screen.title_text == "Diff of README.md on notes"
-        assert "1 file(s) changed  +1 -1" in readme
+        assert "1 file changed  +1 -1" in readme
         assert "README.md  modified  +1 -1" in readme
         assert "-demo project\n+the new readme" in readme
         assert "NOTES.md" not in readme and "index " not in readme
@@ -92,7 +92,7 @@ async def test_enter_on_a_file_in_the_status_view_opens_its_diff_and_esc_goes_ba
         await pilot.press("d")
         whole = await open_diff(pilot, app)
         assert app.screen.title_text == "Diff of notes since the fork"
-        assert "2 file(s) changed  +121 -1" in whole
+        assert "2 files changed  +121 -1" in whole
         assert whole.index("NOTES.md  added") < whole.index("README.md  modified")
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is status, "the status view again")
@@ -124,7 +124,7 @@ async def test_the_diff_command_and_the_palette(make_app, script) -> None:
         await until(pilot, lambda: not isinstance(app.screen, ModalScreen), "the main screen")
 
         await send(pilot, app, "/diff")
-        assert "2 file(s) changed" in await open_diff(pilot, app)
+        assert "2 files changed" in await open_diff(pilot, app)
         await pilot.press("escape")
         await send(pilot, app, "/diff src/nothing.py")
         assert "No changes to src/nothing.py since the fork." in await open_diff(pilot, app)

@@ -170,11 +170,11 @@ async def test_slash_commands_complete_with_tab_and_up_down(make_app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await type_text(pilot, "/s")
-        assert [c.text for c in app.editor.completions] == [
-            "/status ",
-            "/skills",
-            "/skill-graph-status",
-        ]
+        texts = [c.text for c in app.editor.completions]
+        assert texts[:3] == ["/status ", "/skills", "/skill-graph-status"]
+        assert "/skill:atom-edit-code " in texts[3:], "then each skill, as /skill:NAME"
+        skill = app.editor.completions[texts.index("/skill:atom-edit-code ")]
+        assert skill.help.startswith("Make"), "its own description, not 'activate a skill'"
         assert app.editor.suggestion == "tatus "
         await pilot.press("down")
         assert app.editor.suggestion == "kills"

@@ -61,14 +61,14 @@ def test_the_tree_after_a_fork_and_a_merge(snap_compare, tmp_path) -> None:
 
 def test_the_status_view(snap_compare, tmp_path) -> None:
     """You should see the status of branch notes in a framed view: "⎇ notes   forked from main
-    at ...", its entries and tokens, its worktree (…/notes) with uncommitted changes, "2 file(s)
+    at ...", its entries and tokens, its worktree (…/notes) with uncommitted changes, "2 files
     changed" and a list of NOTES.md (added) and README.md (modified), both uncommitted, with
     NOTES.md highlighted; the last line says Enter shows a file's diff and d the whole diff."""
     assert matches(snap_compare, tmp_path, "status")
 
 
 def test_the_diff_view(snap_compare, tmp_path) -> None:
-    """You should see "Diff of notes since the fork" over the status view: "2 file(s) changed
+    """You should see "Diff of notes since the fork" over the status view: "2 files changed
     +6 -0" (the -0 dimmed), then NOTES.md (added, +4 -0) with its hunk header in cyan and four
     green + lines, and README.md (modified, +2 -0) with the context line "demo project" and two
     green + lines; no "index" or "+++" lines. The last line says how to scroll and that Esc goes

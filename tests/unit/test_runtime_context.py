@@ -53,7 +53,7 @@ def test_a_merge_reads_as_a_branch_summary_with_its_commits_and_summary() -> Non
     assert (message.role, message.id, message.timestamp) == ("branch_summary", merge.id, 5.0)
     assert message.text == (
         "Branch exp was merged into main.\n"
-        "Merge commit dddddddddd changed 12 file(s): "
+        "Merge commit dddddddddd changed 12 files: "
         + ", ".join(f"f{n}.py" for n in range(10))
         + " and 2 more\n"
         "Its commits:\n- bbbbbbbbbb Fix the parser\n\n## Goal\nFix the parser"

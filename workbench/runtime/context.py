@@ -14,6 +14,7 @@ from __future__ import annotations
 from workbench.agent.store import Entry
 from workbench.messages import Message
 from workbench.sessions.entries import one_line
+from workbench.skills.render import count_of
 
 FILES_SHOWN = 10
 
@@ -57,7 +58,7 @@ def _merge_text(payload: dict) -> str:
     if payload.get("commit"):
         files = payload.get("files") or []
         lines.append(
-            f"Merge commit {str(payload['commit'])[:10]} changed {len(files)} file(s)"
+            f"Merge commit {str(payload['commit'])[:10]} changed {count_of(len(files), 'file')}"
             + (f": {_files(files)}" if files else ".")
         )
     else:

@@ -24,6 +24,7 @@ from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.identity import require_user_identity
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
+from workbench.skills.render import count_of
 
 
 @dataclass
@@ -50,7 +51,8 @@ class CommitResult:
             return f"nothing to commit on {self.branch}: its worktree has no changes"
         subject = self.message.splitlines()[0] if self.message else ""
         return (
-            f"committed {len(self.files)} file(s) on {self.branch}: {self.commit[:10]} {subject}\n"
+            f"committed {count_of(len(self.files), 'file')} on {self.branch}: "
+            f"{self.commit[:10]} {subject}\n"
             f"checkpoint entry {self.checkpoint.id[:10] if self.checkpoint else '-'}"
         )
 

@@ -8,6 +8,7 @@ from typing import Any
 from workbench.errors import DiskFull
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
+from workbench.skills.render import count_of
 
 
 @dataclass
@@ -29,8 +30,8 @@ class ForkResult:
         lines = [f"forked {self.branch} from {self.parent} at {at}", self.note]
         if self.left_behind:
             lines.append(
-                f"{len(self.left_behind)} uncommitted change(s) in {self.parent} stay there and "
-                "are not in the fork: "
+                f"{count_of(len(self.left_behind), 'uncommitted change')} in {self.parent} "
+                "stay there and are not in the fork: "
                 + ", ".join(self.left_behind[:10])
                 + (" ..." if len(self.left_behind) > 10 else "")
             )

@@ -77,7 +77,7 @@ class MergeResult:
     def render_text(self) -> str:
         if self.commit:
             what = f"merged {self.branch} into {self.into}: commit {self.commit[:10]}, "
-            what += f"{len(self.files)} file(s) changed"
+            what += f"{count_of(len(self.files), 'file')} changed"
         else:
             what = f"merged the conversation of {self.branch} into {self.into} (no file commits)"
         lines = [what, f"merge entry {self.entry.id[:10]} on {self.into}"]
@@ -91,7 +91,8 @@ def default_summary(branch: str, own: list[Entry]) -> str:
     """A short summary when the runtime supplies none: counts and the branch's last reply."""
     checkpoints = sum(1 for e in own if e.type == "checkpoint")
     last = next((e for e in reversed(own) if e.type == "assistant" and e.payload.get("text")), None)
-    text = f"{len(own)} entries and {checkpoints} checkpoint(s) on {branch}"
+    entries = count_of(len(own), "entry", "entries")
+    text = f"{entries} and {count_of(checkpoints, 'checkpoint')} on {branch}"
     return text + (f"; last reply: {one_line(last.payload['text'], 200)}" if last else "")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from workbench.agent.store import Entry
 from workbench.sessions.entries import entry_json
+from workbench.skills.render import count_of
 
 
 @dataclass
@@ -40,7 +41,8 @@ class NavigateResult:
             lines.append("not a branch head: the next message starts a new branch from here")
         if self.summary is not None:
             lines.append(
-                f"recorded a summary of the {len(self.abandoned)} entries left behind "
+                "recorded a summary of the "
+                f"{count_of(len(self.abandoned), 'entry', 'entries')} left behind "
                 f"({self.summary.id[:10]} on {self.summary.branch})"
             )
         return "\n".join(lines)

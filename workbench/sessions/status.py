@@ -18,6 +18,7 @@ from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.half_made import initializing
 from workbench.sessions.store import GitConversationStore
 from workbench.sessions.workspace import Workspaces
+from workbench.skills.render import count_of
 
 
 @dataclass
@@ -58,7 +59,7 @@ class BranchStatus:
         lines = [f"branch {self.branch}{parent if self.parent_branch else ''}"]
         since = " since the fork" if self.parent_branch else ""
         lines.append(
-            f"  conversation: {self.entries_since_fork} entries{since}, "
+            f"  conversation: {count_of(self.entries_since_fork, 'entry', 'entries')}{since}, "
             f"{self.tokens['input']} input / {self.tokens['output']} output tokens"
         )
         lines.append(f"  skills loaded: {', '.join(self.skills_loaded) or 'none'}")

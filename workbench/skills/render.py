@@ -84,9 +84,9 @@ def _summary(graph: SkillGraph) -> str:
     return ", ".join([*counts, f"{len(graph.unlayered())} unlayered"])
 
 
-def count_of(number: int, noun: str) -> str:
-    """`1 atom`, `2 atoms`."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def count_of(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 atom`, `2 atoms`; `plural` where adding an s is wrong (`entries`)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def as_json(graph: SkillGraph) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from workbench.skills.render import count_of
 from workbench.tui import palette
 
 MAX_LINES = 2000
@@ -96,7 +97,9 @@ def diff_report(diff: str, path: str | None = None, since: str = "the fork") -> 
         return Text(f"No changes {what} since {since}.", palette.DIM)
     added, removed = sum(f.added for f in files), sum(f.removed for f in files)
     parts: list[RenderableType] = [
-        Text.assemble((f"{len(files)} file(s) changed", "bold"), "  ", _counts(added, removed))
+        Text.assemble(
+            (f"{count_of(len(files), 'file')} changed", "bold"), "  ", _counts(added, removed)
+        )
     ]
     budget = MAX_LINES
     for file in files:

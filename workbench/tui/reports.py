@@ -14,6 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from workbench.skills.render import count_of
 from workbench.tui import palette
 from workbench.tui.slash import COMMANDS
 
@@ -42,7 +43,7 @@ def status_report(status: Any, show_path: PathStyle = str) -> RenderableType:
         head.append(f"   forked from {status.parent_branch} at {at}", palette.DIM)
     since = " since the fork" if status.parent_branch else ""
     rows: list[tuple[str, RenderableType]] = [
-        ("conversation", f"{status.entries_since_fork} entries{since}"),
+        ("conversation", f"{count_of(status.entries_since_fork, 'entry', 'entries')}{since}"),
         ("tokens", f"{status.tokens['input']:,} in · {status.tokens['output']:,} out"),
         ("skills loaded", ", ".join(status.skills_loaded) or Text("none", palette.DIM)),
     ]
@@ -50,10 +51,10 @@ def status_report(status: Any, show_path: PathStyle = str) -> RenderableType:
         state = Text("uncommitted changes", palette.WARNING) if status.dirty else Text("clean")
         rows.append(("worktree", Text.assemble(show_path(status.worktree), "  (", state, ")")))
     if status.base:
-        rows.append((f"ahead of {status.parent_branch}", f"{status.commits_ahead} commit(s)"))
+        rows.append((f"ahead of {status.parent_branch}", count_of(status.commits_ahead, "commit")))
     parts: list[RenderableType] = [head, Text(), _facts(rows), Text()]
     if status.files:
-        parts.append(Text(f"{len(status.files)} file(s) changed", "bold"))
+        parts.append(Text(f"{count_of(len(status.files), 'file')} changed", "bold"))
     elif status.worktree:
         parts.append(Text("no file changes", palette.DIM))
     return Group(*parts, *_notes(status.notes))

@@ -46,7 +46,7 @@ def test_the_parents_uncommitted_work_stays_put_and_is_reported(project: Path) -
     before.pop("branches")
     assert after == before
     assert result.left_behind == ["README.md", "draft.txt"]
-    assert "2 uncommitted change(s) in main stay there" in result.render_text()
+    assert "2 uncommitted changes in main stay there" in result.render_text()
     assert (workspace / "README.md").read_text() == "hello\n"
     assert not (workspace / "draft.txt").exists()
 

@@ -64,7 +64,7 @@ def test_a_diff_splits_into_files_with_their_change_and_counts() -> None:
 
 def test_the_view_shows_headers_hunks_and_lines_without_gits_bookkeeping() -> None:
     shown = text_of(view.diff_report(DIFF))
-    assert shown.startswith("5 file(s) changed  +3 -2\n")
+    assert shown.startswith("5 files changed  +3 -2\n")
     assert "▍src/app.py  modified  +1 -1\n@@ -1,3 +1,3 @@ def main():\n keep\n----" in shown
     assert "Binary files a/logo.png and b/logo.png differ" in shown
     assert "No newline at end of file" in shown and "\\ No newline" not in shown

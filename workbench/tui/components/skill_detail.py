@@ -15,6 +15,7 @@ from textual.widgets import Markdown, Static
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Diagnostic
 from workbench.skills.projection import project
+from workbench.skills.render import count_of
 from workbench.tui import palette
 
 LEVELS = ("summary", "core", "full")
@@ -69,7 +70,7 @@ class SkillDetail(ModalScreen[None]):
     def _findings(self) -> Text:
         if not self.findings:
             return Text("lint: no findings", palette.SUCCESS)
-        text = Text(f"lint: {len(self.findings)} finding(s)\n", palette.WARNING)
+        text = Text(f"lint: {count_of(len(self.findings), 'finding')}\n", palette.WARNING)
         for finding in self.findings:
             style = palette.ERROR if finding.severity == "error" else palette.WARNING
             text.append(f"  {finding.severity} {finding.rule}", style)
