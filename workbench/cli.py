@@ -99,7 +99,12 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="continue on this conversation branch (of --session, else of the latest session)",
     )
-    parser.add_argument("--tools", help="comma-separated built-in tools (default: all four)")
+    parser.add_argument(
+        "--tools",
+        help="exactly the tools the model is offered, comma-separated: the built-in read, bash, "
+        "edit, write, the skill tools (skill_activate, skill_deactivate, prime_query), subagent "
+        "and extensions' tools (default: all of them)",
+    )
     parser.add_argument(
         "--confine-tools",
         action="store_true",

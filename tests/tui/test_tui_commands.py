@@ -252,3 +252,15 @@ async def test_ctrl_q_quits_and_releases_the_session(make_app, project: Path) ->
         await until(pilot, lambda: not app.is_running, "the app to quit")
     reopened = Session.open(project, session_id)  # the lock was released
     reopened.close()
+
+
+async def test_nothing_to_compact_is_information_not_an_error(make_app, script) -> None:
+    app = make_app(script({"text": "short answer"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "hi")
+        app.editor.insert("/compact")
+        await pilot.press("enter")
+        await until(pilot, lambda: "Nothing to compact" in chat_text(app), "the answer")
+        notes = [i for i in items(app) if isinstance(i, NoteItem)]
+        assert not [n for n in notes if n.kind == "error"], [n.text for n in notes]

@@ -135,7 +135,8 @@ async def test_esc_stops_the_run_and_returns_queued_messages_to_the_editor(
         assert app.editor.text == "steer this\n\nand follow up"
         assert app.workbench.queues() == {"steering": [], "follow_up": []}
         assert tools(app)[0].status == "error"
-        assert "Stopped. Queued messages went back to the editor." in chat_text(app)
+        assert "Stopped." in chat_text(app)
+        assert "2 queued messages went back to the editor." in chat_text(app)
 
 
 async def test_new_lines_shift_enter_and_backslash_enter(make_app) -> None:
@@ -226,3 +227,15 @@ async def test_a_prompt_given_on_the_command_line_is_sent_once_open(project, scr
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: "on it" in chat_text(app), "the reply")
         assert user_texts(app) == ["fix the failing test"]
+
+
+async def test_esc_with_nothing_queued_says_only_that_it_stopped(make_app, script) -> None:
+    app = make_app(script({"text": "This takes a while.", "tool_calls": [bash("sleep 20")]}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("long job")
+        await pilot.press("enter")
+        await until(pilot, lambda: tools(app) and tools(app)[0].status == "running", "the tool")
+        await pilot.press("escape")
+        await idle(pilot)
+        assert "Stopped." in chat_text(app) and "went back to the editor" not in chat_text(app)

@@ -14,8 +14,9 @@ from workbench.agent.events import CompactionEnd, CompactionStart
 from workbench.agent.model_call import ModelCaller
 from workbench.agent.models.client import ModelError, ModelRequest
 from workbench.agent.state import AgentState
-from workbench.errors import WorkbenchError
 from workbench.messages import Message
+
+NOTHING_TO_COMPACT = "nothing to compact: the whole context is recent enough to keep"
 
 
 class Compactor:
@@ -48,11 +49,9 @@ class Compactor:
         self.state.emit(CompactionStart(reason, before))
         _, keep = self._limits()
         plan = compaction.plan_compaction(self.state.messages, keep)
-        if plan is None:
-            error = "nothing to compact: the whole context is recent enough to keep"
-            self.state.emit(CompactionEnd(reason, before, error=error))
-            if reason != "threshold":
-                raise WorkbenchError(error)
+        if plan is None:  # asked for by hand, that is an answer; needed to go on, a failure
+            error = None if reason == "manual" else NOTHING_TO_COMPACT
+            self.state.emit(CompactionEnd(reason, before, before, error=error))
             return None
         request = self._summary_request(plan, focus)
         try:

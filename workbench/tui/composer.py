@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
+from workbench.skills.render import count_of
 from workbench.tui import slash
 from workbench.tui.components.editor import SubmitKind
 from workbench.tui.components.queue_list import QueueList
@@ -99,3 +100,7 @@ class Composer:
             current = editor.text
             editor.replace_text("\n\n".join([*texts, current] if current else texts))
         await workbench.abort()
+        if texts:
+            self.host.note(
+                "info", f"{count_of(len(texts), 'queued message')} went back to the editor."
+            )

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from workbench.skills.render import count_of
 from workbench.tui import palette
-from workbench.tui.slash import COMMANDS
+from workbench.tui.slash import BY_NAME, COMMANDS
 
 PathStyle = Callable[[str], str]
 SHORT = 10
@@ -135,8 +135,10 @@ def help_report(keys: list[tuple[str, str]], extra: dict[str, str]) -> Renderabl
     )
     commands.add_column(style="bold", no_wrap=True)
     commands.add_column()
-    for command in COMMANDS:
-        commands.add_row(command.usage, command.help)
-    for name, help_text in sorted(extra.items()):
-        commands.add_row(f"/{name}", f"{help_text} (extension)")
+    rows = [(c.usage, c.help) for c in COMMANDS]
+    rows.append(("/skill:NAME [request]", "use a skill now, with your request"))
+    # the session's own /compact is the app's too: each command is listed once
+    rows += [(f"/{n}", f"{h} (extension)") for n, h in sorted(extra.items()) if n not in BY_NAME]
+    for usage, help_text in rows:
+        commands.add_row(Text(usage), Text(help_text))  # Text: `[branch]` is no markup
     return Group(key_table, Text(), commands)

@@ -57,3 +57,15 @@ def test_skill_commands_complete_with_their_own_words() -> None:
         ("/skill:release ", "/skill:release", "Cuts a release."),
     ]
     assert [c.text for c in completions("/skill:rel", {}, no_values, skills)] == ["/skill:release "]
+
+
+def test_help_lists_each_command_once_and_the_skill_command() -> None:
+    from rich.console import Console
+
+    from workbench.tui.reports import help_report
+
+    console = Console(width=120, record=True)
+    console.print(help_report([("Enter", "send")], {"compact": "summarise", "deploy": "ship"}))
+    text = console.export_text()
+    assert text.count("/compact") == 1 and "/deploy" in text
+    assert "/skill:NAME [request]" in text and "/status [branch]" in text

@@ -243,7 +243,7 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def _on_agent_end(self, event: Any) -> None:
         if event.stop_reason == "aborted":
-            self.note("warning", "Stopped. Queued messages went back to the editor.")
+            self.note("warning", "Stopped.")
         last_user = max(
             (
                 i
@@ -283,6 +283,9 @@ class Transcript(VerticalScroll, can_focus=True):
             self._shown(event.message)
         if event.error:
             self.note("error", f"Compaction failed: {event.error}", key="compaction")
+        elif event.message is None:
+            text = "Nothing to compact: the whole conversation is recent enough to keep."
+            self.note("info", text, key="compaction")
         else:
             text = f"Compacted: {event.tokens_before:,} → {event.tokens_after or 0:,} tokens."
             self.note("compaction", text, key="compaction")
