@@ -7,6 +7,7 @@ import asyncio
 
 from tuitools import (
     SIZE,
+    ask,
     busy,
     chat_text,
     idle,
@@ -239,3 +240,24 @@ async def test_esc_with_nothing_queued_says_only_that_it_stopped(make_app, scrip
         await pilot.press("escape")
         await idle(pilot)
         assert "Stopped." in chat_text(app) and "went back to the editor" not in chat_text(app)
+
+
+async def test_after_quitting_the_terminal_is_told_how_to_resume(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("ctrl+c", "ctrl+c")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+    assert app.resume_hint == "", "an empty session is not saved: nothing to resume"
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        session_id = app.workbench.store.session_id
+        await ask(pilot, app, "hello")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+    assert app.resume_hint == (
+        f"Session {session_id} is saved: workbench -c continues it "
+        f"(or workbench --session {session_id})."
+    )

@@ -23,5 +23,8 @@ def run(
     from workbench.tui.logfile import start_logging
 
     start_logging()
-    code = WorkbenchApp(open_workbench, prompt=prompt).run()
+    app = WorkbenchApp(open_workbench, prompt=prompt)
+    code = app.run()
+    if app.resume_hint:
+        print(app.resume_hint)
     return int(code or 0)

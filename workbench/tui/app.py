@@ -92,6 +92,8 @@ class WorkbenchApp(App[int]):
         self._last_interrupt = 0.0
         self._unsubscribe: Callable[[], None] = lambda: None
         self.opened = asyncio.Event()
+        self.resume_hint = ""
+        """How to come back to the session, told on the terminal after quitting."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -301,6 +303,12 @@ class WorkbenchApp(App[int]):
         workbench, self.workbench = self.workbench, None
         if workbench is not None:
             self._unsubscribe()
+            if workbench.session is not None and workbench.store.path():
+                session_id = workbench.store.session_id
+                self.resume_hint = (
+                    f"Session {session_id} is saved: workbench -c continues it "
+                    f"(or workbench --session {session_id})."
+                )
             await workbench.close()
 
     # -- dialogs ----------------------------------------------------------------------------------
