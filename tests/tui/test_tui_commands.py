@@ -264,3 +264,19 @@ async def test_nothing_to_compact_is_information_not_an_error(make_app, script) 
         await until(pilot, lambda: "Nothing to compact" in chat_text(app), "the answer")
         notes = [i for i in items(app) if isinstance(i, NoteItem)]
         assert not [n for n in notes if n.kind == "error"], [n.text for n in notes]
+
+
+async def test_new_starts_with_nothing_of_the_session_before(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await app.controller.run("activate", "atom-edit-code")
+        await until(pilot, lambda: "atom-edit-code" in app.workbench.loading_state().loaded, "it")
+        first = app.workbench.store.session_id
+        await app.controller.run("new")
+        await until(pilot, lambda: app.workbench.store.session_id != first, "the new session")
+        state = app.workbench.loading_state()
+        assert (state.loaded, state.activated, state.history) == ({}, set(), [])
+        assert app.workbench._next_turn == [], "A's held notices are not B's entries"
+        await until(pilot, lambda: "nothing of the one before" in chat_text(app), "the note")
+        assert "atom-edit-code" not in app.query_one(SkillPanel).loaded

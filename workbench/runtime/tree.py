@@ -216,8 +216,11 @@ class ConversationTree:
                     await self._follow(reason)
 
     async def _replace(self, session: Session | None, store: ConversationStore) -> None:
+        """Another session in place of this one: nothing of this one's goes with it (messages
+        an extension or the enforcer held for the next turn belong to this session)."""
         old = self.store
         self.session, self.store, self.agent.store = session, store, store
+        self._next_turn.clear()
         await asyncio.to_thread(old.close)
 
     async def _follow(self, reason: TreeChange) -> None:

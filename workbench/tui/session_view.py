@@ -94,11 +94,20 @@ class SessionView:
             return
         await self.show_tree()
         messages = self.wb.messages()
-        if not self.host.transcript.shows(messages):  # another path, or a new record on this one
+        another_session = event.reason in ("new", "resume")
+        if another_session or not self.host.transcript.shows(messages):  # or another path
             self.host.transcript.load(messages)
             self.sync_skills()
-        if event.reason in ("new", "resume"):
+        if another_session:
             self.sessions = []
+        said = {
+            "new": f"New session {self.wb.store.session_id}: nothing of the one before comes "
+            "with it.",
+            "resume": f"Resumed session {self.wb.store.session_id}, on branch {event.branch}.",
+            "switch": f"On branch {event.branch} now.",
+        }.get(event.reason)
+        if said:
+            self.host.note("info", said)
         self.show_footing()
 
     def branch(self, name: str) -> Any:
