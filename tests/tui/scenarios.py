@@ -179,7 +179,7 @@ async def _status(pilot: Pilot[Any]) -> None:
 async def _diff(pilot: Pilot[Any]) -> None:
     await _status(pilot)
     app = app_of(pilot)
-    await pilot.press("d")
+    await pilot.press("alt+d")
     await until(pilot, lambda: type(app.screen) is ReportView, "the diff view")
     await pilot.pause(0.2)
 

@@ -89,7 +89,7 @@ async def test_enter_on_a_file_in_the_status_view_opens_its_diff_and_esc_goes_ba
         await pilot.press("escape")
 
         await until(pilot, lambda: app.screen is status, "the status view again")
-        await pilot.press("d")
+        await pilot.press("alt+d")
         whole = await open_diff(pilot, app)
         assert app.screen.title_text == "Diff of notes since the fork"
         assert "2 files changed  +121 -1" in whole

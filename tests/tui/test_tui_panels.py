@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from tuitools import SIZE, ask, chat_text, opened, plain, tree_lines, until, user_texts
+from tuitools import (
+    SIZE,
+    ask,
+    chat_text,
+    opened,
+    plain,
+    tree_lines,
+    type_text,
+    until,
+    user_texts,
+)
 
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
@@ -73,10 +83,12 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         assert "atom-edit-code (standalone atom):" in view.query_one("#projection").source
         await pilot.press("escape")
         assert isinstance(app.screen, type(app.screen_stack[0]))
-        await pilot.press("a")
+        await until(pilot, lambda: app.focused is app.editor, "the focus back in the editor")
+        await pilot.press("f2")
+        await pilot.press("alt+a")
         await until(pilot, lambda: "atom-edit-code" in panel.loaded, "the activation")
         assert "●" in panel.label_of("atom-edit-code").plain
-        await pilot.press("d")
+        await pilot.press("alt+d")
         await until(pilot, lambda: "atom-edit-code" not in panel.loaded, "the deactivation")
 
 
@@ -95,13 +107,13 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         assert any(line.startswith("▶ ") and "second question" in line for line in tree_lines(tree))
 
         await select(pilot, tree, "first question")
-        await pilot.press("l")
+        await pilot.press("alt+l")
         await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the label prompt")
         await pilot.press(*"start", "enter")
         await until(pilot, lambda: any("[start]" in line for line in tree_lines(tree)), "the label")
 
         await select(pilot, tree, "first question")
-        await pilot.press("f")
+        await pilot.press("alt+f")
         await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the fork prompt")
         await pilot.press(*"alt", "enter")
         await until(
@@ -120,13 +132,13 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         )
 
         await select(pilot, tree, "⎇ alt")
-        await pilot.press("s")
+        await pilot.press("alt+s")
         await until(pilot, lambda: isinstance(app.screen, ReportView), "the status view")
         assert "alt" in plain(app.screen.body)
         await pilot.press("escape")
 
         await select(pilot, tree, "⎇ alt")
-        await pilot.press("m")
+        await pilot.press("alt+m")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the merge question")
         await pilot.press("y")
         await until(
@@ -163,7 +175,7 @@ async def test_on_a_branch_line_f_forks_at_that_branch_head_and_g_summarises_the
         await ask(pilot, app, "work on alt")
 
         await select(pilot, tree, "⎇ main")
-        await pilot.press("f")
+        await pilot.press("alt+f")
         await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the fork prompt")
         await pilot.press(*"side", "enter")
         await until(pilot, lambda: app.workbench.state().branch == "side", "the fork from main")
@@ -171,7 +183,7 @@ async def test_on_a_branch_line_f_forks_at_that_branch_head_and_g_summarises_the
         await ask(pilot, app, "try the side idea")
 
         await select(pilot, tree, "work on alt")
-        await pilot.press("g")
+        await pilot.press("alt+g")
         await until(
             pilot, lambda: any("≡" in x for x in tree_lines(tree)), "the branch summary entry"
         )
@@ -195,3 +207,30 @@ async def test_a_partial_read_shows_half_a_dot_until_the_whole_skill_is_read(mak
         assert panel.label_of("atom-edit-code").plain.endswith("atom-edit-code ● ◇")
         app.session.sync_skills()  # as after resuming: rebuilt from the log
         assert "◐" not in panel.label_of("atom-edit-code").plain
+
+
+async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, script) -> None:
+    app = make_app(script({"text": "one"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "first question")
+        await pilot.press("f3")
+        tree = app.query_one(TreePanel)
+        await until(pilot, lambda: str(tree.border_title).startswith("▶ "), "the marked title")
+        assert app.focused is tree
+        assert "Alt+G/F/L/M/S" in str(tree.border_subtitle), "its keys, in its border"
+        await type_text(pilot, "/merge exp")
+        assert app.editor.text == "/merge exp" and app.focused is app.editor
+        assert not isinstance(app.screen, ConfirmDialog), "no merge was offered"
+        assert not str(tree.border_title).startswith("▶ ")
+        app.editor.replace_text("")
+        await pilot.press("f2")
+        panel = app.query_one(SkillPanel)
+        await type_text(pilot, "ad")
+        assert app.editor.text == "ad" and panel.loaded == {}, "nothing activated"
+        app.editor.replace_text("")
+        await app.controller.run("help")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
+        await type_text(pilot, "x")
+        await until(pilot, lambda: not isinstance(app.screen, ReportView), "the view to close")
+        assert app.editor.text == "x" and app.focused is app.editor

@@ -9,6 +9,7 @@ The app only calls `Workbench` methods and renders its events; each pane renders
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -19,6 +20,7 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -35,6 +37,7 @@ from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.transcript import Transcript
 from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.components.typing import TypedAway
 from workbench.tui.composer import Composer
 from workbench.tui.controller import Controller
 from workbench.tui.logfile import log_path
@@ -254,6 +257,11 @@ class WorkbenchApp(App[int]):
 
     # -- panels -----------------------------------------------------------------------------------
 
+    def on_typed_away(self, message: TypedAway) -> None:
+        """A letter typed in a panel or a view: it is text, and goes to the editor."""
+        self.editor.focus()
+        self.editor.insert(message.character)
+
     def on_skill_panel_opened(self, message: SkillPanel.Opened) -> None:
         self.session.open_skill(message.skill)
 
@@ -312,6 +320,21 @@ class WorkbenchApp(App[int]):
             await workbench.close()
 
     # -- dialogs ----------------------------------------------------------------------------------
+
+    def push_screen(self, screen: Any, callback: Any = None, wait_for_dismiss: bool = False) -> Any:
+        """Every dialog, view and picker gives the focus back to the editor when it closes, not
+        to the panel that had it before."""
+
+        def then(result: Any) -> None:
+            if callback is not None:
+                callback(result)
+            self.call_after_refresh(self._focus_editor)
+
+        return super().push_screen(screen, then, wait_for_dismiss)
+
+    def _focus_editor(self) -> None:
+        with contextlib.suppress(NoMatches):  # the app may be closing
+            self.editor.focus()
 
     async def ask(self, screen: Screen[T]) -> T:
         """Show a modal screen and wait for its answer (from any coroutine on the app's loop)."""

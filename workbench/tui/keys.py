@@ -19,12 +19,19 @@ KEYS: list[tuple[str, str]] = [
     ("F1", "help: keys and commands"),
     ("F2 / F3 / F4", "go to the skill graph / the conversation tree / the chat"),
     ("Chat: Up/Down, Enter", "select an entry, expand or collapse it"),
-    ("Skill graph: Enter, a, d", "open a skill (projections, lint findings), activate, deactivate"),
     (
-        "Tree: Enter, g, f, l, m, s",
+        "Skill graph: Enter, Alt+A, Alt+D",
+        "open a skill (projections, lint findings), activate, deactivate",
+    ),
+    (
+        "Tree: Enter, Alt+G, Alt+F, Alt+L, Alt+M, Alt+S",
         "go to the entry or branch, go and summarise the path left, fork there, label, merge, "
         "status",
     ),
-    ("Status: Up/Down, Enter, d", "choose a changed file, show its diff, show the whole diff"),
+    ("Status: Up/Down, Enter, Alt+D", "choose a changed file, show its diff, show the whole diff"),
+    (
+        "Letters in a panel or view",
+        "are text: the editor takes them (panel actions need Alt); a view closes first",
+    ),
     ("Quick pick: A-D, Enter, Esc", "pick an option, the highlighted one, or type your own answer"),
 ]

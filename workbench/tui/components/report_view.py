@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.console import RenderableType
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -12,10 +13,12 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from workbench.tui.components.typing import TypedAway
+
 
 class ReportView(ModalScreen[None]):
-    """Esc, q or Enter closes it (back to what was under it); the arrows and PageUp/PageDown
-    scroll."""
+    """Esc or Enter closes it (back to the editor); the arrows and PageUp/PageDown scroll. A
+    letter typed here closes it too and is written in the editor: typing is never an action."""
 
     DEFAULT_CSS = """
     ReportView { align: center middle; }
@@ -26,9 +29,7 @@ class ReportView(ModalScreen[None]):
     ReportView VerticalScroll { height: auto; max-height: 100%; }
     ReportView .footer { color: $text-muted; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,enter", "close", "Close", show=False)
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "close", "Close", show=False)]
 
     def __init__(self, title: str, body: RenderableType, footer: str = "Esc closes") -> None:
         super().__init__()
@@ -52,3 +53,9 @@ class ReportView(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character:
+            event.stop()
+            self.dismiss(None)
+            self.app.post_message(TypedAway(event.character))

@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -21,6 +22,7 @@ from textual.widgets.tree import TreeNode
 
 from workbench.skills.graph import SkillGraph
 from workbench.tui import palette
+from workbench.tui.components.typing import PANEL_HINT, hand_to_editor
 
 
 def child_violations(details: dict[str, Any] | None) -> list[str]:
@@ -40,9 +42,21 @@ class SkillPanel(Tree[str]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open skill", show=False),
-        Binding("a", "activate(True)", "Activate", show=False),
-        Binding("d", "activate(False)", "Deactivate", show=False),
+        Binding("alt+a", "activate(True)", "Activate", show=False),
+        Binding("alt+d", "activate(False)", "Deactivate", show=False),
     ]
+    KEYS_HINT = f"Enter open · Alt+A activate · Alt+D deactivate · {PANEL_HINT}"
+
+    def on_key(self, event: events.Key) -> None:
+        hand_to_editor(self, event)
+
+    def on_focus(self) -> None:  # runs before `has_focus` is set: it says so itself
+        self.border_subtitle = self.KEYS_HINT
+        self._relabel(focused=True)
+
+    def on_blur(self) -> None:
+        self.border_subtitle = ""
+        self._relabel(focused=False)
 
     class Opened(Message):
         def __init__(self, skill: str) -> None:
@@ -164,12 +178,13 @@ class SkillPanel(Tree[str]):
             text.append(f" ⚠{self.violations[name]}", palette.ERROR)
         return text
 
-    def _relabel(self) -> None:
+    def _relabel(self, focused: bool | None = None) -> None:
         for name, nodes in self._skill_nodes.items():
             label = self.label_of(name)
             for node in nodes:
                 node.set_label(label)
-        title = f"Skills · {len(self.graph)} · {len(self.loaded)} loaded"
+        marked = self.has_focus if focused is None else focused
+        title = f"{'▶ ' if marked else ''}Skills · {len(self.graph)} · {len(self.loaded)} loaded"
         total = sum(self.violations.values())
         if total:
             title += f" · ⚠ {total} violation{'s' if total != 1 else ''}"

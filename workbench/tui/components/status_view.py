@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from workbench.tui.components.report_view import ReportView
 
-FOOTER = "↑↓ choose a file · Enter shows its diff · d the whole diff · Esc closes"
+FOOTER = "↑↓ choose a file · Enter shows its diff · Alt+D the whole diff · Esc closes"
 
 
 class StatusView(ReportView):
@@ -27,7 +27,7 @@ class StatusView(ReportView):
         height: auto; max-height: 60vh; border: none; padding: 0; background: $surface;
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "diff", "Whole diff", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("alt+d", "diff", "Whole diff", show=False)]
 
     class DiffRequested(Message):
         """Show the diff of `branch`: of one file, or all of it when `path` is None."""
