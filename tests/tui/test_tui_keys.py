@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from textual import events
 from tuitools import (
     SIZE,
     ask,
@@ -261,3 +262,29 @@ async def test_after_quitting_the_terminal_is_told_how_to_resume(make_app) -> No
         f"Session {session_id} is saved: workbench -c continues it "
         f"(or workbench --session {session_id})."
     )
+
+
+def burst(app: WorkbenchApp, *parts: str) -> None:
+    """Text and Enters as a terminal delivers a burst (tmux send-keys, a paste without
+    bracketed paste): all queued at once, none waiting for the one before to be handled."""
+    for part in parts:
+        if part == "enter":
+            app.post_message(events.Key("enter", "\r"))
+            continue
+        for character in part:
+            app.post_message(events.Key("space" if character == " " else character, character))
+
+
+async def test_a_burst_is_handled_in_order_and_a_pasted_line_break_is_a_newline(
+    make_app,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        burst(app, "hello there", "enter")
+        await until(pilot, lambda: user_texts(app) == ["hello there"], "the text before Enter")
+        await idle(pilot)
+        burst(app, "line one", "enter", "line two")
+        await pilot.pause(0.2)
+        assert app.editor.text == "line one\nline two"
+        assert user_texts(app) == ["hello there"], "nothing more was sent"

@@ -9,7 +9,11 @@ KEYS: list[tuple[str, str]] = [
         "the rest of that reply's tool calls",
     ),
     ("Alt+Enter or Ctrl+J", "queue a follow-up: delivered when the agent would stop"),
-    ("Shift+Enter, or \\ then Enter", "new line (Shift+Enter needs the kitty keyboard protocol)"),
+    (
+        "Shift+Enter, or \\ then Enter",
+        "new line (Shift+Enter needs the kitty keyboard protocol); in a paste or burst of keys, "
+        "an Enter followed at once by more text is a new line too",
+    ),
     ("Alt+Up", "take the last queued message back into the editor"),
     ("Esc", "stop the run; queued messages return to the editor (idle: back to the editor)"),
     ("Ctrl+C", "clear the editor; press it twice to quit"),

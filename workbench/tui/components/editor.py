@@ -5,6 +5,12 @@ Enter sends (a steering message while the agent works); Alt+Enter or Ctrl+J queu
 A newline: Shift+Enter where the terminal reports it (kitty protocol), and everywhere a `\\` at
 the end of the line followed by Enter. Tab or Right completes the highlighted slash command;
 Up/Down choose among the completions while they show.
+
+Keys that arrive in one burst (a paste without bracketed paste, voice typing, `tmux send-keys
+"text" Enter`) are handled in order: Enter and Ctrl+J are handled by the editor itself, in the
+same queue as the characters before them, not as app-level bindings that Textual would run ahead
+of those characters. An Enter followed within `BURST_S` by more text is a newline (a pasted line
+break); an Enter that ends the burst sends.
 """
 
 from __future__ import annotations
@@ -12,13 +18,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar, Literal
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from workbench.tui.slash import Completion
 
 SubmitKind = Literal["send", "follow_up"]
+BURST_S = 0.03
+"""An Enter followed this soon by more text is part of a burst (a paste): a newline."""
+IN_ORDER: dict[str, SubmitKind | None] = {
+    "enter": "send",
+    "alt+enter": "follow_up",
+    "ctrl+j": "follow_up",
+    "shift+enter": None,
+}
+"""Keys the editor handles in order with the text typed before them (None: a newline)."""
 
 
 class PromptEditor(TextArea):
@@ -29,9 +46,6 @@ class PromptEditor(TextArea):
     PromptEditor:focus { border: round $primary; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "submit('send')", "Send", priority=True),
-        Binding("alt+enter,ctrl+j", "submit('follow_up')", "Queue follow-up", priority=True),
-        Binding("shift+enter", "newline", "Newline", show=False, priority=True),
         Binding("alt+up", "take_back", "Take back queued", show=False, priority=True),
         Binding("tab", "complete", "Complete", show=False, priority=True),
         Binding("up", "choose(-1)", show=False, priority=True),
@@ -65,6 +79,8 @@ class PromptEditor(TextArea):
         self._complete = complete
         self.completions: list[Completion] = []
         self.chosen = 0
+        self._pending_enter: Timer | None = None
+        """An Enter waiting `BURST_S` to see whether more text follows it."""
 
     # -- completion -----------------------------------------------------------------------------
 
@@ -95,6 +111,33 @@ class PromptEditor(TextArea):
         self.chosen = (self.chosen + step) % len(self.completions)
         self.post_message(self.CompletionsChanged(self.completions, self.chosen))
         self._suggest()
+
+    # -- keys, in order ------------------------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self._pending_enter is not None:
+            self._pending_enter.stop()
+            self._pending_enter = None
+            if event.is_printable:  # more text at once after Enter: a pasted line break
+                self.insert("\n")
+            else:
+                self.action_submit("send")
+        if event.key not in IN_ORDER:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        kind = IN_ORDER[event.key]
+        if kind is None:
+            self.action_newline()
+        elif kind == "send":
+            self._pending_enter = self.set_timer(BURST_S, self._enter_ends_burst)
+        else:
+            self.action_submit(kind)
+
+    def _enter_ends_burst(self) -> None:
+        self._pending_enter = None
+        self.action_submit("send")
 
     # -- editing --------------------------------------------------------------------------------
 
