@@ -66,8 +66,9 @@ async def test_a_question_with_options_becomes_a_quick_pick(make_app, script) ->
         assert "Narrowing it." in chat_text(app) and not pick.has_class("-shown")
         await ask(pilot, app, "and now?")
         await until(pilot, lambda: pick.has_focus, "the quick pick again")
-        await pilot.press("c")  # the free-form option: back to the editor to type
-        assert app.editor.has_focus and not pick.has_class("-shown")
+        await pilot.press("c")  # the free-form option, once the pause shows it is all
+        await until(pilot, lambda: app.editor.has_focus, "the editor, for a free answer")
+        assert not pick.has_class("-shown")
         assert user_texts(app) == ["plan it", "B) Narrow it", "and now?"]
 
 
@@ -79,6 +80,23 @@ async def test_typing_over_a_quick_pick_answers_freely(make_app, script) -> None
         await until(pilot, lambda: app.query_one(QuickPick).has_focus, "the quick pick")
         await type_text(pilot, "x only")
         assert app.editor.has_focus and app.editor.text == "x only"
+
+
+async def test_a_letter_is_a_pick_only_when_it_is_the_whole_answer(make_app, script) -> None:
+    app = make_app(script({"text": OPTIONS}, {"text": OPTIONS}, {"text": "ok"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "plan it")
+        pick = app.query_one(QuickPick)
+        await until(pilot, lambda: pick.has_focus, "the quick pick")
+        await type_text(pilot, "Actually, neither")  # starts with A: still the user's words
+        assert app.editor.text == "Actually, neither" and user_texts(app) == ["plan it"]
+        app.editor.replace_text("")
+        await ask(pilot, app, "again")
+        await until(pilot, lambda: pick.has_focus, "the quick pick again")
+        await pilot.press("a")
+        await until(pilot, lambda: len(user_texts(app)) == 3, "the pause to take the letter")
+        assert user_texts(app)[-1].startswith("A) ")
 
 
 async def test_esc_puts_a_quick_pick_away(make_app, script) -> None:

@@ -37,5 +37,9 @@ KEYS: list[tuple[str, str]] = [
         "Letters in a panel or view",
         "are text: the editor takes them (panel actions need Alt); a view closes first",
     ),
-    ("Quick pick: A-D, Enter, Esc", "pick an option, the highlighted one, or type your own answer"),
+    (
+        "Quick pick: A-D, Enter, Esc",
+        "pick an option (a lone letter; typing on makes it your own words), the highlighted "
+        "one, or type your own answer",
+    ),
 ]

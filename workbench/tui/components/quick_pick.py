@@ -1,7 +1,9 @@
 """A quick pick for a question asked with lettered options (see `workbench.tui.choices`).
 
-It shows above the editor and takes the focus: a letter picks that option, Enter the highlighted
-one (the recommended one to begin with), Up/Down move. The free-form option, Esc, or simply
+It shows above the editor and takes the focus: a letter picks that option when it is the whole
+answer (Enter, or a pause of `LETTER_PAUSE_S` with nothing more typed, after it), Enter picks the
+highlighted one (the recommended one to begin with), Up/Down move. An answer that goes on after
+its first letter ("Actually…") is free text, never option A. The free-form option, Esc, or simply
 typing hands the focus back to the editor, so a free answer is always possible.
 """
 
@@ -13,10 +15,14 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 
 from workbench.tui import palette
 from workbench.tui.choices import Choice, preselected
+
+LETTER_PAUSE_S = 0.6
+"""How long a lone letter waits for more typing before it is taken as the pick."""
 
 
 class QuickPick(Widget, can_focus=True):
@@ -47,6 +53,8 @@ class QuickPick(Widget, can_focus=True):
         super().__init__(id=id)
         self.choices: list[Choice] = []
         self.highlighted = 0
+        self._held: tuple[str, Timer] | None = None
+        """A letter typed as a possible pick, and the pause that will take it."""
 
     def offer(self, choices: list[Choice]) -> None:
         self.choices, self.highlighted = choices, preselected(choices)
@@ -55,8 +63,18 @@ class QuickPick(Widget, can_focus=True):
         self.focus()
 
     def close(self) -> None:
+        self._release()
         self.choices = []
         self.remove_class("-shown")
+
+    def _release(self) -> str:
+        """Forget a held letter (its pause stops); the letter, or ''."""
+        if self._held is None:
+            return ""
+        letter, pause = self._held
+        pause.stop()
+        self._held = None
+        return letter
 
     def render(self) -> Text:
         text = Text()
@@ -76,6 +94,11 @@ class QuickPick(Widget, can_focus=True):
         self.refresh()
 
     def action_pick(self) -> None:
+        self._release()
+        self._choose(self.choices[self.highlighted])
+
+    def _take_held(self) -> None:
+        self._held = None
         self._choose(self.choices[self.highlighted])
 
     def action_dismiss(self) -> None:
@@ -91,10 +114,14 @@ class QuickPick(Widget, can_focus=True):
 
     def on_key(self, event: events.Key) -> None:
         letters = {c.letter.lower(): c for c in self.choices}
-        if event.character and event.character.lower() in letters and len(event.key) == 1:
+        held = self._held is not None
+        if not held and event.character and event.character.lower() in letters:
             event.stop()
-            self._choose(letters[event.character.lower()])
-        elif event.is_printable and event.character:
+            self.highlighted = self.choices.index(letters[event.character.lower()])
+            self._held = (event.character, self.set_timer(LETTER_PAUSE_S, self._take_held))
+            self.refresh()
+        elif event.is_printable and event.character:  # more than a letter: the user's words
             event.stop()
+            typed = self._release() + event.character
             self.close()
-            self.post_message(self.Dismissed(event.character))
+            self.post_message(self.Dismissed(typed))
