@@ -25,7 +25,7 @@ def matches(snap_compare, tmp_path: Path, name: str) -> bool:
 
 def test_idle_after_an_exchange(snap_compare, tmp_path) -> None:
     """You should see the prompt "ship a change" and the offline demo's replies in the chat:
-    each step a short reply ("Next, the compound skill(s) ...") followed by green-ticked `read`
+    each step a short reply ("Next, the compound skill ...") followed by green-ticked `read`
     blocks of the SKILL.md files it read, and the final answer listing the compound, molecule
     and atoms. Right: the skill graph (compound-ship-change > molecules > atoms, C/M/A letters,
     the loaded ones bold with ●, the compound marked ▶) and the conversation tree (branch main,

@@ -139,7 +139,8 @@ class DemoModel:
             todo = [s for s in step if self._path(s) not in reads and self._path(s) not in had]
             if todo:
                 had_note = self._already_had(steps, had) if not reads else ""
-                text = f"{LABEL} {had_note}Next, the {todo[0].layer} skill(s) {_names(todo)}."
+                noun = "skill" if len(todo) == 1 else "skills"
+                text = f"{LABEL} {had_note}Next, the {todo[0].layer} {noun} {_names(todo)}."
                 return text, [self._path(s) for s in todo]
         return self._answer(prompt, steps, reads, had), []
 
