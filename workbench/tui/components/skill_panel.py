@@ -14,7 +14,6 @@ from collections import Counter
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -22,7 +21,7 @@ from textual.widgets.tree import TreeNode
 
 from workbench.skills.graph import SkillGraph
 from workbench.tui import palette
-from workbench.tui.components.typing import PANEL_HINT, hand_to_editor
+from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 
 
 def child_violations(details: dict[str, Any] | None) -> list[str]:
@@ -31,7 +30,7 @@ def child_violations(details: dict[str, Any] | None) -> list[str]:
     return [load["skill"] for child in results for load in child.get("violations") or []]
 
 
-class SkillPanel(Tree[str]):
+class SkillPanel(TypingPanel, Tree[str]):
     """See the module docstring. Node data is the skill's name (None for group headings)."""
 
     DEFAULT_CSS = """
@@ -47,16 +46,8 @@ class SkillPanel(Tree[str]):
     ]
     KEYS_HINT = f"Enter open · Alt+A activate · Alt+D deactivate · {PANEL_HINT}"
 
-    def on_key(self, event: events.Key) -> None:
-        hand_to_editor(self, event)
-
-    def on_focus(self) -> None:  # runs before `has_focus` is set: it says so itself
-        self.border_subtitle = self.KEYS_HINT
-        self._relabel(focused=True)
-
-    def on_blur(self) -> None:
-        self.border_subtitle = ""
-        self._relabel(focused=False)
+    def show_focus(self, focused: bool) -> None:
+        self._relabel(focused)
 
     class Opened(Message):
         def __init__(self, skill: str) -> None:

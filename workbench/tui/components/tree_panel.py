@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol
 
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from workbench.tui import palette
-from workbench.tui.components.typing import PANEL_HINT, hand_to_editor
+from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 
 SHOWN_TYPES = {"user", "merge", "checkpoint", "branch_summary"}
 ENTRY_MARKS = {"user": "›", "merge": "⇐", "checkpoint": "✓", "branch_summary": "≡"}
@@ -53,7 +52,7 @@ class Target:
         return self.entry or self.head
 
 
-class TreePanel(Tree[Target]):
+class TreePanel(TypingPanel, Tree[Target]):
     """See the module docstring. Posts `Requested` for each key."""
 
     DEFAULT_CSS = """
@@ -70,18 +69,7 @@ class TreePanel(Tree[Target]):
     ]
     KEYS_HINT = f"Enter go · Alt+G/F/L/M/S summarise, fork, label, merge, status · {PANEL_HINT}"
 
-    def on_key(self, event: events.Key) -> None:
-        hand_to_editor(self, event)
-
-    def on_focus(self) -> None:  # runs before `has_focus` is set: it says so itself
-        self.border_subtitle = self.KEYS_HINT
-        self._retitle(focused=True)
-
-    def on_blur(self) -> None:
-        self.border_subtitle = ""
-        self._retitle(focused=False)
-
-    def _retitle(self, focused: bool) -> None:
+    def show_focus(self, focused: bool) -> None:
         """The title says when the panel has focus: a marker, not only the border's colour."""
         title = str(self.border_title or "").removeprefix("▶ ")
         self.border_title = f"▶ {title}" if focused else title
@@ -114,7 +102,7 @@ class TreePanel(Tree[Target]):
                 self._branch(self.root, branch, tree, own, forks)
         count = len(tree.branches)
         self.border_title = f"Conversation · {count} branch{'es' if count != 1 else ''}"
-        self._retitle(self.has_focus)
+        self.show_focus(self.has_focus)
         if self._here is not None:
             self._here.set_label(Text.assemble(("▶ ", palette.WARNING), self._here.label))
             self.call_after_refresh(self.move_cursor, self._here)

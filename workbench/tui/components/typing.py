@@ -4,6 +4,8 @@ inserts it there, so `/merge exp` typed with the tree focused is text, not a mer
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import events
 from textual.message import Message
 from textual.widget import Widget
@@ -29,3 +31,28 @@ def hand_to_editor(widget: Widget, event: events.Key) -> bool:
 
 PANEL_HINT = "type to write"
 """Said in a focused panel's subtitle: its action keys take a modifier, letters are text."""
+
+
+class TypingPanel:
+    """Mixed into a panel (before its widget class): its letters are the editor's, its actions
+    take a modifier, and when it has the focus its title shows it (`show_focus`) and its border
+    names its keys (`KEYS_HINT`)."""
+
+    KEYS_HINT: ClassVar[str] = PANEL_HINT
+    border_subtitle: str
+
+    def on_key(self, event: events.Key) -> None:
+        assert isinstance(self, Widget)
+        hand_to_editor(self, event)
+
+    def on_focus(self) -> None:  # runs before `has_focus` is set: the panel is told instead
+        self.border_subtitle = self.KEYS_HINT
+        self.show_focus(True)
+
+    def on_blur(self) -> None:
+        self.border_subtitle = ""
+        self.show_focus(False)
+
+    def show_focus(self, focused: bool) -> None:
+        """Redraw the title with (or without) the mark of the focused panel."""
+        raise NotImplementedError
