@@ -14,6 +14,7 @@ from workbench.agent.events import CompactionEnd, CompactionStart
 from workbench.agent.model_call import ModelCaller
 from workbench.agent.models.client import ModelError, ModelRequest
 from workbench.agent.state import AgentState
+from workbench.errors import WorkbenchError
 from workbench.messages import Message
 
 NOTHING_TO_COMPACT = "nothing to compact: the whole context is recent enough to keep"
@@ -52,6 +53,8 @@ class Compactor:
         if plan is None:  # asked for by hand, that is an answer; needed to go on, a failure
             error = None if reason == "manual" else NOTHING_TO_COMPACT
             self.state.emit(CompactionEnd(reason, before, before, error=error))
+            if reason == "overflow":
+                raise WorkbenchError(NOTHING_TO_COMPACT)
             return None
         request = self._summary_request(plan, focus)
         try:
