@@ -108,7 +108,9 @@ def _commit_in_temporary_index(git: GitRunner, message: str) -> None:
     with tempfile.TemporaryDirectory(prefix="workbench-commit-") as folder:
         staging = Path(folder) / "index"
         if index.exists():
-            shutil.copyfile(index, staging)  # its file stats spare git re-reading every file
+            # its file stats spare git re-reading every file; its own mtime must come too, or
+            # git takes a file changed in the index's second for unchanged ("racy git")
+            shutil.copy2(index, staging)
         staged = git.with_env({"GIT_INDEX_FILE": str(staging)})
         staged.run("add", "--all")
         staged.for_user_command().run("commit", "--quiet", "-F", "-", input=message.encode())
