@@ -200,3 +200,18 @@ async def test_project_sub_agents_run_only_after_the_user_says_yes_in_the_dialog
         assert tools(app)[0].status == "ok"
         assert "reviewed: looks fine" in tools(app)[0].result
         assert "The reviewer is happy." in chat_text(app)
+
+
+async def test_the_context_meter_follows_each_turn_of_a_model_that_reports_no_usage(
+    make_app, script, project: Path
+) -> None:
+    (project / "big.txt").write_text("many words in a long file\n" * 2000)
+    read = {"name": "read", "arguments": {"path": "big.txt"}}
+    app = make_app(script({"tool_calls": [read]}, {"text": "read it"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        before = app.status_bar.footing.context_tokens
+        await ask(pilot, app, "read the big file")
+        after = app.status_bar.footing.context_tokens
+        assert after - before > 5000, "the file's tokens count in the meter"
+        assert "context 0%" not in plain(app.status_bar.render(), 200)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tuitools import SIZE, ask, opened, plain, until, write_script
+from tuitools import SIZE, ask, build_app, opened, plain, until, write_script
 
 from workbench.config import agent_dir
 from workbench.tui.components.skill_panel import SkillPanel
@@ -53,3 +53,17 @@ async def test_a_sub_agents_violation_shows_in_the_skill_panel(make_app, project
 
         app.session.sync_skills()  # as after navigating or resuming: rebuilt from the log
         assert panel.violations["molecule-plan-change"] == 1
+
+
+async def test_a_running_tool_shows_how_long_it_has_run(script, project: Path) -> None:
+    bash = {"name": "bash", "arguments": {"command": "until [ -f go ]; do sleep 0.05; done"}}
+    app = build_app(project, pictures=False, model=script({"tool_calls": [bash]}, {"text": "ok"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("wait")
+        await pilot.press("enter")
+        await until(pilot, lambda: "running…" in live_text(app), "the running call")
+        assert "running… 1 s" not in live_text(app)
+        await until(pilot, lambda: "running… 1 s" in live_text(app), "a second later", 3.0)
+        (project / "go").touch()
+        await until(pilot, lambda: "running…" not in live_text(app), "the end")

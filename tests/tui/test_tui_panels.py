@@ -234,3 +234,71 @@ async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, scri
         await type_text(pilot, "x")
         await until(pilot, lambda: not isinstance(app.screen, ReportView), "the view to close")
         assert app.editor.text == "x" and app.focused is app.editor
+
+
+async def test_going_to_a_turn_shows_it_with_its_reply_and_says_what_stays_behind(
+    make_app, script
+) -> None:
+    app = make_app(script({"text": "one"}, {"text": "two"}, {"text": "three"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "first question")
+        await ask(pilot, app, "second question")
+        tree = app.query_one(TreePanel)
+        await until(pilot, lambda: any("▶ › second" in x for x in tree_lines(tree)), "the tree")
+
+        await select(pilot, tree, "second question")  # where the conversation is
+        await pilot.press("enter")
+        await until(pilot, lambda: "You are there already" in chat_text(app), "the note")
+        assert user_texts(app) == ["first question", "second question"]
+        assert "two" in chat_text(app), "the reply stays on screen"
+
+        await select(pilot, tree, "first question")
+        await pilot.press("enter")
+        await until(pilot, lambda: user_texts(app) == ["first question"], "the move")
+        assert "one" in chat_text(app), "the turn is shown with its reply"
+        await until(pilot, lambda: "Back at 'first question'" in chat_text(app), "where")
+        assert "1 later turn stays on branch main (F3 to return)" in chat_text(app)
+        await ask(pilot, app, "a third question")
+        assert app.workbench.state().branch != "main", "a message from there starts a branch"
+        assert "one" in chat_text(app) and "three" in chat_text(app)
+
+
+async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
+    make_app, script
+) -> None:
+    app = make_app(script({"text": "one"}, {"text": "two"}, {"text": "two again"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "first question")
+        await ask(pilot, app, "second question")
+        tree = app.query_one(TreePanel)
+        await until(pilot, lambda: any("second" in x for x in tree_lines(tree)), "the tree")
+
+        await select(pilot, tree, "second question")
+        await pilot.press("alt+e")
+        await until(pilot, lambda: app.editor.text == "second question", "the text to edit")
+        assert app.focused is app.editor
+        assert user_texts(app) == ["first question"] and "one" in chat_text(app)
+        await pilot.press("end", *" please", "enter")
+        await until(pilot, lambda: "two again" in chat_text(app), "the new answer")
+        assert user_texts(app) == ["first question", "second question please"]
+        branches = [b.name for b in (await app.workbench.tree()).branches]
+        assert len(branches) == 2, "the old answer stays on its own branch"
+
+        await select(pilot, tree, "first question")
+        await pilot.press("alt+e")
+        await until(pilot, lambda: "nothing before it" in chat_text(app), "the refusal")
+
+
+async def test_merge_is_not_offered_on_a_branch_with_no_parent(make_app, script) -> None:
+    app = make_app(script({"text": "one"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "first question")
+        tree = app.query_one(TreePanel)
+        await select(pilot, tree, "⎇ main")
+        await pilot.press("alt+m")
+        await until(pilot, lambda: "main has no parent branch" in chat_text(app), "the error")
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert "Alt+F" in chat_text(app), "the hint names an in-app key"

@@ -239,6 +239,19 @@ async def test_abort_during_a_tool_answers_every_call(tmp_path: Path) -> None:
     ]
 
 
+async def test_an_aborted_tool_reports_how_long_it_really_ran(tmp_path: Path) -> None:
+    gate = Gate()
+    agent, _, events = setup(tmp_path, [{"tool_calls": gate_calls("a", "b")}], tools=[gate.tool()])
+    run = agent.start([user("go")], "system")
+    await gate.entered.wait()
+    await asyncio.sleep(0.3)
+    await agent.abort()
+    assert await run == "aborted"
+    ends = [e for e in events if e.type == "tool_execution_end"]
+    assert ends[0].duration_ms >= 300 and not ends[0].skipped, "the aborted call's real time"
+    assert ends[1].duration_ms == 0 and ends[1].skipped, "the skipped call never ran"
+
+
 async def test_an_aborted_turn_ends_with_turn_end_then_agent_end(tmp_path: Path) -> None:
     gate = Gate()
     agent, _, events = setup(tmp_path, [{"tool_calls": gate_calls("a", "b")}], tools=[gate.tool()])

@@ -54,10 +54,12 @@ class ToolRunner:
             return await self.skip_all(calls, LENGTH_LIMITED)
         results: list[Message] = []
         for index, call in enumerate(calls):
+            started = time.perf_counter()
             try:
                 results.append(await self._execute(call, reply))
             except asyncio.CancelledError:
-                await run_to_end(self._answer_aborted(call, calls[index + 1 :]))
+                ran_ms = (time.perf_counter() - started) * 1000
+                await run_to_end(self._answer_aborted(call, calls[index + 1 :], ran_ms))
                 raise
             if len(self.steering) and index + 1 < len(calls):
                 reason = self.steering.skip_reason() or SKIPPED_FOR_STEERING
@@ -73,19 +75,22 @@ class ToolRunner:
     async def _skip_each(self, calls: list[ToolCall], reason: str) -> list[Message]:
         return [await self._skip(call, reason) for call in calls]
 
-    async def _answer_aborted(self, running: ToolCall, rest: list[ToolCall]) -> None:
-        """The calls an abort stopped: the one that was running (unless its result was already
-        being recorded) and the ones after it."""
+    async def _answer_aborted(self, running: ToolCall, rest: list[ToolCall], ran_ms: float) -> None:
+        """The calls an abort stopped: the one that was running for `ran_ms` (unless its result
+        was already being recorded) and the ones after it."""
         if self.state.messages[-1].tool_call_id != running.id:
-            await self._skip(running, ABORTED_TOOL, skipped=False)
+            await self._skip(running, ABORTED_TOOL, skipped=False, ran_ms=ran_ms)
         await self._skip_each(rest, SKIPPED_FOR_ABORT)
 
-    async def _skip(self, call: ToolCall, reason: str, skipped: bool = True) -> Message:
+    async def _skip(
+        self, call: ToolCall, reason: str, skipped: bool = True, ran_ms: float = 0.0
+    ) -> Message:
         """Record an error result for a call that did not run (or did not finish)."""
         if skipped:
             self.state.emit(ToolExecutionStart(call.id, call.name, call.arguments))
         result = ToolResult(reason, is_error=True)
-        self.state.emit(ToolExecutionEnd(call.id, call.name, call.arguments, result, 0.0, skipped))
+        end = ToolExecutionEnd(call.id, call.name, call.arguments, result, ran_ms, skipped)
+        self.state.emit(end)
         message = _result_message(call, result)
         await self.state.record(message)
         return message

@@ -10,8 +10,9 @@ away) aborts the run and ends the process with 141.
 Commands: prompt {text}, steer {text}, follow_up {text}, abort, get_state, compact {focus?},
 set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {queue, index},
 clear_queue {queue?}; the conversation tree: tree, sessions, status {branch?}, diff {branch?,
-path?}, fork {name?, at?}, navigate {target, summarize?}, switch_branch {branch}, commit
-{message?}, merge {branch, into?, remove_worktree?}, label {label, target?}, skills_status. Each
+path?}, fork {name?, at?}, navigate {target, summarize?}, edit_and_resend {target} (answers the
+question's text), switch_branch {branch}, commit {message?}, merge {branch, into?,
+remove_worktree?}, label {label, target?}, skills_status. Each
 tree command answers with the JSON of its result (`diff`: {"diff": unified diff text}, empty when
 nothing changed; `fork` once the worktree is checked out); a merge conflict's failed response
 also lists the conflicting `files`. More register with `@command("name")`.
@@ -157,6 +158,12 @@ async def _fork(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
 async def _navigate(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
     summarize = bool(optional(cmd, "summarize", bool))
     return (await workbench.navigate(field(cmd, "target"), summarize)).to_json()
+
+
+@command("edit_and_resend")
+async def _edit_and_resend(workbench: Workbench, cmd: dict[str, Any]) -> dict[str, Any]:
+    text = await workbench.edit_and_resend(field(cmd, "target"))
+    return {"text": text, "branch": workbench.state().branch}
 
 
 @command("switch_branch")

@@ -133,6 +133,14 @@ class ConversationTree:
         async with self._changing("navigate"):
             return await session.navigate(target, self._summarize_left if summarize else None)
 
+    async def edit_and_resend(self, target: str) -> str:
+        """Move to just before the question `target` and return its text, to be edited and
+        asked again: the new answer starts a new branch, the old one stays where it was."""
+        session = self._session("edit_and_resend")
+        async with self._changing("navigate"):
+            _, text = await session.back_before(target)
+        return text
+
     async def switch_branch(self, name: str) -> None:
         """Go to the head of branch `name`."""
         session = self._session("switch_branch")

@@ -222,6 +222,23 @@ class Session:
                 summary = await self.store.append("branch_summary", message.to_dict())
         return NavigateResult(entry, self.store.branch, self.store.is_detached(), left, summary)
 
+    async def back_before(self, target: str) -> tuple[NavigateResult, str]:
+        """Move to just before the question `target` (pi's edit and resend): its text comes
+        back so that it can be asked again, and the answer starts a new branch."""
+        entry = await self.store.run(lambda: self.store.resolve(target))
+        message = entry.message()
+        if entry.type != "user" or message is None:
+            raise UsageError(
+                "only a question can be edited and resent",
+                "pick one of your messages (›) in the tree",
+            )
+        if entry.parent is None:
+            raise UsageError(
+                "the first question of a session has nothing before it",
+                "/new starts a session where it can be asked differently",
+            )
+        return await self.navigate(entry.parent), message.text
+
     async def label(self, label: str, target: str | None = None) -> Entry:
         """Label an entry (default: the current one, labels skipped); labels show in the tree.
 

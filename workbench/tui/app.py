@@ -209,6 +209,8 @@ class WorkbenchApp(App[int]):
             self._last_reply = event.message.text
         elif kind == "message_end" and event.message.role == "user":
             self.act(self.session.show_tree())  # the new entry, and "here" moved
+        elif kind == "turn_end":
+            self.session.show_context()
         elif kind == "agent_end":
             self.busy = False
             self._offer_choices(event.stop_reason)

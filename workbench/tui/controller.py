@@ -128,21 +128,34 @@ class Controller:
         """A key in the tree panel, on a branch or an entry."""
         if target.at is None or (action == "go" and target.entry is None):
             await self.wb.switch_branch(target.branch)
+        elif action == "resend":
+            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry or ""))
+            self.host.focus_pane("editor")
         elif action in ("go", "go_summarized"):
             summarize = action == "go_summarized"
+            if target.after_turn == self.session.position():
+                self.host.note("info", "You are there already.")
+                return
             if summarize:
                 self.host.note("info", "Summarising the path left behind…")
-            await self.wb.navigate(target.at, summarize=summarize)
+            await self.wb.navigate(target.after_turn, summarize=summarize)
         elif action == "fork":
             name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
             if name is not None:
-                await self.cmd_fork(name, at=target.at)
+                await self.cmd_fork(name, at=target.after_turn)
         elif action == "label":
             text = await self.ask("Label this entry", "for example: before-refactor")
             if text:
                 await self.cmd_label(text, target.at)
         elif action == "merge":
-            if await self.host.confirm(f"Merge {target.branch} into its parent branch?", ""):
+            record = self.session.branch(target.branch)
+            if record is None or record.parent_branch is None:
+                raise WorkbenchError(
+                    f"{target.branch} has no parent branch to merge into",
+                    "merge a forked branch (⎇ under another one); Alt+F forks one",
+                )
+            parent = record.parent_branch
+            if await self.host.confirm(f"Merge {target.branch} into {parent}?", ""):
                 await self.run("merge", target.branch)
         elif action == "status":
             await self.run("status", target.branch)

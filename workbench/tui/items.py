@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -153,6 +154,7 @@ class ToolItem(Item):
     skill: dict[str, Any] | None = None
     """The enforcer's load record when this call loaded a skill."""
     show_duration: bool = True
+    started: float = field(default_factory=time.monotonic)
 
     @property
     def live_full(self) -> bool:
@@ -178,7 +180,9 @@ class ToolItem(Item):
             first = self.result.splitlines()[0] if self.result else "never ran"
             suffix.append(f"  {first}", palette.ERROR)
         elif self.status == "running":
-            suffix.append("  running…", palette.DIM)
+            ran = int(time.monotonic() - self.started)
+            shown = f" {ran} s" if self.show_duration and ran >= 1 else ""
+            suffix.append(f"  running…{shown}", palette.DIM)
         if self.show_duration and self.duration_ms is not None and self.status != "skipped":
             seconds = self.duration_ms / 1000
             suffix.append(f"  {seconds:.1f} s" if seconds >= 0.1 else "  <0.1 s", palette.DIM)

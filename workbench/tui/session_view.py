@@ -11,6 +11,7 @@ import asyncio
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from workbench.sessions.entries import one_line
 from workbench.skills.model import Diagnostic
 from workbench.skills.projection import first_sentence
 from workbench.skills.render import count_of
@@ -54,6 +55,13 @@ class SessionView:
             branch=state.branch,
             mode=self.wb.enforcer_mode,
             busy=state.busy,
+        )
+
+    def show_context(self) -> None:
+        """The context meter, after each turn: models that report no usage move it too."""
+        state = self.wb.state()
+        self.host.status_bar.change(
+            context_tokens=state.context_tokens, context_window=state.context_window
         )
 
     async def show_skills(self) -> None:
@@ -100,15 +108,41 @@ class SessionView:
             self.sync_skills()
         if another_session:
             self.sessions = []
-        said = {
-            "new": f"New session {self.wb.store.session_id}: nothing of the one before comes "
-            "with it.",
-            "resume": f"Resumed session {self.wb.store.session_id}, on branch {event.branch}.",
-            "switch": f"On branch {event.branch} now.",
-        }.get(event.reason)
+        said = (
+            self.where_now()
+            if event.reason == "navigate"
+            else {
+                "new": f"New session {self.wb.store.session_id}: nothing of the one before comes "
+                "with it.",
+                "resume": f"Resumed session {self.wb.store.session_id}, on branch {event.branch}.",
+                "switch": f"On branch {event.branch} now.",
+            }.get(event.reason)
+        )
         if said:
             self.host.note("info", said)
         self.show_footing()
+
+    def position(self) -> str | None:
+        """The entry the conversation is at, as the tree last showed it."""
+        return self.tree.current_entry if self.tree is not None else None
+
+    def where_now(self) -> str:
+        """Where a move in the tree left the conversation, and what it hides behind it."""
+        tree = self.tree
+        questions = [m for m in self.wb.messages() if m.role == "user"]
+        here = one_line(questions[-1].text, 40) if questions else "the start"
+        on_branch = [e for e in tree.entries if e.branch == tree.current_branch]
+        ids = [e.id for e in on_branch]
+        later = on_branch[ids.index(tree.current_entry) + 1 :] if tree.current_entry in ids else []
+        if not later:
+            return f"At {here!r}, the latest turn of branch {tree.current_branch}."
+        turns = sum(e.type == "user" for e in later) or len(later)
+        noun = "later turn" if any(e.type == "user" for e in later) else "later entry"
+        return (
+            f"Back at {here!r}: {count_of(turns, noun)} {'stays' if turns == 1 else 'stay'} on "
+            f"branch {tree.current_branch} "
+            "(F3 to return); a message from here starts a new branch."
+        )
 
     def branch(self, name: str) -> Any:
         """The tree's record of branch `name` (worktree, parent_branch...), or None."""

@@ -70,6 +70,13 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.anchor()
+        if self.show_durations:
+            self.set_interval(1.0, self._tick_running_tools)
+
+    def _tick_running_tools(self) -> None:
+        """Running tools show how long they have run: their rows redraw once a second."""
+        for row in self._tools.values():
+            row.changed()
 
     # -- building -----------------------------------------------------------------------------
 

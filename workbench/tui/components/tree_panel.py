@@ -1,16 +1,17 @@
 """The conversation tree: branches, the user entries on them, where each branch forked, labels,
 merges and checkpoints, and the current position.
 
-The current position is marked ▶. Enter on an entry goes there (on a branch: switches to it);
-`g` goes there too and has the model record a summary of the path left behind. `f` forks at the
-entry (or the branch's head), `l` labels it, `m` merges the branch into its parent, `s` shows
-its status.
+The current position is marked ▶. Enter on a turn goes there, reply and all (the position is the
+turn's last entry; on a branch: switches to it); Alt+G goes there too and has the model record a
+summary of the path left behind; Alt+E edits and resends a question (the position moves to just
+before it and its text goes into the editor). Alt+F forks after the turn (or at the branch's
+head), Alt+L labels the entry, Alt+M merges the branch into its parent, Alt+S shows its status.
 The panel draws a `Tree` snapshot from `Workbench.tree()` (duck-typed, see `TreeSnapshot`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Protocol
 
 from rich.text import Text
@@ -19,12 +20,13 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from workbench.sessions.entries import one_line
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 
 SHOWN_TYPES = {"user", "merge", "checkpoint", "branch_summary"}
 ENTRY_MARKS = {"user": "›", "merge": "⇐", "checkpoint": "✓", "branch_summary": "≡"}
-TreeAction = Literal["go", "go_summarized", "fork", "label", "merge", "status"]
+TreeAction = Literal["go", "go_summarized", "resend", "fork", "label", "merge", "status"]
 ENTRY_WIDTH = 40
 """Entries are cut to this many characters, so the narrow panel needs no sideways scrolling."""
 
@@ -40,16 +42,24 @@ class TreeSnapshot(Protocol):
 
 @dataclass(frozen=True)
 class Target:
-    """A node of the panel: a branch (with its head), or an entry on a branch."""
+    """A node of the panel: a branch (with its head), or an entry on a branch (with the last
+    entry of its turn: the reply, the tool calls, up to the next question)."""
 
     branch: str
     entry: str | None = None
     head: str | None = None
+    turn_end: str | None = None
+    entry_type: str = ""
 
     @property
     def at(self) -> str | None:
-        """The entry a fork or label acts on: the entry itself, or the branch's head."""
+        """The entry a label acts on: the entry itself, or the branch's head."""
         return self.entry or self.head
+
+    @property
+    def after_turn(self) -> str | None:
+        """Where going or forking lands: after the entry's turn, or the branch's head."""
+        return self.turn_end or self.at
 
 
 class TreePanel(TypingPanel, Tree[Target]):
@@ -62,12 +72,16 @@ class TreePanel(TypingPanel, Tree[Target]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "request('go')", "Go there", show=False),
         Binding("alt+g", "request('go_summarized')", "Go there, summarising", show=False),
+        Binding("alt+e", "request('resend')", "Edit and resend", show=False),
         Binding("alt+f", "request('fork')", "Fork here", show=False),
         Binding("alt+l", "request('label')", "Label", show=False),
         Binding("alt+m", "request('merge')", "Merge", show=False),
         Binding("alt+s", "request('status')", "Status", show=False),
     ]
-    KEYS_HINT = f"Enter go · Alt+G/F/L/M/S summarise, fork, label, merge, status · {PANEL_HINT}"
+    KEYS_HINT = (
+        f"Enter go · Alt+E edit and resend · Alt+G/F/L/M/S summarise, fork, label, merge, status"
+        f" · {PANEL_HINT}"
+    )
 
     def show_focus(self, focused: bool) -> None:
         """The title says when the panel has focus: a marker, not only the border's colour."""
@@ -133,11 +147,16 @@ class TreePanel(TypingPanel, Tree[Target]):
                 if child.parent_branch == branch.name:
                     self._branch(node, child, tree, own, forks)
         last_shown: TreeNode[Target] | None = None
+        turn: list[TreeNode[Target]] = []  # the nodes of the turn so far: each ends with it
         for entry in own.get(branch.name, []):
+            if entry.type == "user":
+                turn = []
             if entry.type in SHOWN_TYPES or entry.labels:
-                last_shown = node.add_leaf(
-                    self._entry_label(entry), data=Target(branch.name, entry.id)
-                )
+                target = Target(branch.name, entry.id, entry_type=entry.type)
+                last_shown = node.add_leaf(self._entry_label(entry), data=target)
+                turn.append(last_shown)
+            for shown in turn:
+                shown.data = replace(shown.data, turn_end=entry.id)  # type: ignore[arg-type]
             if entry.id == tree.current_entry:
                 self._here = last_shown or node
             for child in forks.get(entry.id, []):
@@ -146,10 +165,7 @@ class TreePanel(TypingPanel, Tree[Target]):
     @staticmethod
     def _entry_label(entry: Any) -> Text:
         mark = ENTRY_MARKS.get(entry.type, "·")
-        shown = (
-            entry.text if len(entry.text) <= ENTRY_WIDTH else entry.text[: ENTRY_WIDTH - 1] + "…"
-        )
-        text = Text.assemble((f"{mark} ", palette.DIM), shown)
+        text = Text.assemble((f"{mark} ", palette.DIM), one_line(entry.text, ENTRY_WIDTH))
         for label in entry.labels:
             text.append(f"  [{label}]", palette.SUCCESS)
         return text
