@@ -360,7 +360,7 @@ class WorkbenchApp(App[int]):
 
     async def _palette_command(self, command: slash.SlashCommand) -> None:
         args = ""
-        if command.args:
+        if command.args and not command.picks:
             answer = await self.ask(
                 TextPrompt(command.usage, command.help, allow_empty=not command.needs_argument)
             )
