@@ -302,3 +302,28 @@ async def test_merge_is_not_offered_on_a_branch_with_no_parent(make_app, script)
         await until(pilot, lambda: "main has no parent branch" in chat_text(app), "the error")
         assert not isinstance(app.screen, ConfirmDialog)
         assert "Alt+F" in chat_text(app), "the hint names an in-app key"
+
+
+async def test_on_a_narrow_screen_the_panels_fold_away_and_the_footer_keeps_what_matters(
+    make_app, script
+) -> None:
+    long_model = script({"text": "one"})
+    app = make_app(long_model)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        side, chat = app.query_one("#side"), app.query_one("#chat")
+        assert side.region.width == 0 and chat.region.width == 80, "the chat keeps the width"
+        await pilot.press("f3")
+        await until(pilot, lambda: side.region.width == 80, "the tree in the chat's place")
+        assert app.focused is app.query_one(TreePanel)
+        await type_text(pilot, "hi")
+        await until(pilot, lambda: side.region.width == 0, "the panels folded again")
+        assert app.editor.text == "hi" and chat.region.width == 80
+        app.status_bar.change(busy=True, branch="experiment-with-a-long-name")
+        footer = plain(app.status_bar.render(), 80)
+        assert "⎇ experiment-with-a-long-name" in footer, footer
+        assert "enforcer warn" in footer and "● working" in footer, footer
+        assert len(footer.rstrip()) <= 78
+    async with make_app(long_model).run_test(size=(160, 48)) as pilot:
+        await opened(pilot)
+        assert pilot.app.query_one("#side").region.width > 28, "wide: the panels show"
