@@ -1,0 +1,261 @@
+"""`workbench --mode acp` driven by the protocol's own Python SDK client: a real process over
+stdio, the local scripted model, no mocks of workbench."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from acp.schema import HttpMcpServer
+from support.acp_client import TIMEOUT, acp_workbench, prompt_blocks
+from support.git_project import make_project
+from support.workbench_process import write_script
+
+
+def read_call(path: str, call_id: str) -> dict:
+    return {"name": "read", "arguments": {"path": path}, "id": call_id}
+
+
+def kinds(updates) -> list[str]:
+    return [u.session_update for u in updates]
+
+
+async def ask(conn, session_id: str, text: str) -> str:
+    done = await asyncio.wait_for(
+        conn.prompt(session_id=session_id, prompt=prompt_blocks(text)), TIMEOUT
+    )
+    return done.stop_reason
+
+
+async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
+    (project / "notes.txt").write_text("alpha\nbeta\n")
+    model = write_script(
+        project,
+        [
+            {
+                "thinking": "I should read it first.",
+                "text": "Let me read the notes and fix them.",
+                "tool_calls": [
+                    read_call("notes.txt", "c1"),
+                    {
+                        "name": "edit",
+                        "arguments": {"path": "notes.txt", "old_text": "beta", "new_text": "gamma"},
+                        "id": "c2",
+                    },
+                    {"name": "bash", "arguments": {"command": "echo hi"}, "id": "c3"},
+                ],
+            },
+            {"text": "All done now."},
+        ],
+    )
+    async with acp_workbench(project, "--model", model) as (conn, client, init):
+        assert init.protocol_version == 1
+        caps = init.agent_capabilities
+        assert caps.load_session is True
+        assert caps.prompt_capabilities.embedded_context is True
+        assert caps.session_capabilities.list is not None
+        assert caps.session_capabilities.fork is not None
+        assert init.agent_info.name == "workbench" and init.agent_info.version
+
+        mcp = HttpMcpServer(type="http", name="docs", url="http://127.0.0.1:9/mcp", headers=[])
+        new = await conn.new_session(cwd=str(project), mcp_servers=[mcp])
+        sid = new.session_id
+        assert new.field_meta["workbench"]["mcpServers"]["ignored"] == ["docs"]
+        assert new.modes.current_mode_id == "warn"
+        assert [m.id for m in new.modes.available_modes] == ["warn", "block", "off"]
+        [model_option] = new.config_options
+        assert (model_option.id, model_option.category) == ("model", "model")
+        assert model_option.current_value == model
+
+        assert await ask(conn, sid, "fix the notes") == "end_turn"
+        updates = client.of(sid)
+        assert "available_commands_update" in kinds(updates)
+        assert "docs" in client.text(sid) and "no MCP client" in client.text(sid)
+        assert client.text(sid, "agent_thought_chunk") == "I should read it first."
+        chunks = client.of(sid, "agent_message_chunk")
+        assert len([c for c in chunks if "notes" in c.content.text or "done" in c.content.text])
+        assert "Let me read the notes and fix them." in client.text(sid)
+        assert client.text(sid).endswith("All done now.")
+
+        starts = {u.tool_call_id: u for u in client.of(sid, "tool_call")}
+        assert [(starts[c].kind, starts[c].status) for c in ("c1", "c2", "c3")] == [
+            ("read", "in_progress"),
+            ("edit", "in_progress"),
+            ("execute", "in_progress"),
+        ]
+        assert starts["c1"].locations[0].path == str(project / "notes.txt")
+        ends = {
+            u.tool_call_id: u for u in client.of(sid, "tool_call_update") if u.status is not None
+        }
+        assert {c: ends[c].status for c in ("c1", "c2", "c3")} == dict.fromkeys(
+            ("c1", "c2", "c3"), "completed"
+        )
+        diff = next(c for c in ends["c2"].content if c.type == "diff")
+        assert (diff.path, diff.old_text, diff.new_text) == (
+            str(project / "notes.txt"),
+            "beta",
+            "gamma",
+        )
+        assert "hi" in ends["c3"].content[0].content.text
+        order = kinds(updates)
+        assert order.index("tool_call") < order.index("tool_call_update")
+        assert (project / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+async def test_cancel_mid_stream_ends_the_prompt_cancelled_at_once(project):
+    words = " ".join(f"word{n}" for n in range(200))
+    model = write_script(project, [{"text": words, "delay_ms": 50}, {"text": "fresh answer"}])
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        asked = time.monotonic()
+        running = asyncio.create_task(conn.prompt(session_id=sid, prompt=prompt_blocks("talk")))
+        await client.wait_for(lambda u: u.session_update == "agent_message_chunk")
+        first_chunk = next(
+            t for s, u, t in client.updates if u.session_update == "agent_message_chunk"
+        )
+        cancelled = time.monotonic()
+        await conn.cancel(session_id=sid)
+        done = await asyncio.wait_for(running, TIMEOUT)
+        ended = time.monotonic()
+        assert done.stop_reason == "cancelled"
+        assert ended - cancelled < 2.0
+        print(
+            f"prompt->first chunk {first_chunk - asked:.3f}s; cancel->end {ended - cancelled:.3f}s"
+        )
+        assert "word199" not in client.text(sid)
+        assert await ask(conn, sid, "again") == "end_turn"
+        assert client.text(sid).endswith("fresh answer")
+
+
+async def test_load_in_a_fresh_process_replays_the_branch_and_list_finds_it(project):
+    (project / "notes.txt").write_text("alpha\n")
+    model = write_script(
+        project,
+        [
+            {"text": "Reading.", "tool_calls": [read_call("notes.txt", "c1")]},
+            {"text": "It says alpha."},
+        ],
+    )
+    async with acp_workbench(project, "--model", model) as (conn, _, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "what do the notes say?") == "end_turn"
+
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        listed = await conn.list_sessions(cwd=str(project))
+        assert sid in [s.session_id for s in listed.sessions]
+        loaded = await conn.load_session(cwd=str(project), session_id=sid, mcp_servers=[])
+        assert loaded.modes.current_mode_id == "warn"
+        replayed = client.of(sid)
+        assert kinds(replayed)[:5] == [
+            "user_message_chunk",
+            "agent_message_chunk",
+            "tool_call",
+            "tool_call_update",
+            "agent_message_chunk",
+        ]
+        assert replayed[0].content.text == "what do the notes say?"
+        assert (replayed[2].tool_call_id, replayed[2].kind) == ("c1", "read")
+        assert replayed[3].status == "completed" and "alpha" in replayed[3].content[0].content.text
+        assert replayed[4].content.text == "It says alpha."
+
+
+async def test_fork_makes_a_branch_with_its_own_worktree(tmp_path):
+    repo = make_project(tmp_path / "repo")
+    model = write_script(
+        tmp_path,
+        [
+            {"text": "main answer"},
+            {
+                "tool_calls": [
+                    {
+                        "name": "write",
+                        "arguments": {"path": "fork.txt", "content": "x\n"},
+                        "id": "w",
+                    }
+                ]
+            },
+            {"text": "written in the fork"},
+        ],
+    )
+    async with acp_workbench(repo, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "hello") == "end_turn"
+        fork = await conn.fork_session(session_id=sid, cwd=str(repo))
+        assert fork.session_id == f"{sid}@fork-1"
+        made = fork.field_meta["workbench.fork"]
+        assert made["branch"] == "fork-1" and made["parent"] == "main"
+        worktree = made["worktree"]
+        assert worktree and worktree != str(repo)
+        assert await ask(conn, fork.session_id, "write a file") == "end_turn"
+        write = next(u for u in client.of(fork.session_id, "tool_call_update") if u.status)
+        assert write.locations[0].path.startswith(worktree)
+        assert next(c for c in write.content if c.type == "diff").old_text is None
+        assert not (repo / "fork.txt").exists()
+
+        tree = await ask(conn, sid, "/tree")
+        assert tree == "end_turn"
+        assert "fork-1" in client.text(sid)
+        listed = await conn.list_sessions(cwd=str(repo))
+        assert {sid, f"{sid}@fork-1"} <= {s.session_id for s in listed.sessions}
+
+
+async def test_slash_commands_are_advertised_and_answer_as_agent_messages(project):
+    model = write_script(project, [{"text": "unused"}])
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        offered = await client.wait_for(lambda u: u.session_update == "available_commands_update")
+        names = {c.name for c in offered.available_commands}
+        assert {"tree", "fork", "status", "diff", "commit", "merge", "compact"} <= names
+        assert "skill-graph-status" in names
+
+        await conn.set_session_mode(session_id=sid, mode_id="block")
+        assert await ask(conn, sid, "/skill-graph-status") == "end_turn"
+        assert "enforcer mode: block" in client.text(sid)
+        changed = client.of(sid, "current_mode_update")
+        assert [u.current_mode_id for u in changed] == ["block"]
+
+        assert await ask(conn, sid, "/merge") == "end_turn"
+        assert "Error: /merge needs a branch" in client.text(sid)
+
+        configured = await conn.set_config_option(config_id="model", session_id=sid, value="demo")
+        assert configured.config_options[0].current_value == "demo"
+        assert await ask(conn, sid, "/model") == "end_turn"
+        assert "model: demo" in client.text(sid)
+
+
+async def test_a_prompt_during_a_turn_steers_it_and_both_end_together(project):
+    model = write_script(
+        project,
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 1"}, "id": "c1"}]},
+            {"text": "steered answer"},
+        ],
+    )
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        first = asyncio.create_task(conn.prompt(session_id=sid, prompt=prompt_blocks("go")))
+        await client.wait_for(lambda u: u.session_update == "tool_call")
+        second = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=prompt_blocks("use the other way")), TIMEOUT
+        )
+        assert second.stop_reason == "end_turn"
+        assert (await asyncio.wait_for(first, TIMEOUT)).stop_reason == "end_turn"
+        assert client.text(sid).endswith("steered answer")
+
+
+async def test_a_reply_cut_at_the_output_limit_ends_with_max_tokens(project):
+    model = write_script(project, [{"text": "half a", "finish": "length"}])
+    async with acp_workbench(project, "--model", model) as (conn, _, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "write a lot") == "max_tokens"
+
+
+@pytest.mark.parametrize("unknown", ["nope", "nope@main"])
+async def test_loading_an_unknown_session_is_an_error(project, unknown):
+    model = write_script(project, [{"text": "unused"}])
+    async with acp_workbench(project, "--model", model) as (conn, _, _):
+        from acp import RequestError
+
+        with pytest.raises(RequestError):
+            await conn.load_session(cwd=str(project), session_id=unknown, mcp_servers=[])
