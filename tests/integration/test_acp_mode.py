@@ -8,6 +8,7 @@ import time
 
 import pytest
 from acp.schema import HttpMcpServer
+from skill_trees import write_tree
 from support.acp_client import TIMEOUT, acp_workbench, prompt_blocks
 from support.git_project import make_project
 from support.workbench_process import write_script
@@ -217,6 +218,8 @@ async def test_slash_commands_are_advertised_and_answer_as_agent_messages(projec
 
         assert await ask(conn, sid, "/merge") == "end_turn"
         assert "Error: /merge needs a branch" in client.text(sid)
+        assert await ask(conn, sid, "/skill:no-such-skill") == "refusal"
+        assert "/skill:no-such-skill refused" in client.text(sid)
 
         configured = await conn.set_config_option(config_id="model", session_id=sid, value="demo")
         assert configured.config_options[0].current_value == "demo"
@@ -259,3 +262,73 @@ async def test_loading_an_unknown_session_is_an_error(project, unknown):
 
         with pytest.raises(RequestError):
             await conn.load_session(cwd=str(project), session_id=unknown, mcp_servers=[])
+
+
+async def test_loaded_skills_are_the_plan_and_each_load_shows_in_its_tool_call(project):
+    write_tree(project / ".pi" / "skills")
+    skill = ".pi/skills/{}/SKILL.md".format
+    model = write_script(
+        project,
+        [
+            {"tool_calls": [read_call(skill("publish-report"), "r1")]},
+            {"tool_calls": [read_call(skill("gather-sources"), "r2")]},
+            {"tool_calls": [read_call(skill("outline"), "r3")]},
+            {"text": "done"},
+        ],
+    )
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "publish the report") == "end_turn"
+        plans = [[(e.content, e.status) for e in u.entries] for u in client.of(sid, "plan")]
+        assert plans[0] == [
+            ("compound publish-report", "in_progress"),
+            ("molecule gather-sources", "pending"),
+            ("molecule write-draft", "pending"),
+        ]
+        assert plans[1] == [
+            ("compound publish-report", "in_progress"),
+            ("molecule gather-sources", "in_progress"),
+            ("atom extract-text", "pending"),
+            ("atom fetch-url", "pending"),
+        ]
+        ends = {u.tool_call_id: u for u in client.of(sid, "tool_call_update") if u.status}
+        loads = {
+            call: [c.content.text for c in ends[call].content if c.type == "content"][-1]
+            for call in ("r1", "r2", "r3")
+        }
+        assert loads["r1"].startswith("Skill load: compound publish-report (ok")
+        assert loads["r2"].startswith("Skill load: molecule gather-sources (ok, via publish-report")
+        assert loads["r3"].startswith("Skill load: atom outline (violation")
+        assert ends["r3"].raw_output["skill_loads"][0]["verdict"] == "violation"
+
+
+async def test_confirmations_become_permission_requests_on_the_tool_call(project):
+    runs = write_script(project.parent, [{"text": "reviewed"}])
+    agents = project / ".pi" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        f"---\nname: reviewer\ndescription: a test agent\nmodel: {runs}\n---\nReview.\n"
+    )
+    review = {"agent": "reviewer", "task": "review", "scope": "project"}
+    model = write_script(
+        project,
+        [
+            {"tool_calls": [{"name": "subagent", "arguments": review, "id": "s1"}]},
+            {"text": "refused, fine"},
+            {"tool_calls": [{"name": "subagent", "arguments": review, "id": "s2"}]},
+            {"text": "finished"},
+        ],
+    )
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        client.permission = "reject"
+        assert await ask(conn, sid, "review it") == "end_turn"
+        client.permission = "allow"
+        assert await ask(conn, sid, "review it now") == "end_turn"
+        asked = [(s, call.tool_call_id, call.title) for s, call, _ in client.permissions]
+        assert asked == [(sid, "s1", "Run project agents?"), (sid, "s2", "Run project agents?")]
+        assert [o.kind for o in client.permissions[0][2]] == ["allow_once", "reject_once"]
+        ends = {u.tool_call_id: u for u in client.of(sid, "tool_call_update") if u.status}
+        assert ends["s1"].status == "failed"
+        assert "declined" in ends["s1"].content[0].content.text
+        assert ends["s2"].status == "completed"
