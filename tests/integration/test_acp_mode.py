@@ -183,7 +183,9 @@ async def test_fork_makes_a_branch_with_its_own_worktree(tmp_path):
         sid = (await conn.new_session(cwd=str(repo), mcp_servers=[])).session_id
         assert await ask(conn, sid, "hello") == "end_turn"
         fork = await conn.fork_session(session_id=sid, cwd=str(repo))
-        assert fork.session_id == f"{sid}@fork-1"
+        stored, _, branch = sid.partition("@")
+        assert branch == "main"
+        assert fork.session_id == f"{stored}@fork-1"
         made = fork.field_meta["workbench.fork"]
         assert made["branch"] == "fork-1" and made["parent"] == "main"
         worktree = made["worktree"]
@@ -198,7 +200,7 @@ async def test_fork_makes_a_branch_with_its_own_worktree(tmp_path):
         assert tree == "end_turn"
         assert "fork-1" in client.text(sid)
         listed = await conn.list_sessions(cwd=str(repo))
-        assert {sid, f"{sid}@fork-1"} <= {s.session_id for s in listed.sessions}
+        assert [s.session_id for s in listed.sessions] == [sid, fork.session_id]
 
 
 async def test_slash_commands_are_advertised_and_answer_as_agent_messages(project):

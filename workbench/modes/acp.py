@@ -170,7 +170,7 @@ class WorkbenchAgent:
     ) -> NewSessionResponse:
         bench = await self._open(cwd, None, None)
         state = bench.wb.state()
-        session = AcpSession(state.session_id, bench, state.branch)
+        session = AcpSession(f"{state.session_id}@{state.branch}", bench, state.branch)
         self.sessions[session.id] = session
         notes, meta = self._mcp_notes(mcp_servers)
         self._later(bench, session, notes)
@@ -210,27 +210,23 @@ class WorkbenchAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        """Each stored session of the project (at its current branch), and each of its other
-        branches as `ID@BRANCH`, most recently active first."""
+        """Each branch of each stored session of the project as `ID@BRANCH` (the current branch
+        first), most recently active sessions first."""
         root = find_project_root(Path(cwd) if cwd else Path.cwd()).resolve()
         bench = next((b for b in self.benches.values() if b.wb.project_root == root), None)
         infos = bench.wb.list_sessions() if bench is not None else list_sessions(root)
         found: list[SessionInfo] = []
         for info in infos:
-            when = _iso(info.last_activity)
             title = info.name or f"session {info.id[:8]}"
-            found.append(
-                SessionInfo(session_id=info.id, cwd=str(root), title=title, updated_at=when)
-            )
+            others = [b for b in info.branches if b != info.current_branch]
             found += [
                 SessionInfo(
-                    session_id=f"{info.id}@{b}",
+                    session_id=f"{info.id}@{branch}",
                     cwd=str(root),
-                    title=f"{title} ({b})",
-                    updated_at=when,
+                    title=title if branch == "main" else f"{title} ({branch})",
+                    updated_at=_iso(info.last_activity),
                 )
-                for b in info.branches
-                if b != info.current_branch
+                for branch in [info.current_branch, *others]
             ]
         return ListSessionsResponse(sessions=found)
 

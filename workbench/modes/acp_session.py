@@ -72,7 +72,9 @@ class Outbox:
 
 @dataclass(eq=False)
 class AcpSession:
-    """An ACP session: `id` is the stored session's id, `ID@BRANCH` for a fork."""
+    """An ACP session: `id` is `ID@BRANCH`, the stored session and the branch it was opened on
+    (a plain `ID`, loaded by hand, opens the session where it stands). `branch` is where it is
+    now: a `/fork` typed in it moves it on to the new branch, as in the app."""
 
     id: str
     bench: Bench
