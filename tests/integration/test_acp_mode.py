@@ -4,6 +4,8 @@ stdio, the local scripted model, no mocks of workbench."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import time
 
 import pytest
@@ -47,7 +49,7 @@ async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
                     {"name": "bash", "arguments": {"command": "echo hi"}, "id": "c3"},
                 ],
             },
-            {"text": "All done now."},
+            {"text": "All done now.", "usage": {"input_tokens": 900, "output_tokens": 12}},
         ],
     )
     async with acp_workbench(project, "--model", model) as (conn, client, init):
@@ -101,6 +103,8 @@ async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
         assert "hi" in ends["c3"].content[0].content.text
         order = kinds(updates)
         assert order.index("tool_call") < order.index("tool_call_update")
+        context = client.of(sid, "usage_update")[-1]
+        assert context.used >= 900 and context.size > context.used
         assert (project / "notes.txt").read_text() == "alpha\ngamma\n"
 
 
@@ -334,3 +338,71 @@ async def test_confirmations_become_permission_requests_on_the_tool_call(project
         assert ends["s1"].status == "failed"
         assert "declined" in ends["s1"].content[0].content.text
         assert ends["s2"].status == "completed"
+
+
+HELLO = """
+def register(api):
+    api.register_command("hello", lambda args: "hello from the extension", "say hello")
+"""
+
+
+async def test_a_project_waiting_for_trust_is_offered_it_before_the_first_run(project):
+    extensions = project / ".pi" / "extensions"
+    extensions.mkdir(parents=True)
+    (extensions / "hello.py").write_text(HELLO)
+    model = write_script(project, [{"text": "hi there"}])
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "/hello") == "end_turn"  # unknown yet: a prompt
+        [(_, question, options)] = client.permissions
+        assert question.title == "Trust this project?"
+        assert "extension hello.py" in question.content[0].content.text
+        assert [o.kind for o in options] == ["allow_always", "reject_once"]
+        offered = client.of(sid, "available_commands_update")[-1].available_commands
+        assert "hello" in {c.name for c in offered}
+        assert await ask(conn, sid, "/hello") == "end_turn"
+        assert "hello from the extension" in client.text(sid)
+        assert len(client.permissions) == 1
+
+
+NOISY = """
+import os
+
+def register(api):
+    print("stray print from an extension")
+    os.system("echo stray output of a child process")
+"""
+
+
+async def test_stdout_carries_only_the_protocol(project):
+    from workbench.config import agent_dir
+
+    (agent_dir() / "extensions").mkdir(parents=True)
+    (agent_dir() / "extensions" / "noisy.py").write_text(NOISY)
+    model = write_script(project, [{"text": "still fine"}])
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "hello") == "end_turn"
+        assert client.text(sid) == "still fine"
+    stderr = (project.parent / "acp-stderr.log").read_text()
+    assert "stray print from an extension" in stderr
+    assert "stray output of a child process" in stderr
+
+
+async def test_sigterm_aborts_the_run_and_keeps_what_was_said(project):
+    words = " ".join(f"word{n}" for n in range(200))
+    model = write_script(project, [{"text": words, "delay_ms": 50}])
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        running = asyncio.create_task(conn.prompt(session_id=sid, prompt=prompt_blocks("talk")))
+        await client.wait_for(lambda u: u.session_update == "agent_message_chunk")
+        process = client.process
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), TIMEOUT) == 128 + signal.SIGTERM
+        running.cancel()
+        with contextlib.suppress(BaseException):
+            await running
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        await conn.load_session(cwd=str(project), session_id=sid, mcp_servers=[])
+        assert client.text(sid, "user_message_chunk") == "talk"
+        assert client.text(sid).startswith("word0")

@@ -26,6 +26,8 @@ class RecordingClient:
         self.updates: list[tuple[str, Any, float]] = []
         self.permissions: list[Any] = []
         self.permission = permission
+        self.process: Any = None
+        """The agent's process (an `asyncio.subprocess.Process`)."""
         self._changed = asyncio.Event()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -93,7 +95,8 @@ async def acp_workbench(
             env=dict(os.environ),
             cwd=cwd,
             transport_kwargs={"stderr": log},
-        ) as (conn, _process):
+        ) as (conn, process):
+            client.process = process
             init = await asyncio.wait_for(
                 conn.initialize(
                     protocol_version=PROTOCOL_VERSION,

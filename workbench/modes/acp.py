@@ -21,8 +21,8 @@ import asyncio
 import dataclasses
 import logging
 import os
+import signal
 import sys
-from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +30,12 @@ import acp
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
-    AllowedOutcome,
     ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
-    PermissionOption,
     PromptCapabilities,
     PromptResponse,
     SessionCapabilities,
@@ -45,7 +43,6 @@ from acp.schema import (
     SessionInfo,
     SessionListCapabilities,
     SetSessionConfigOptionResponse,
-    ToolCallUpdate,
 )
 
 from workbench import __version__
@@ -95,7 +92,6 @@ class WorkbenchAgent:
         self.outbox: Outbox
         self.sessions: dict[str, AcpSession] = {}
         self.benches: dict[str, Bench] = {}
-        self._asks = count(1)
         self._tasks: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Any) -> None:
@@ -290,26 +286,8 @@ class WorkbenchAgent:
             await session.bench.cancel()
 
     async def _confirm(self, holder: list[Bench], title: str, text: str) -> bool:
-        """`WorkbenchOptions.confirm`: ask the client, on the tool call that needs the answer."""
-        bench = holder[0] if holder else None
-        if bench is None or bench.active is None:
-            return False
-        call = bench.translator.running_tool() or f"confirm-{next(self._asks)}"
-        update = ToolCallUpdate(
-            tool_call_id=call,
-            title=title,
-            content=[acp.tool_content(acp.text_block(text))],
-        )
-        options = [
-            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-        ]
-        await self.outbox.flush()
-        answer = await self.conn.request_permission(
-            session_id=bench.active.id, tool_call=update, options=options
-        )
-        outcome = answer.outcome
-        return isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow"
+        """`WorkbenchOptions.confirm`: the client answers (see `Bench.ask`)."""
+        return await holder[0].ask(title, text) if holder else False
 
     async def close(self) -> None:
         for bench in self.benches.values():
@@ -348,8 +326,23 @@ async def run(options: WorkbenchOptions) -> int:
     reader, writer = await acp.stdio_streams(limit=BUFFER_LIMIT)
     sys.stdout = sys.stderr
     agent = WorkbenchAgent(options)
+    serving = asyncio.ensure_future(
+        acp.run_agent(agent, writer, reader, use_unstable_protocol=True)
+    )
+    received: list[int] = []
+
+    def stop(signum: int) -> None:  # the editor quits: runs are aborted and recorded, not cut
+        received.append(signum)
+        serving.cancel()
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop, signum)
     try:
-        await acp.run_agent(agent, writer, reader, use_unstable_protocol=True)
+        await serving
+    except asyncio.CancelledError:
+        if not received:
+            raise
     finally:
         await agent.close()
-    return 0
+    return 128 + received[0] if received else 0

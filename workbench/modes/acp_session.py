@@ -15,14 +15,24 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from acp import RequestError, update_agent_message_text
+from acp import (
+    RequestError,
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_tool_call,
+)
 from acp.helpers import update_available_commands, update_current_mode
 from acp.schema import (
+    AllowedOutcome,
     ConfigOptionUpdate,
+    PermissionOption,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
+    ToolCallUpdate,
 )
 
 from workbench.agent.events import ModelChange, ToolExecutionEnd
@@ -37,6 +47,10 @@ MODES = (
     SessionMode(id="warn", name="Warn", description="skill-order violations are flagged"),
     SessionMode(id="block", name="Block", description="out-of-order skill loads are refused"),
     SessionMode(id="off", name="Off", description="no skill-graph enforcement"),
+)
+TRUST_QUESTION = (
+    "This project asks for what only trust gives: {what}. Its extensions are code from the "
+    "repository. Trust it (remembered for this folder)?"
 )
 OFFLINE_MODEL = "demo"
 """Offered beside the session's model: the offline demo model works everywhere."""
@@ -91,6 +105,8 @@ class Bench:
         self.running: AcpSession | None = None
         self.cancelled = False
         self._plan: list[Any] | None = None
+        self._asked = 0
+        self.trust_asked = False
         self._held: list[Any] | None = []
         """Updates made before the first session's response (start-up notices)."""
         workbench.subscribe(self.on_event)
@@ -175,6 +191,61 @@ class Bench:
             raise RequestError.invalid_params({"message": exc.message, "hint": exc.hint}) from exc
         self.send(update_current_mode(mode))
 
+    # -- questions for the user -------------------------------------------------------------
+
+    async def ask(self, title: str, text: str, allow: str = "Allow", always: bool = False) -> bool:
+        """Ask the client (`session/request_permission`) on the running tool call, or on a
+        tool call of its own that shows the question; True when the user allowed it."""
+        session = self.active
+        if session is None:
+            return False
+        call = self.translator.running_tool()
+        own = call is None
+        if own:
+            self._asked += 1
+            call = f"question-{self._asked}"
+            body = [tool_content(text_block(text))]
+            self.send(start_tool_call(call, title, kind="other", status="pending", content=body))
+        assert call is not None
+        await self.outbox.flush()
+        options = [
+            PermissionOption(
+                option_id="allow", name=allow, kind="allow_always" if always else "allow_once"
+            ),
+            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+        ]
+        question = ToolCallUpdate(
+            tool_call_id=call, title=title, content=[tool_content(text_block(text))]
+        )
+        allowed = False
+        try:
+            answer = await self.outbox.conn.request_permission(
+                session_id=session.id, tool_call=question, options=options
+            )
+            outcome = answer.outcome
+            allowed = isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow"
+        finally:
+            if own:
+                self.send(update_tool_call(call, status="completed" if allowed else "failed"))
+        return allowed
+
+    async def trust_if_asked(self) -> None:
+        """Once per session: a project whose extensions or settings wait for trust is offered
+        it before the first run (the app asks in a dialog)."""
+        if self.trust_asked or not self.wb.needs_trust:
+            return
+        self.trust_asked = True
+        what = [f"extension {p.name}" for p, _ in self.wb.extensions.skipped]
+        what += [f"setting {key}" for key in self.wb.settings.withheld]
+        if await self.ask(
+            "Trust this project?",
+            TRUST_QUESTION.format(what=", ".join(what)),
+            "Trust it",
+            always=True,
+        ):
+            await self.wb.trust_project()
+            self.send(update_available_commands(acp_commands.advertised(self.wb)))
+
     # -- turns ----------------------------------------------------------------------------
 
     async def activate(self, session: AcpSession) -> None:
@@ -207,6 +278,7 @@ class Bench:
         self.translator.refused = self.translator.max_tokens = False
         self.running = session
         try:
+            await self.trust_if_asked()
             await self.wb.prompt(text)
         except WorkbenchError as exc:
             self._error(exc)

@@ -24,7 +24,8 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import PlanEntry, ToolCallLocation
+from acp.schema import Cost, PlanEntry, ToolCallLocation
+from acp.schema import UsageUpdate as ContextUsage
 
 from workbench.agent.events import (
     ErrorEvent,
@@ -34,6 +35,7 @@ from workbench.agent.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
+    UsageUpdate,
 )
 from workbench.enforcer.state import LoadingState, LoadRecord, records_of
 from workbench.messages import Message, ToolCall
@@ -230,6 +232,17 @@ class Translator:
                 event.skipped,
             )
             return [*found, end]
+        if isinstance(event, UsageUpdate):
+            cost = (
+                None if event.total_cost is None else Cost(amount=event.total_cost, currency="USD")
+            )
+            used = ContextUsage(
+                session_update="usage_update",
+                used=event.context_tokens,
+                size=event.context_window,
+                cost=cost,
+            )
+            return [used]
         if isinstance(event, Notice):
             return [update_agent_message_text(f"\n{event.text}\n")]
         if isinstance(event, ErrorEvent):
