@@ -79,7 +79,6 @@ async function firstProcess() {
       summary.sessionId = sid;
       summary.modes = created.modes.availableModes.map((m) => m.id);
 
-      const asked = Date.now();
       const first = await prompt(agent, sid, "fix the notes");
       summary.firstStop = first.stopReason;
       const mine = updates.filter((u) => u.sessionId === sid).map((u) => u.update);
@@ -96,6 +95,7 @@ async function firstProcess() {
         .flatMap((u) => u.availableCommands.map((c) => c.name));
 
       const before = updates.length;
+      const asked = Date.now();
       const streaming = prompt(agent, sid, "talk for a while");
       await until((u, i) => i >= before && u.update.sessionUpdate === "agent_message_chunk");
       summary.firstChunkMs = Date.now() - asked;
