@@ -280,6 +280,7 @@ async def test_loaded_skills_are_the_plan_and_each_load_shows_in_its_tool_call(p
             {"tool_calls": [read_call(skill("gather-sources"), "r2")]},
             {"tool_calls": [read_call(skill("outline"), "r3")]},
             {"text": "done"},
+            {"text": "following the skill"},
         ],
     )
     async with acp_workbench(project, "--model", model) as (conn, client, _):
@@ -306,6 +307,9 @@ async def test_loaded_skills_are_the_plan_and_each_load_shows_in_its_tool_call(p
         assert loads["r2"].startswith("Skill load: molecule gather-sources (ok, via publish-report")
         assert loads["r3"].startswith("Skill load: atom outline (violation")
         assert ends["r3"].raw_output["skill_loads"][0]["verdict"] == "violation"
+        assert await ask(conn, sid, "/skill:fetch-url https://example.org") == "end_turn"
+        assert "Skill load: atom fetch-url (ok" in client.text(sid)
+        assert client.text(sid).endswith("following the skill")
 
 
 async def test_confirmations_become_permission_requests_on_the_tool_call(project):

@@ -46,6 +46,7 @@ from acp.schema import (
 )
 
 from workbench import __version__
+from workbench.agent.store import MemoryStore
 from workbench.config import agent_dir, find_project_root
 from workbench.errors import WorkbenchError
 from workbench.modes.acp_session import AcpSession, Bench, Outbox
@@ -120,6 +121,7 @@ class WorkbenchAgent:
         options = dataclasses.replace(
             self.options,
             cwd=Path(cwd),
+            store=None if self.options.store is None else MemoryStore(),  # --no-session
             session_id=session_id,
             branch=branch,
             continue_session=False,

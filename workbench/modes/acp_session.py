@@ -272,11 +272,11 @@ class Bench:
             self.wb.remove_queued("steering", queued.index(text))  # came as the run ended
         await self.activate(session)
         self.cancelled = False
+        self.running = session
         command = acp_commands.find(self.wb, text)
         if command is not None:
             return await self._command(*command)
         self.translator.refused = self.translator.max_tokens = False
-        self.running = session
         try:
             await self.trust_if_asked()
             await self.wb.prompt(text)

@@ -249,11 +249,24 @@ class Translator:
             hint = f" ({event.hint})" if event.hint else ""
             return [update_agent_message_text(f"\nError: {event.message}{hint}\n")]
         if getattr(event, "type", None) == "skill_load" and getattr(event, "how", "") == "command":
-            self.refused = self.refused or bool(getattr(event, "blocked", False))
-            if getattr(event, "blocked", False):
-                reason = getattr(event, "reason", "") or "refused"
-                return [update_agent_message_text(f"\n/skill:{event.skill} refused: {reason}\n")]
+            return self._skill_command(event)
         return []
+
+    def _skill_command(self, event: Any) -> list[Update]:
+        """A `/skill:NAME` the user typed: its load is told as agent text (no tool call)."""
+        if event.blocked:
+            self.refused = True
+            reason = event.reason or "refused"
+            return [update_agent_message_text(f"/skill:{event.skill} refused: {reason}\n\n")]
+        record = LoadRecord(
+            event.skill,
+            event.layer,
+            event.verdict,
+            "command",
+            reason=event.reason,
+            suggestion=event.suggestion,
+        )
+        return [update_agent_message_text(describe_load(record) + "\n\n")]
 
 
 def _calls_by_id(messages: Iterable[Message]) -> dict[str, ToolCall]:
