@@ -21,6 +21,7 @@ from acp import (
     text_block,
     tool_content,
     update_agent_message_text,
+    update_plan,
     update_tool_call,
 )
 from acp.helpers import update_available_commands, update_current_mode
@@ -139,14 +140,12 @@ class Bench:
             return
         self.outbox.send(self.active.id, update)
 
-    def send_plan(self, always: bool = False) -> None:
+    def send_plan(self) -> None:
         """The branch's skills as the session plan, when they changed (an empty plan only when
         skills were shown before: an editor need not show an empty plan for a skill-less
         project)."""
-        from acp import update_plan
-
         entries = plan(self.wb.loading_state(), self.wb.skills)
-        if entries == self._plan and not always:
+        if entries == self._plan:
             return
         if entries or self._plan:
             self.send(update_plan(entries))
