@@ -205,7 +205,8 @@ async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[f
             )
             app.editor.insert("stream please")
             start = time.perf_counter()
-            app.post_message(events.Key("enter", "\r"))  # as the terminal sends it; no waiting
+            app.post_message(events.Key("enter", "\r"))  # as the terminal sends it
+            await _until(pilot, lambda: app.busy)  # text right after Enter would be a paste
             keys: list[float] = []
             while not received:
                 keys.append(await _keystroke(app))
