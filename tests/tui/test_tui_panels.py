@@ -8,6 +8,7 @@ from tuitools import (
     chat_text,
     opened,
     plain,
+    terminal_keys,
     tree_lines,
     type_text,
     until,
@@ -85,10 +86,10 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         assert isinstance(app.screen, type(app.screen_stack[0]))
         await until(pilot, lambda: app.focused is app.editor, "the focus back in the editor")
         await pilot.press("f2")
-        await pilot.press("alt+a")
+        await terminal_keys(pilot, "\x1ba")
         await until(pilot, lambda: "atom-edit-code" in panel.loaded, "the activation")
         assert "●" in panel.label_of("atom-edit-code").plain
-        await pilot.press("alt+d")
+        await terminal_keys(pilot, "\x1bd")
         await until(pilot, lambda: "atom-edit-code" not in panel.loaded, "the deactivation")
 
 
@@ -132,13 +133,13 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         )
 
         await select(pilot, tree, "⎇ alt")
-        await pilot.press("alt+s")
+        await terminal_keys(pilot, "\x1bs")
         await until(pilot, lambda: isinstance(app.screen, ReportView), "the status view")
         assert "alt" in plain(app.screen.body)
         await pilot.press("escape")
 
         await select(pilot, tree, "⎇ alt")
-        await pilot.press("alt+m")
+        await terminal_keys(pilot, "\x1bm")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the merge question")
         await pilot.press("y")
         await until(
@@ -276,7 +277,7 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
         await until(pilot, lambda: any("second" in x for x in tree_lines(tree)), "the tree")
 
         await select(pilot, tree, "second question")
-        await pilot.press("alt+e")
+        await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: app.editor.text == "second question", "the text to edit")
         assert app.focused is app.editor
         assert user_texts(app) == ["first question"] and "one" in chat_text(app)
@@ -287,7 +288,7 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
         assert len(branches) == 2, "the old answer stays on its own branch"
 
         await select(pilot, tree, "first question")
-        await pilot.press("alt+e")
+        await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: "nothing before it" in chat_text(app), "the refusal")
 
 
@@ -298,7 +299,7 @@ async def test_merge_is_not_offered_on_a_branch_with_no_parent(make_app, script)
         await ask(pilot, app, "first question")
         tree = app.query_one(TreePanel)
         await select(pilot, tree, "⎇ main")
-        await pilot.press("alt+m")
+        await terminal_keys(pilot, "\x1bm")
         await until(pilot, lambda: "main has no parent branch" in chat_text(app), "the error")
         assert not isinstance(app.screen, ConfirmDialog)
         assert "Alt+F" in chat_text(app), "the hint names an in-app key"
