@@ -237,17 +237,22 @@ async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, scri
         assert app.editor.text == "x" and app.focused is app.editor
 
 
+async def two_questions(pilot, app) -> TreePanel:
+    """Open the app, ask two questions; the tree panel, showing the second as where you are."""
+    await opened(pilot)
+    await ask(pilot, app, "first question")
+    await ask(pilot, app, "second question")
+    tree = app.query_one(TreePanel)
+    await until(pilot, lambda: any("▶ › second" in x for x in tree_lines(tree)), "the tree")
+    return tree
+
+
 async def test_going_to_a_turn_shows_it_with_its_reply_and_says_what_stays_behind(
     make_app, script
 ) -> None:
     app = make_app(script({"text": "one"}, {"text": "two"}, {"text": "three"}))
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await ask(pilot, app, "first question")
-        await ask(pilot, app, "second question")
-        tree = app.query_one(TreePanel)
-        await until(pilot, lambda: any("▶ › second" in x for x in tree_lines(tree)), "the tree")
-
+        tree = await two_questions(pilot, app)
         await select(pilot, tree, "second question")  # where the conversation is
         await pilot.press("enter")
         await until(pilot, lambda: "You are there already" in chat_text(app), "the note")
@@ -270,12 +275,7 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
 ) -> None:
     app = make_app(script({"text": "one"}, {"text": "two"}, {"text": "two again"}))
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await ask(pilot, app, "first question")
-        await ask(pilot, app, "second question")
-        tree = app.query_one(TreePanel)
-        await until(pilot, lambda: any("second" in x for x in tree_lines(tree)), "the tree")
-
+        tree = await two_questions(pilot, app)
         await select(pilot, tree, "second question")
         await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: app.editor.text == "second question", "the text to edit")
