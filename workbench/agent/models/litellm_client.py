@@ -20,6 +20,7 @@ Its counter is switched off; such a reply has no usage, and the context is estim
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import threading
@@ -60,6 +61,7 @@ OVERFLOW_PATTERN = re.compile(
     re.IGNORECASE,
 )
 
+log = logging.getLogger(__name__)
 _import_lock = threading.Lock()
 
 
@@ -78,11 +80,35 @@ def _litellm() -> ModuleType:
         return litellm
 
 
+_preloading: threading.Thread | None = None
+
+
 def preload() -> threading.Thread:
-    """Start importing litellm in a background thread, overlapping the rest of start-up."""
-    thread = threading.Thread(target=_litellm, name="litellm-import", daemon=True)
+    """Start preparing litellm in a background thread, overlapping the rest of start-up: its
+    import, and one call to a loopback stub for the imports it defers to its first call (which
+    would otherwise hold the app's event loop for about a second, keys and all)."""
+    global _preloading
+    thread = threading.Thread(target=_prepare, name="litellm-import", daemon=True)
     thread.start()
+    _preloading = thread
     return thread
+
+
+def _prepare() -> None:
+    litellm = _litellm()
+    try:
+        asyncio.run(_warm_up_call())
+    except Exception:  # only a head start: the first real call would do the same
+        log.debug("warming litellm up failed", exc_info=True)
+    finally:
+        litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop
+
+
+async def _ready() -> ModuleType:
+    """litellm, once a preload still under way has finished: waited for off the event loop."""
+    if _preloading is not None and _preloading.is_alive():
+        await asyncio.to_thread(_preloading.join)
+    return _litellm()
 
 
 def model_info(name: str) -> ModelInfo:
@@ -232,7 +258,7 @@ class LitellmModel:
         )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
-        litellm = _litellm()
+        litellm = await _ready()
         try:
             response = await litellm.acompletion(**self._arguments(request))
         except Exception as exc:
@@ -311,8 +337,5 @@ async def _warm_up_call() -> None:
 
 
 def warm_up() -> None:
-    """For a warm interpreter (`workbench.agent.forkserver`): import litellm and stream one reply
-    from a loopback stub, so that the imports litellm defers to its first call are done too."""
-    litellm = _litellm()
-    asyncio.run(_warm_up_call())
-    litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop
+    """For a warm interpreter (`workbench.agent.forkserver`): what `preload` does, at once."""
+    _prepare()
