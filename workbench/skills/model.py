@@ -112,3 +112,10 @@ class Skill:
     def line_of_delegate(self, target: str) -> int:
         """The line where `target` is named in delegates-to (the key's line for the string form)."""
         return self.delegate_lines.get(target) or self.line_of("delegates-to")
+
+
+def user_invocable(skill: Skill) -> bool:
+    """Whether the user is offered the skill as `/skill:NAME`: not with Claude Code's
+    `user-invocable: false` (written as a boolean or as the text `false`, any case). The model
+    may still be offered it; that is `disable-model-invocation`'s business."""
+    return str(skill.frontmatter.get("user-invocable", "")).lower() != "false"
