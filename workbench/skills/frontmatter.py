@@ -105,10 +105,36 @@ def read_frontmatter(yaml_text: str) -> Frontmatter:
 _BOUNDS_HINT = "write plain `key: value` fields; frontmatter needs no deep nesting or aliases"
 
 
+# What may follow a block indicator (`- `, `? `, `: `): YAML's blanks and line breaks.
+_BLANKS = (" ", "\t", "\n", "\x85", "\u2028", "\u2029")
+
+
+def _surely_within_bounds(yaml_text: str) -> bool:
+    """Whether the text is certainly within bounds, told from a few character counts, so that
+    nearly every frontmatter skips the walk over its events. Without `*` there is no alias, and
+    short text holds few values (an event takes at least a character or two). Every collection
+    starts at an indicator (`[`, `{`, or `-`, `?`, `:` before a blank; in flow text `:` may come
+    right after a quoted key), so fewer indicators than MAX_DEPTH cannot nest that deep."""
+    if "*" in yaml_text or len(yaml_text) * 2 >= MAX_NODES:
+        return False
+    text = yaml_text + "\n"
+    starts = text.count("[") + text.count("{")
+    if starts:
+        starts += text.count(":")
+    for indicator in "-?:":
+        if indicator in text:
+            starts += sum(text.count(indicator + blank) for blank in _BLANKS)
+    return starts < MAX_DEPTH
+
+
 def _beyond_bounds(yaml_text: str) -> tuple[int, str] | None:
-    """(line, message) when the YAML nests deeper than MAX_DEPTH or expands past MAX_NODES;
-    found from libyaml's events, which it makes without recursion, before anything is built.
-    Syntax errors are left to the loader, which reports them with their line."""
+    """(line, message) when the YAML nests deeper than MAX_DEPTH or expands past MAX_NODES."""
+    return None if _surely_within_bounds(yaml_text) else _walk_bounds(yaml_text)
+
+
+def _walk_bounds(yaml_text: str) -> tuple[int, str] | None:
+    """`_beyond_bounds` found from libyaml's events, which it makes without recursion, before
+    anything is built. Syntax errors are left to the loader, which reports them with their line."""
     open_sizes: list[int] = []  # the expanded values so far in each open collection
     open_anchors: list[str | None] = []
     anchored: dict[str, int] = {}

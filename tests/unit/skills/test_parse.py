@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from workbench.skills import frontmatter
 from workbench.skills.parse import parse_skill
+from workbench.skills.skill_file import decode, split
+
+CORPORA = Path(__file__).resolve().parents[3].parent / "shared" / "corpora"
 
 TOP_LEVEL = """---
 name: molecule-review
@@ -180,6 +184,35 @@ def test_deeply_nested_yaml_does_not_crash(write_skill) -> None:
     skill, found = parse_skill(write_skill("deep", text))
     assert skill is not None and skill.name == "deep"
     assert [d.rule for d in found] in ([], ["yaml-invalid"])
+
+
+@pytest.mark.parametrize(
+    ("deep", "rule"),
+    [
+        ("".join(f"{'  ' * i}k{i}:\n" for i in range(70)) + "v\n", "yaml-too-complex"),
+        ("- " * 70 + "v\n", "yaml-too-complex"),  # compact block sequences on one line
+        ("? " * 70 + "v\n", "yaml-too-complex"),  # complex keys
+        ('["a":' * 70 + "v" + "]" * 70 + "\n", "yaml-too-complex"),  # flow pairs, no `: `
+        ("-\u2028" * 70 + "v\n", "yaml-invalid"),  # a YAML 1.1 line break after `-`
+    ],
+    ids=["mappings", "sequences", "keys", "flow-pairs", "unicode-breaks"],
+)
+def test_nesting_too_deep_is_found_whatever_writes_it(deep: str, rule: str) -> None:
+    # the quick character count that lets most frontmatters skip the walk over their events
+    # must never let a deep one through
+    assert not frontmatter._surely_within_bounds(deep)
+    assert [p[0] for p in frontmatter.read_frontmatter(deep).problems] == [rule]
+
+
+@pytest.mark.skipif(not CORPORA.is_dir(), reason=f"no corpora at {CORPORA}")
+def test_the_quick_bounds_check_agrees_with_the_walk_over_the_corpora() -> None:
+    quick = 0
+    for path in sorted(CORPORA.rglob("SKILL.md")):
+        parts = split(decode(path.read_bytes(), lambda *_: None), lambda *_: None)
+        if parts is not None and frontmatter._surely_within_bounds(parts[0]):
+            quick += 1
+            assert frontmatter._walk_bounds(parts[0]) is None, path
+    assert quick > 1000
 
 
 def test_empty_frontmatter_is_an_empty_mapping(write_skill) -> None:
