@@ -49,6 +49,24 @@ def _bare_paths(line: str) -> list[str]:
     return [path for path in paths if _FILE_NAME.search(path)]
 
 
+# What makes a line worth a look: a link's `[`, a relative path's `./`, a fence's backticks or
+# tildes. Every other line is plain prose and holds no reference.
+_LINE_MARKS = ("[", "./", "```", "~~~")
+
+
+def _marked_lines(body: str) -> list[int]:
+    """Where the lines holding one of `_LINE_MARKS` start, in order. `str.find` hops from mark
+    to mark at C speed, so Python never loops over the many lines of plain prose."""
+    starts: set[int] = set()
+    for mark in _LINE_MARKS:
+        at = body.find(mark)
+        while at >= 0:
+            starts.add(body.rfind("\n", 0, at) + 1)
+            end = body.find("\n", at)
+            at = body.find(mark, end) if end >= 0 else -1
+    return sorted(starts)
+
+
 def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
     """Relative paths in `body`, whose first line is line `first_line` of the file."""
     # Most bodies hold neither: one-character scans rule them out far faster than `](` or `./`.
@@ -56,8 +74,12 @@ def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
         return ()
     found: list[Reference] = []
     fence: str | None = None
-    for number, line in enumerate(body.split("\n"), first_line):
-        # Most lines are prose: cheap substring tests keep the regexes off them.
+    number, counted = first_line, 0
+    for start in _marked_lines(body):
+        number += body.count("\n", counted, start)
+        counted = start
+        end = body.find("\n", start)
+        line = body[start:end] if end >= 0 else body[start:]
         opening = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
@@ -68,25 +90,32 @@ def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
             continue
         if "[" not in line and "./" not in line:
             continue
-        if "`" in line:
-            for code in _INLINE_CODE.finditer(line):
-                found.extend(Reference(m.group(), number) for m in _SKILL_PATH.finditer(code[2]))
-            line = _INLINE_CODE.sub("", line)
-        raws: list[str] = []
-        if "](" in line:
-            raws += [m.group(1) for m in _LINK.finditer(line)]
-            line = _LINK.sub("", line)
-        definition = _LINK_DEFINITION.match(line) if "]:" in line else None
-        if definition:
-            raws.append(definition.group(1))
-            line = line[definition.end() :]
-        if "./" in line:
-            raws += _bare_paths(line)
-        for raw in raws:
-            target = _relative_target(raw)
-            if target is not None:
-                found.append(Reference(target, number))
+        found.extend(_line_references(line, number))
     return tuple(found)
+
+
+def _line_references(line: str, number: int) -> list[Reference]:
+    """The references on one line outside a fenced block."""
+    found: list[Reference] = []
+    if "`" in line:
+        for code in _INLINE_CODE.finditer(line):
+            found.extend(Reference(m.group(), number) for m in _SKILL_PATH.finditer(code[2]))
+        line = _INLINE_CODE.sub("", line)
+    raws: list[str] = []
+    if "](" in line:
+        raws += [m.group(1) for m in _LINK.finditer(line)]
+        line = _LINK.sub("", line)
+    definition = _LINK_DEFINITION.match(line) if "]:" in line else None
+    if definition:
+        raws.append(definition.group(1))
+        line = line[definition.end() :]
+    if "./" in line:
+        raws += _bare_paths(line)
+    for raw in raws:
+        target = _relative_target(raw)
+        if target is not None:
+            found.append(Reference(target, number))
+    return found
 
 
 def interaction_rules(body: str) -> tuple[bool, bool]:

@@ -392,7 +392,7 @@ def _shadowed(skill: Skill, winner: Skill, overrides: bool) -> Diagnostic:
 def shown(path: Path | str) -> str:
     """`path` relative to the current directory when it lies below it, else absolute."""
     text = str(path)
-    cwd = str(Path.cwd())
+    cwd = os.getcwd()  # noqa: PTH109 - once per finding shown: a string, no Path
     if text.startswith(cwd + os.sep):
         return text[len(cwd) + 1 :]
     return text

@@ -106,7 +106,7 @@ _BOUNDS_HINT = "write plain `key: value` fields; frontmatter needs no deep nesti
 
 
 # What may follow a block indicator (`- `, `? `, `: `): YAML's blanks and line breaks.
-_BLANKS = (" ", "\t", "\n", "\x85", "\u2028", "\u2029")
+_BLANKS = (" ", "\n", "\t", "\x85", "\u2028", "\u2029")
 
 
 def _surely_within_bounds(yaml_text: str) -> bool:
@@ -121,9 +121,12 @@ def _surely_within_bounds(yaml_text: str) -> bool:
     starts = text.count("[") + text.count("{")
     if starts:
         starts += text.count(":")
+    # ASCII text without a tab has only spaces and line feeds for blanks
+    blanks = _BLANKS if "\t" in text or not text.isascii() else _BLANKS[:2]
     for indicator in "-?:":
         if indicator in text:
-            starts += sum(text.count(indicator + blank) for blank in _BLANKS)
+            for blank in blanks:
+                starts += text.count(indicator + blank)
     return starts < MAX_DEPTH
 
 

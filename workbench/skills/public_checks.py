@@ -41,14 +41,19 @@ KNOWN_FIELDS = frozenset(
 )
 
 
+_ASCII_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
 def normal_name(name: str) -> str:
-    """A name as the spec compares names: NFKC-normalised."""
-    return unicodedata.normalize("NFKC", name)
+    """A name as the spec compares names: NFKC-normalised (ASCII text is its own form)."""
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
 def valid_name(name: str) -> bool:
     """The spec's rule: letters (any script, none uppercase) and digits, joined by single
     hyphens, after NFKC normalisation (`技能`, `мой-навык`; not `Мой`, `a--b`)."""
+    if name.isascii():  # nearly every name: one regex says it
+        return _ASCII_NAME.fullmatch(name) is not None
     name = normal_name(name)
     return (
         bool(name)
