@@ -42,6 +42,24 @@ _TextLoader.add_implicit_resolver(
 _TextLoader.add_implicit_resolver(
     "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
 )
+_STR, _BOOL, _NULL = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_IMPLICIT_TAGS = {
+    **dict.fromkeys(("true", "True", "TRUE", "false", "False", "FALSE"), _BOOL),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), _NULL),
+}
+"""The two resolvers above as one lookup: what `_TextLoader.resolve` answers for plain text."""
+
+
+def _resolve(self: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+    """PyYAML's `Resolver.resolve` for the text loader, without its loop over regexes: libyaml
+    asks it once per value, and a frontmatter is nearly all plain values."""
+    if kind is yaml.ScalarNode:
+        return (implicit[0] and _IMPLICIT_TAGS.get(value)) or _STR
+    return _MAP if kind is yaml.MappingNode else _SEQ
+
+
+_TextLoader.resolve = _resolve
 
 _YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
 # Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
@@ -78,7 +96,7 @@ def read_frontmatter(yaml_text: str) -> Frontmatter:
     loader = _TextLoader(yaml_text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        data = _construct(node, loader) if node is not None else None
     except _YAML_FAILURES as exc:
         lines = yaml_text.split("\n")
         line, message = _yaml_error(exc, len(lines) - 1)
@@ -100,6 +118,57 @@ def read_frontmatter(yaml_text: str) -> Frontmatter:
         read.fields = data
         _record_lines(node, read)
     return read
+
+
+_BOOL_WORDS = {"true": True, "false": False}
+_BUILDING = object()
+
+
+class _Unusual(Exception):
+    """A node the quick builder leaves to PyYAML's constructor."""
+
+
+def _construct(node: yaml.Node, loader: Any) -> Any:
+    """The document's value, as PyYAML's safe constructor would build it. Frontmatter is plain
+    text, booleans and nulls in mappings and lists: that is built here directly, several times
+    faster than the constructor's generic dispatch. Anything else (an explicit tag, a merge key,
+    a list or mapping as a key, a node that holds itself) goes to the constructor, which builds
+    it or reports it exactly as before."""
+    try:
+        return _build(node, {})
+    except _Unusual:
+        return loader.construct_document(node)
+
+
+def _build(node: yaml.Node, built: dict[int, Any]) -> Any:
+    kind, tag = node.__class__, node.tag
+    if kind is yaml.ScalarNode:
+        if tag == _STR:
+            return node.value
+        if tag == _NULL:
+            return None
+        if tag == _BOOL and node.value.lower() in _BOOL_WORDS:
+            return _BOOL_WORDS[node.value.lower()]
+        raise _Unusual
+    done = built.get(id(node))  # an alias: the same node, built once, shared as PyYAML does
+    if done is not None:
+        if done is _BUILDING:
+            raise _Unusual
+        return done
+    built[id(node)] = _BUILDING
+    if kind is yaml.MappingNode and tag == _MAP:
+        value: Any = {}
+        for key_node, value_node in node.value:
+            key = _build(key_node, built)
+            if isinstance(key, (dict, list)):
+                raise _Unusual
+            value[key] = _build(value_node, built)
+    elif kind is yaml.SequenceNode and tag == _SEQ:
+        value = [_build(item, built) for item in node.value]
+    else:
+        raise _Unusual
+    built[id(node)] = value
+    return value
 
 
 _BOUNDS_HINT = "write plain `key: value` fields; frontmatter needs no deep nesting or aliases"

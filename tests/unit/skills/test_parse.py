@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+import yaml
 
 from workbench.skills import frontmatter
 from workbench.skills.parse import parse_skill
@@ -390,3 +393,50 @@ def test_values_are_the_text_the_author_wrote(tmp_path: Path) -> None:
         "standalone": True,
         "empty": None,
     }
+
+
+class _PyYamlTextLoader(frontmatter._Base):  # type: ignore[misc, name-defined]
+    """The text loader as PyYAML alone makes it: the regex resolvers and the generic constructor."""
+
+    yaml_implicit_resolvers: ClassVar[dict] = {}
+
+
+_PyYamlTextLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_PyYamlTextLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: yes\nb: 1.0\nc: 2024-01-01\nd: null\ne: ~\nf: TRUE\ng: tRue\nh:\ni: 'true'\n",
+        "a: [~, null, Null, NULL, '', x, false, False]\nb: {c: d}\n",
+        "a: &x [1, 2]\nb: *x\n",
+        "a: &x\n  b: *x\n",  # holds itself
+        "a: !!int 3\nb: !!bool yes\nc: !!str true\n",
+        "<<: {a: 1}\nb: 2\n",
+        "a: !!merge x\n",
+        "? [a]\n: b\n",
+        "!!set {a, b}\n",
+        "a: !local x\n",
+        "- a\n- b: c\n",
+    ],
+)
+def test_the_quick_builder_gives_what_pyyaml_gives(text: str) -> None:
+    def build(loader_class: type, quick: bool) -> str:
+        loader = loader_class(text)
+        try:
+            node = loader.get_single_node()
+            built = (
+                frontmatter._construct(node, loader) if quick else loader.construct_document(node)
+            )
+            return repr(built)
+        except yaml.YAMLError as exc:
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            loader.dispose()
+
+    assert build(frontmatter._TextLoader, True) == build(_PyYamlTextLoader, False)
