@@ -15,7 +15,6 @@ from urllib.parse import unquote
 
 from workbench.skills.model import Reference
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
@@ -49,18 +48,59 @@ def _bare_paths(line: str) -> list[str]:
     return [path for path in paths if _FILE_NAME.search(path)]
 
 
-# What makes a line worth a look: a link's `[`, a relative path's `./`, a fence's backticks or
-# tildes. Every other line is plain prose and holds no reference.
-_LINE_MARKS = ("[", "./", "```", "~~~")
+def _line_end(body: str, at: int) -> int:
+    end = body.find("\n", at)
+    return len(body) if end < 0 else end
 
 
-def _marked_lines(body: str) -> list[int]:
-    """Where the lines holding one of `_LINE_MARKS` start, in order. `str.find` hops from mark
-    to mark at C speed, so Python never loops over the many lines of plain prose."""
+def _fence_lines(body: str, mark: str) -> list[tuple[int, str]]:
+    """(line start, run of backticks or tildes) of each fence line made of `mark`'s character:
+    up to three spaces, then three or more of it. `str.find` hops from mark to mark."""
+    found: list[tuple[int, str]] = []
+    char = mark[0]
+    at = body.find(mark)
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        end = at + 3
+        while body.startswith(char, end):
+            end += 1
+        if at - start <= 3 and (at == start or body[start:at] == " " * (at - start)):
+            found.append((start, body[at:end]))
+        at = body.find(mark, end)
+    return found
+
+
+def _fenced(body: str) -> list[tuple[int, int]]:
+    """The fenced code blocks, as (start, end) offsets from the opening line's start to the end
+    of the closing line (or of the body, for a block never closed). A block closes at a fence
+    line of its own character at least as long as the one that opened it."""
+    lines = _fence_lines(body, "```")
+    if "~" in body:
+        lines = sorted(lines + _fence_lines(body, "~~~"))
+    blocks: list[tuple[int, int]] = []
+    fence, opened = "", 0
+    for start, run in lines:
+        if not fence:
+            fence, opened = run, start
+        elif run[0] == fence[0] and len(run) >= len(fence):
+            blocks.append((opened, _line_end(body, start)))
+            fence = ""
+    if fence:
+        blocks.append((opened, len(body)))
+    return blocks
+
+
+def _marked_lines(body: str, blocks: list[tuple[int, int]]) -> list[int]:
+    """Where the lines outside `blocks` that hold a `[` or a `./` start, in order."""
     starts: set[int] = set()
-    for mark in _LINE_MARKS:
-        at = body.find(mark)
+    for mark in ("[", "./"):
+        at, block = body.find(mark), 0
         while at >= 0:
+            while block < len(blocks) and blocks[block][1] <= at:
+                block += 1
+            if block < len(blocks) and blocks[block][0] <= at:
+                at = body.find(mark, blocks[block][1])  # an example in a code block: skip it
+                continue
             starts.add(body.rfind("\n", 0, at) + 1)
             end = body.find("\n", at)
             at = body.find(mark, end) if end >= 0 else -1
@@ -68,29 +108,18 @@ def _marked_lines(body: str) -> list[int]:
 
 
 def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
-    """Relative paths in `body`, whose first line is line `first_line` of the file."""
+    """Relative paths in `body`, whose first line is line `first_line` of the file. Only the
+    lines outside fenced code that hold a `[` or a `./` are looked at."""
     # Most bodies hold neither: one-character scans rule them out far faster than `](` or `./`.
     if "]" not in body and ("/" not in body or "./" not in body):
         return ()
+    blocks = _fenced(body) if "`" in body or "~" in body else []
     found: list[Reference] = []
-    fence: str | None = None
     number, counted = first_line, 0
-    for start in _marked_lines(body):
+    for start in _marked_lines(body, blocks):
         number += body.count("\n", counted, start)
         counted = start
-        end = body.find("\n", start)
-        line = body[start:end] if end >= 0 else body[start:]
-        opening = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opening:
-            fence = opening.group(1)
-            continue
-        if "[" not in line and "./" not in line:
-            continue
-        found.extend(_line_references(line, number))
+        found.extend(_line_references(body[start : _line_end(body, start)], number))
     return tuple(found)
 
 

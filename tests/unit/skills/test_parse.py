@@ -350,6 +350,34 @@ def test_bare_relative_paths_in_prose_are_references(write_skill) -> None:
     ]
 
 
+def test_references_follow_fences_of_every_shape(write_skill) -> None:
+    body = "\n".join(
+        [
+            "```",  # the body's first line opens a block
+            "[no](./a.md)",
+            "```",
+            "[yes](./b.md) and an inline ``` fence-like run",
+            "   ~~~~ indented three spaces, tildes",
+            "[no](./c.md)",
+            "```",  # backticks do not close a tilde block
+            "[no](./d.md)",
+            "~~~",  # shorter than the opening run: still inside
+            "~~~~~",
+            "[yes](./e.md)",
+            "    ```",  # four spaces: not a fence",
+            "[yes](./f.md)",
+            "````",
+            "[no](./g.md) never closed",
+        ]
+    )
+    skill, _ = parse_skill(write_skill("refs", f"---\nname: refs\ndescription: d\n---\n{body}"))
+    assert [(r.target, r.line) for r in skill.references] == [
+        ("./b.md", 8),
+        ("./e.md", 15),
+        ("./f.md", 17),
+    ]
+
+
 @pytest.mark.parametrize(
     ("body", "targets"),
     [
