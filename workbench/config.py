@@ -11,7 +11,6 @@ user's file alone. Keys are read with dotted paths (`settings.get("enforcer.mode
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -53,6 +52,8 @@ def find_project_root(start: Path) -> Path:
 
 def read_json_file(path: Path) -> Any:
     """Parse a JSON file, turning a syntax error into a WorkbenchError naming file and line."""
+    import json  # loaded by the first settings file read: `workbench lint PATH` reads none
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 
 from workbench.commands._skill_paths import add_skill_path_arguments
@@ -45,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     errors = sum(d.severity == "error" for d in found)
     warnings = len(found) - errors
     if args.format == "json":
+        import json
+
         report = {
             "skills": skills.files,
             "errors": errors,

@@ -11,7 +11,6 @@ are not relative references.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 
 from workbench.skills.model import Reference
 
@@ -37,7 +36,11 @@ def _relative_target(raw: str) -> str | None:
     target = raw[1:-1].strip() if raw.startswith("<") else raw
     if not target or _NOT_RELATIVE.match(target):
         return None
-    target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    target = target.split("#", 1)[0].split("?", 1)[0]
+    if "%" in target:  # urllib.parse loads only for the rare escaped path
+        from urllib.parse import unquote
+
+        target = unquote(target)
     return target or None
 
 

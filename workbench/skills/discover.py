@@ -31,7 +31,6 @@ from workbench.skills.cache import ParseCache, ParseResult
 from workbench.skills.graph import SkillGraph
 from workbench.skills.ignore import IgnoreRules
 from workbench.skills.model import Diagnostic, Skill
-from workbench.skills.parse import parse_skill
 from workbench.skills.rules import finding
 from workbench.trust import project_settings
 
@@ -237,6 +236,9 @@ _Found = tuple[str, os.stat_result | None]
 
 
 def _parse(path: str, file_stat: os.stat_result | None, cache: ParseCache) -> ParseResult:
+    # the parser (and its regexes) loads only when a file is not in the cache
+    from workbench.skills.parse import parse_skill
+
     if file_stat is None:
         return parse_skill(path)  # reports why the file cannot be read
     key = (path, file_stat.st_size, file_stat.st_mtime_ns)
