@@ -134,6 +134,21 @@ def _skill_entries(data: dict[str, Any], file: Path) -> list[str]:
     return entries
 
 
+SKILL_FILTER_MARKS = "!+-"
+"""pi's marks on a settings skill entry: `!glob` leaves matching skills out, `+path` brings one
+back, `-path` leaves one out whatever else matched."""
+
+
+@dataclass(frozen=True)
+class SkillFilter:
+    """One `!glob`, `+path` or `-path` entry, with the folder of the settings file that wrote it
+    (relative patterns are relative to it, as in pi)."""
+
+    mark: str
+    pattern: str
+    base: Path
+
+
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
@@ -205,11 +220,19 @@ class Settings:
         """The `!pattern` entries: glob patterns of skill folders to leave out."""
         return [entry[1:] for entry, _ in self.skill_sources if entry.startswith("!")]
 
+    def skill_filters(self) -> list[SkillFilter]:
+        """The `!glob`, `+path` and `-path` entries, each with its settings file's folder."""
+        return [
+            SkillFilter(entry[0], entry[1:], folder)
+            for entry, folder in self.skill_sources
+            if entry[:1] in SKILL_FILTER_MARKS and entry[1:]
+        ]
+
     def _resolved_skill_paths(self) -> list[tuple[Path, bool]]:
         root = self.project_root.resolve()
         resolved: list[tuple[Path, bool]] = []
         for entry, folder in self.skill_sources:
-            if entry.startswith("!"):
+            if entry[:1] in SKILL_FILTER_MARKS:
                 continue
             written = Path(entry).expanduser()
             path = (folder / written).resolve()

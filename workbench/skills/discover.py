@@ -9,8 +9,9 @@ the project root, `~/.pi/agent/skills`, `~/.agents/skills`, then Claude Code's
 `<project>/.claude/skills` and `~/.claude/skills`. A folder holding `SKILL.md` is one skill; its
 subfolders are not searched. Explicit and settings paths are searched fully, hidden folders
 included (corpora keep skills in `.curated/`); the default roots skip hidden folders and
-`node_modules`, and every root's `.gitignore` is honoured. `.git` is never searched. Folder links
-are followed once; a link back to one of its own ancestors is reported as a loop.
+`node_modules`, and ignore files (`.gitignore`, `.ignore`, `.fdignore`) in a root and the
+folders below it are honoured. `.git` is never searched. Folder links are followed once; a
+link back to one of its own ancestors is reported as a loop.
 """
 
 from __future__ import annotations
@@ -20,16 +21,16 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from workbench.config import Settings, agent_dir, find_project_root
+from workbench.config import Settings, SkillFilter, agent_dir, find_project_root
 from workbench.errors import UsageError
 from workbench.skills.cache import ParseCache, ParseResult
+from workbench.skills.filters import enabled
 from workbench.skills.graph import SkillGraph
-from workbench.skills.ignore import IgnoreRules
+from workbench.skills.ignore import IGNORE_FILES, IgnoreRules
 from workbench.skills.model import Diagnostic, Skill
 from workbench.skills.rules import finding
 from workbench.trust import project_settings
@@ -102,9 +103,9 @@ def project_roots(
     cwd: Path | None = None,
 ) -> list[SkillRoot]:
     """The roots searched for a project, in discovery order. `.agents/skills` is looked for in
-    the working folder `cwd` and each folder above it up to the project root, as pi does;
-    Claude Code's `.claude/skills` and `~/.claude/skills` come last (`skills.claude: false`
-    leaves them out)."""
+    the working folder `cwd` and each folder above it up to the project root, as pi does (but
+    for the home folder's, which is the user's root); Claude Code's `.claude/skills` and
+    `~/.claude/skills` come last (`skills.claude: false` leaves them out)."""
     settings = settings or project_settings(project_root)
     home = Path.home()
     roots = [
@@ -114,6 +115,7 @@ def project_roots(
         *(
             SkillRoot(folder / ".agents" / "skills", "project")
             for folder in _up_to(cwd, project_root)
+            if folder != home.resolve()  # ~/.agents/skills is the user's, below (as in pi)
         ),
         SkillRoot(agent_dir() / "skills", "user"),
         SkillRoot(home / ".agents" / "skills", "user"),
@@ -153,7 +155,7 @@ def load_project_skills(
     root = project_root or find_project_root(Path.cwd())
     settings = project_settings(root)
     roots = project_roots(root, settings, extra, here)
-    return load_skills(roots, use_cache=use_cache, excludes=settings.skill_excludes())
+    return load_skills(roots, use_cache=use_cache, filters=settings.skill_filters())
 
 
 def load_paths(paths: Sequence[Path], *, use_cache: bool = True) -> SkillSet:
@@ -169,11 +171,11 @@ def load_skills(
     roots: Sequence[SkillRoot],
     *,
     use_cache: bool = True,
-    excludes: Sequence[str] = (),
+    filters: Sequence[SkillFilter] = (),
     named: bool = False,
 ) -> SkillSet:
-    """Discover and parse the skills under `roots`; the first skill of a name wins. A skill
-    whose folder's name or path matches one of the `excludes` globs is left out. `named`: the
+    """Discover and parse the skills under `roots`; the first skill of a name wins. Settings'
+    `filters` (`!glob`, `+path`, `-path`) leave skills out or bring them back. `named`: the
     roots are paths the user named, so a folder with no SKILL.md in or below it is an error."""
     walked: list[str] = []
     findings: list[Diagnostic] = []
@@ -194,7 +196,7 @@ def load_skills(
                 )
             for found in under:
                 key = _identity(found)
-                if excludes and _excluded(found[0], excludes):
+                if filters and not enabled(found[0], filters):
                     continue
                 if key not in seen:  # one file under two roots, or two links to it, counts once
                     seen.add(key)
@@ -291,6 +293,8 @@ def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[_Fo
         misnamed = [e.name for e in entries if e.name.lower() == SKILL_FILE.lower()]
         if misnamed:
             findings.append(_misnamed(folder + os.sep + misnamed[0]))
+        if folder != root and (held := [e.name for e in entries if e.name in IGNORE_FILES]):
+            ignore.add(folder, held)  # a nested ignore file governs the folders below it
         children = []
         for entry in entries:
             name = entry.name
@@ -344,12 +348,6 @@ def _missing_setting(path: Path) -> Diagnostic:
         "a skills path from settings does not exist",
         "fix `skills.paths` in .pi/settings.json (or ~/.pi/agent/settings.json)",
     )
-
-
-def _excluded(skill_file: str, patterns: Sequence[str]) -> bool:
-    folder = os.path.dirname(skill_file)  # noqa: PTH120 - strings, once per skill
-    name = os.path.basename(folder)  # noqa: PTH119
-    return any(fnmatchcase(name, p) or fnmatchcase(folder, p) for p in patterns)
 
 
 def _misnamed(path: str) -> Diagnostic:
