@@ -6,6 +6,14 @@ pi's cases about prompts, themes, extensions, AGENTS.md/SYSTEM.md, npm and git p
 extension-supplied resources (`extendResources`, `skillsOverride`) and its settings file's
 persistence have no workbench counterpart and are not restated. The `+path`/`-path` cases pi
 writes for extensions, themes and prompts are restated for skills, which pi treats the same way.
+
+Agreement. resource-loader.test.ts has 8 skill cases: workbench agrees with 4 (extra Markdown
+beside SKILL.md, project over user, a `-path` entry, named paths read alone), differs on purpose
+on 1 (a loose `name.md`), and has no counterpart for 3 (`extendResources`, `noSkills` alone,
+`skillsOverride`). Of package-manager.test.ts's 7 top-level skill cases it agrees with 6 and
+differs on purpose on 1 (outside a repository). With skills.test.ts (28, test_pi_cases.py: 22)
+and sdk-skills.test.ts (3: default discovery agrees; `--no-skills` and injected skills have no
+counterpart), pi's 39 skill tests of the issue agree 27 times.
 """
 
 from __future__ import annotations
