@@ -238,15 +238,16 @@ _Found = tuple[str, os.stat_result | None]
 
 
 def _parse(path: str, file_stat: os.stat_result | None, cache: ParseCache) -> ParseResult:
+    if file_stat is not None:
+        cached = cache.get(path, file_stat.st_size, file_stat.st_mtime_ns)
+        if cached is not None:
+            return cached
     # the parser (and its regexes) loads only when a file is not in the cache
     from workbench.skills.parse import parse_skill
 
     if file_stat is None:
         return parse_skill(path)  # reports why the file cannot be read
     key = (path, file_stat.st_size, file_stat.st_mtime_ns)
-    cached = cache.get(*key)
-    if cached is not None:
-        return cached
     result = parse_skill(path)
     cache.put(*key, result)
     return result
