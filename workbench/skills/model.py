@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +21,29 @@ LAYER_BELOW: dict[str, Layer] = {"compound": "molecule", "molecule": "atom"}
 LAYER_ABOVE: dict[str, Layer] = {"molecule": "compound", "atom": "molecule"}
 
 Severity = Literal["error", "warning"]
+
+
+def _path(text: str) -> Path:
+    """`Path(text)`, for the absolute, normal paths the parse cache holds. On Python 3.11 it is
+    built from its parts directly, four times faster than parsing them again (a warm lint of
+    10,000 skills makes 10,000); other versions, and any other path, take the usual way."""
+    if (
+        _FROM_PARTS is None
+        or not text.startswith("/")
+        or text.endswith(("/", "/.", "/.."))
+        or "//" in text
+        or "/./" in text
+        or "/../" in text
+    ):
+        return Path(text)
+    return _FROM_PARTS("", "/", ["/", *text[1:].split("/")])  # type: ignore[no-any-return]
+
+
+_FROM_PARTS = (
+    getattr(type(Path()), "_from_parsed_parts", None)
+    if sys.version_info[:2] == (3, 11) and os.sep == "/"
+    else None
+)
 
 
 @dataclass(frozen=True)
@@ -83,7 +108,7 @@ class Skill:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state["path"] = Path(state["path"])
+        state["path"] = _path(state["path"])
         self.__dict__.update(state)
 
     def __getattr__(self, name: str) -> Any:

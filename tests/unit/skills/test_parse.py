@@ -468,3 +468,18 @@ def test_the_quick_builder_gives_what_pyyaml_gives(text: str) -> None:
             loader.dispose()
 
     assert build(frontmatter._TextLoader, True) == build(_PyYamlTextLoader, False)
+
+
+def test_a_cached_skills_path_is_the_path_pathlib_makes() -> None:
+    # the parse cache rebuilds paths from their parts on Python 3.11; any path pathlib would
+    # read differently (`.`, `..`, doubled or trailing slashes, relative) takes pathlib's way
+    from itertools import product
+
+    from workbench.skills.model import _path
+
+    for parts in (p for k in range(1, 4) for p in product(["a", ".", "..", "", ".x"], repeat=k)):
+        for text in ("/" + "/".join(parts), "/" + "/".join(parts) + "/", "/".join(parts)):
+            made, expected = _path(text), Path(text)
+            assert (str(made), made.parts) == (str(expected), expected.parts)
+            assert made == expected and hash(made) == hash(expected)
+            assert made.parent == expected.parent
