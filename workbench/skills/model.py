@@ -23,7 +23,7 @@ LAYER_ABOVE: dict[str, Layer] = {"molecule": "compound", "atom": "molecule"}
 Severity = Literal["error", "warning"]
 
 
-def _path(text: str) -> Path:
+def as_path(text: str) -> Path:
     """`Path(text)`, for the absolute, normal paths the parse cache holds. On Python 3.11 it is
     built from its parts directly, four times faster than parsing them again (a warm lint of
     10,000 skills makes 10,000); other versions, and any other path, take the usual way."""
@@ -108,7 +108,7 @@ class Skill:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state["path"] = _path(state["path"])
+        state["path"] = as_path(state["path"])
         self.__dict__.update(state)
 
     def __getattr__(self, name: str) -> Any:

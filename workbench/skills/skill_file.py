@@ -26,9 +26,13 @@ def read_bytes(path: Path) -> bytes:
     Plain `os.read` calls: no buffered file object per file, which counts at 10,000 files."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        chunks = []
+        first = os.read(fd, info.st_size + 1)  # the whole file in one call, as a rule
+        if len(first) <= info.st_size:
+            return first
+        chunks = [first]  # it grew while being read
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)

@@ -475,11 +475,11 @@ def test_a_cached_skills_path_is_the_path_pathlib_makes() -> None:
     # read differently (`.`, `..`, doubled or trailing slashes, relative) takes pathlib's way
     from itertools import product
 
-    from workbench.skills.model import _path
+    from workbench.skills.model import as_path
 
     for parts in (p for k in range(1, 4) for p in product(["a", ".", "..", "", ".x"], repeat=k)):
         for text in ("/" + "/".join(parts), "/" + "/".join(parts) + "/", "/".join(parts)):
-            made, expected = _path(text), Path(text)
+            made, expected = as_path(text), Path(text)
             assert (str(made), made.parts) == (str(expected), expected.parts)
             assert made == expected and hash(made) == hash(expected)
             assert made.parent == expected.parent
