@@ -86,7 +86,7 @@ class Frontmatter:
 def read_frontmatter(yaml_text: str) -> Frontmatter:
     """Parse the text between the two `---` lines."""
     read = Frontmatter()
-    if not yaml_text.strip():
+    if not yaml_text or yaml_text.isspace():
         read.fields = {}
         return read
     too_big = _beyond_bounds(yaml_text)

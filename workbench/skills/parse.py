@@ -72,7 +72,7 @@ def _parse_bytes(data: bytes, path: Path, reader: _Reader) -> Skill:
             "move reference material into files next to SKILL.md and link them",
         )
     text = decode(data, reader.report)
-    folder_name = path.parent.name
+    folder_name = os.path.basename(os.path.dirname(str(path)))  # noqa: PTH119, PTH120 - no Path
     frontmatter = split(text, reader.report)
     if frontmatter is None:
         return Skill(name=folder_name, path=path, body=text, has_frontmatter=False)

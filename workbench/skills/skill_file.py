@@ -62,7 +62,7 @@ def decode(data: bytes, report: Report) -> str:
 
 def split(text: str, report: Report) -> tuple[str, str, int] | None:
     """(frontmatter text, body, body's first line), or None when there is no frontmatter."""
-    if not text.strip():
+    if not text or text.isspace():  # as `not text.strip()`, without copying the text
         report("frontmatter-missing", 1, "SKILL.md is empty", _FRONTMATTER_HINT)
         return None
     first_end = text.find("\n")
