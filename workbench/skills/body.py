@@ -128,6 +128,8 @@ def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
 
 def _line_references(line: str, number: int) -> list[Reference]:
     """The references on one line outside a fenced block."""
+    if "](" not in line and "]:" not in line and "./" not in line:
+        return []  # a `[` that opens no link (`- [ ] task`): every kind needs one of these
     found: list[Reference] = []
     if "`" in line:
         for code in _INLINE_CODE.finditer(line):

@@ -61,6 +61,24 @@ def _resolve(self: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> 
 
 _TextLoader.resolve = _resolve
 
+if _Base is not yaml.SafeLoader:
+
+    class _TextParser(yaml.cyaml.CParser):  # type: ignore[misc, name-defined]
+        """libyaml's parser and composer alone, with the text loader's resolver: the constructor
+        and resolver a full loader sets up for every file are needed only by `_construct`'s
+        rare fallback, which makes its own."""
+
+        resolve = _resolve
+
+        def descend_resolver(self, parent: Any, index: Any) -> None:
+            """No path resolvers: nothing to track on the way down."""
+
+        def ascend_resolver(self) -> None:
+            """Nor on the way up."""
+
+else:
+    _TextParser = _TextLoader  # type: ignore[misc]
+
 _YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
 # Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
 _YAML_FAILURES = (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError)
@@ -93,10 +111,10 @@ def read_frontmatter(yaml_text: str) -> Frontmatter:
     if too_big is not None:
         read.problems.append(("yaml-too-complex", too_big[0], too_big[1], _BOUNDS_HINT))
         return read
-    loader = _TextLoader(yaml_text)
+    loader = _TextParser(yaml_text)
     try:
         node = loader.get_single_node()
-        data = _construct(node, loader) if node is not None else None
+        data = _construct(node) if node is not None else None
     except _YAML_FAILURES as exc:
         lines = yaml_text.split("\n")
         line, message = _yaml_error(exc, len(lines) - 1)
@@ -128,7 +146,7 @@ class _Unusual(Exception):
     """A node the quick builder leaves to PyYAML's constructor."""
 
 
-def _construct(node: yaml.Node, loader: Any) -> Any:
+def _construct(node: yaml.Node) -> Any:
     """The document's value, as PyYAML's safe constructor would build it. Frontmatter is plain
     text, booleans and nulls in mappings and lists: that is built here directly, several times
     faster than the constructor's generic dispatch. Anything else (an explicit tag, a merge key,
@@ -137,7 +155,7 @@ def _construct(node: yaml.Node, loader: Any) -> Any:
     try:
         return _build(node, {})
     except _Unusual:
-        return loader.construct_document(node)
+        return yaml.constructor.SafeConstructor().construct_document(node)
 
 
 def _build(node: yaml.Node, built: dict[int, Any]) -> Any:

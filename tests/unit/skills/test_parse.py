@@ -458,16 +458,14 @@ def test_the_quick_builder_gives_what_pyyaml_gives(text: str) -> None:
         loader = loader_class(text)
         try:
             node = loader.get_single_node()
-            built = (
-                frontmatter._construct(node, loader) if quick else loader.construct_document(node)
-            )
+            built = frontmatter._construct(node) if quick else loader.construct_document(node)
             return repr(built)
         except yaml.YAMLError as exc:
             return f"{type(exc).__name__}: {exc}"
         finally:
             loader.dispose()
 
-    assert build(frontmatter._TextLoader, True) == build(_PyYamlTextLoader, False)
+    assert build(frontmatter._TextParser, True) == build(_PyYamlTextLoader, False)
 
 
 def test_a_cached_skills_path_is_the_path_pathlib_makes() -> None:
