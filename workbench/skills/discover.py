@@ -294,8 +294,8 @@ def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[_Fo
         misnamed = [e.name for e in entries if e.name.lower() == SKILL_FILE.lower()]
         if misnamed:
             findings.append(_misnamed(folder + os.sep + misnamed[0]))
-        if folder != root and (held := [e.name for e in entries if e.name in IGNORE_FILES]):
-            ignore.add(folder, held)  # a nested ignore file governs the folders below it
+        if held := [e.name for e in entries if e.name in IGNORE_FILES]:
+            ignore.add(folder, held)  # it governs the folders below this one
         children = []
         for entry in entries:
             name = entry.name
@@ -390,10 +390,11 @@ def _shadowed(skill: Skill, winner: Skill, overrides: bool) -> Diagnostic:
     )
 
 
-def shown(path: Path | str) -> str:
-    """`path` relative to the current directory when it lies below it, else absolute."""
+def shown(path: Path | str, cwd: str | None = None) -> str:
+    """`path` relative to the current directory (or `cwd`) when it lies below it, else
+    absolute."""
     text = str(path)
-    cwd = os.getcwd()  # noqa: PTH109 - once per finding shown: a string, no Path
+    cwd = cwd or os.getcwd()  # noqa: PTH109 - a string, no Path
     if text.startswith(cwd + os.sep):
         return text[len(cwd) + 1 :]
     return text

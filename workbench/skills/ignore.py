@@ -26,12 +26,12 @@ class _Pattern:
 
 
 class IgnoreRules:
-    """The patterns of the ignore files found so far below one root."""
+    """The patterns of the ignore files found so far in one root and below it. Discovery adds a
+    folder's files as it lists the folder, so a folder without one costs no failed open."""
 
     def __init__(self, root: str) -> None:
         self.root = root
         self.patterns: list[_Pattern] = []
-        self.add(root, IGNORE_FILES)
 
     def add(self, folder: str, names: tuple[str, ...] | list[str]) -> None:
         """Read the ignore files `names` (those of IGNORE_FILES a folder holds) of `folder`."""
