@@ -208,18 +208,20 @@ def load_skills(
     results = [_parse(path, file_stat, cache) for path, file_stat in files]
     cache.save()
     winners: dict[str, Skill] = {}
+    found_in: dict[str, SkillRoot] = {}
     shadowed: list[Skill] = []
     diagnostics: list[Diagnostic] = list(findings)
-    for skill, found in results:
+    for (skill, found), (path, _) in zip(results, files, strict=True):
         diagnostics.extend(found)
         if skill is None:
             continue
         first = winners.setdefault(skill.name, skill)
         if first is not skill:
             shadowed.append(skill)
-            overrides = root_of[str(first.path)].origin != root_of[str(skill.path)].origin
+            overrides = found_in[skill.name].origin != root_of[path].origin
             diagnostics.append(_shadowed(skill, first, overrides))
-    found_in = {name: root_of[str(skill.path)] for name, skill in winners.items()}
+        else:
+            found_in[skill.name] = root_of[path]
     graph = SkillGraph(winners.values())
     return SkillSet(graph, diagnostics, len(files), tuple(roots), shadowed, found_in)
 
