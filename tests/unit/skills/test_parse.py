@@ -481,3 +481,21 @@ def test_a_cached_skills_path_is_the_path_pathlib_makes() -> None:
             assert (str(made), made.parts) == (str(expected), expected.parts)
             assert made == expected and hash(made) == hash(expected)
             assert made.parent == expected.parent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\n---\n",
+        "---\nname: a\n---",
+        "---\nname: a\n--- \t\nbody",
+        "---\nname: a\n----\n---x\n--- y\n---\n",
+        "---\na: b\n  ---\n---\n",
+        "---\nno closing\n",
+    ],
+)
+def test_the_closing_line_is_the_first_line_of_three_dashes(text: str) -> None:
+    from workbench.skills.skill_file import _closing_line
+
+    anchored = re.compile(r"^---[ \t]*$", re.MULTILINE).search(text, 4)
+    assert _closing_line(text, 3) == (anchored and (anchored.start(), anchored.end()))
