@@ -36,7 +36,9 @@ def as_path(text: str) -> Path:
         or "/../" in text
     ):
         return Path(text)
-    return _FROM_PARTS("", "/", ["/", *text[1:].split("/")])  # type: ignore[no-any-return]
+    path = _FROM_PARTS("", "/", ["/", *text[1:].split("/")])
+    path._str = text  # its str(), which pathlib would otherwise join again on first use
+    return path  # type: ignore[no-any-return]
 
 
 _FROM_PARTS = (
