@@ -47,6 +47,29 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, given the terminal's width as shutil would find it, so that a
+    subcommand does not import shutil (and its compression modules) to check its arguments."""
+
+    def __init__(self, prog: str, **options: int) -> None:
+        options.setdefault("width", _columns() - 2)  # as argparse does with shutil's figure
+        super().__init__(prog, **options)
+
+
+def _columns() -> int:
+    """`shutil.get_terminal_size().columns`: $COLUMNS, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 def _main_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="workbench",
@@ -311,7 +334,9 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
-    return _Parser(prog=f"workbench {name}", description=SUBCOMMANDS[name])
+    return _Parser(
+        prog=f"workbench {name}", description=SUBCOMMANDS[name], formatter_class=_Formatter
+    )
 
 
 def _report(exc: Exception) -> None:

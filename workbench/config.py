@@ -11,7 +11,6 @@ user's file alone. Keys are read with dotted paths (`settings.get("enforcer.mode
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -53,6 +52,8 @@ def find_project_root(start: Path) -> Path:
 
 def read_json_file(path: Path) -> Any:
     """Parse a JSON file, turning a syntax error into a WorkbenchError naming file and line."""
+    import json  # loaded by the first settings file read: `workbench lint PATH` reads none
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -133,6 +134,21 @@ def _skill_entries(data: dict[str, Any], file: Path) -> list[str]:
     return entries
 
 
+SKILL_FILTER_MARKS = "!+-"
+"""pi's marks on a settings skill entry: `!glob` leaves matching skills out, `+path` brings one
+back, `-path` leaves one out whatever else matched."""
+
+
+@dataclass(frozen=True)
+class SkillFilter:
+    """One `!glob`, `+path` or `-path` entry, with the folder of the settings file that wrote it
+    (relative patterns are relative to it, as in pi)."""
+
+    mark: str
+    pattern: str
+    base: Path
+
+
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
@@ -204,11 +220,19 @@ class Settings:
         """The `!pattern` entries: glob patterns of skill folders to leave out."""
         return [entry[1:] for entry, _ in self.skill_sources if entry.startswith("!")]
 
+    def skill_filters(self) -> list[SkillFilter]:
+        """The `!glob`, `+path` and `-path` entries, each with its settings file's folder."""
+        return [
+            SkillFilter(entry[0], entry[1:], folder)
+            for entry, folder in self.skill_sources
+            if entry[:1] in SKILL_FILTER_MARKS and entry[1:]
+        ]
+
     def _resolved_skill_paths(self) -> list[tuple[Path, bool]]:
         root = self.project_root.resolve()
         resolved: list[tuple[Path, bool]] = []
         for entry, folder in self.skill_sources:
-            if entry.startswith("!"):
+            if entry[:1] in SKILL_FILTER_MARKS:
                 continue
             written = Path(entry).expanduser()
             path = (folder / written).resolve()

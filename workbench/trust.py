@@ -8,7 +8,6 @@ it for one run with `--trust`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from workbench.config import Settings, agent_dir, read_json_file
@@ -37,6 +36,8 @@ class TrustStore:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_suffix(".tmp")
+        import json  # only when trusting a project: lint and graph never load it
+
         temporary.write_text(json.dumps({"projects": [*projects, key]}, indent=2) + "\n")
         temporary.replace(self.path)
 

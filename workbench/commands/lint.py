@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
+import os
 import sys
 
 from workbench.commands._skill_paths import add_skill_path_arguments
@@ -45,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     errors = sum(d.severity == "error" for d in found)
     warnings = len(found) - errors
     if args.format == "json":
+        import json
+
         report = {
             "skills": skills.files,
             "errors": errors,
@@ -53,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         }
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write("".join(_as_text(d) for d in found))
+        cwd = os.getcwd()  # noqa: PTH109 - once, not once per finding
+        sys.stdout.write("".join(_as_text(d, cwd) for d in found))
         sys.stdout.write(f"{count_of(skills.files, 'skill')}, {count_of(errors, 'error')}, ")
         sys.stdout.write(f"{count_of(warnings, 'warning')}\n")
     if nothing_found := skills.nothing_found():
@@ -61,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
     return 1 if errors or (args.strict and warnings) else 0
 
 
-def _as_text(d: Diagnostic) -> str:
-    line = f"{shown(d.path)}:{d.line}: {d.severity} {d.rule} {d.message}\n"
+def _as_text(d: Diagnostic, cwd: str) -> str:
+    line = f"{shown(d.path, cwd)}:{d.line}: {d.severity} {d.rule} {d.message}\n"
     return line + (f"    {d.hint}\n" if d.hint else "")
 
 

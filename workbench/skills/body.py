@@ -11,11 +11,9 @@ are not relative references.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 
 from workbench.skills.model import Reference
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _LINK = re.compile(r"!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
@@ -38,7 +36,11 @@ def _relative_target(raw: str) -> str | None:
     target = raw[1:-1].strip() if raw.startswith("<") else raw
     if not target or _NOT_RELATIVE.match(target):
         return None
-    target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    target = target.split("#", 1)[0].split("?", 1)[0]
+    if "%" in target:  # urllib.parse loads only for the rare escaped path
+        from urllib.parse import unquote
+
+        target = unquote(target)
     return target or None
 
 
@@ -49,44 +51,105 @@ def _bare_paths(line: str) -> list[str]:
     return [path for path in paths if _FILE_NAME.search(path)]
 
 
+def _line_end(body: str, at: int) -> int:
+    end = body.find("\n", at)
+    return len(body) if end < 0 else end
+
+
+def _fence_lines(body: str, mark: str) -> list[tuple[int, str]]:
+    """(line start, run of backticks or tildes) of each fence line made of `mark`'s character:
+    up to three spaces, then three or more of it. `str.find` hops from mark to mark."""
+    found: list[tuple[int, str]] = []
+    char = mark[0]
+    at = body.find(mark)
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        end = at + 3
+        while body.startswith(char, end):
+            end += 1
+        if at - start <= 3 and (at == start or body[start:at] == " " * (at - start)):
+            found.append((start, body[at:end]))
+        at = body.find(mark, end)
+    return found
+
+
+def _fenced(body: str) -> list[tuple[int, int]]:
+    """The fenced code blocks, as (start, end) offsets from the opening line's start to the end
+    of the closing line (or of the body, for a block never closed). A block closes at a fence
+    line of its own character at least as long as the one that opened it."""
+    lines = _fence_lines(body, "```")
+    if "~" in body:
+        lines = sorted(lines + _fence_lines(body, "~~~"))
+    blocks: list[tuple[int, int]] = []
+    fence, opened = "", 0
+    for start, run in lines:
+        if not fence:
+            fence, opened = run, start
+        elif run[0] == fence[0] and len(run) >= len(fence):
+            blocks.append((opened, _line_end(body, start)))
+            fence = ""
+    if fence:
+        blocks.append((opened, len(body)))
+    return blocks
+
+
+def _marked_lines(body: str, blocks: list[tuple[int, int]]) -> list[int]:
+    """Where the lines outside `blocks` that hold a `[` or a `./` start, in order."""
+    starts: set[int] = set()
+    for mark in ("[", "./"):
+        at, block = body.find(mark), 0
+        while at >= 0:
+            while block < len(blocks) and blocks[block][1] <= at:
+                block += 1
+            if block < len(blocks) and blocks[block][0] <= at:
+                at = body.find(mark, blocks[block][1])  # an example in a code block: skip it
+                continue
+            starts.add(body.rfind("\n", 0, at) + 1)
+            end = body.find("\n", at)
+            at = body.find(mark, end) if end >= 0 else -1
+    return sorted(starts)
+
+
 def find_references(body: str, first_line: int) -> tuple[Reference, ...]:
-    """Relative paths in `body`, whose first line is line `first_line` of the file."""
+    """Relative paths in `body`, whose first line is line `first_line` of the file. Only the
+    lines outside fenced code that hold a `[` or a `./` are looked at."""
     # Most bodies hold neither: one-character scans rule them out far faster than `](` or `./`.
     if "]" not in body and ("/" not in body or "./" not in body):
         return ()
+    blocks = _fenced(body) if "`" in body or "~" in body else []
     found: list[Reference] = []
-    fence: str | None = None
-    for number, line in enumerate(body.split("\n"), first_line):
-        # Most lines are prose: cheap substring tests keep the regexes off them.
-        opening = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if fence is not None:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opening:
-            fence = opening.group(1)
-            continue
-        if "[" not in line and "./" not in line:
-            continue
-        if "`" in line:
-            for code in _INLINE_CODE.finditer(line):
-                found.extend(Reference(m.group(), number) for m in _SKILL_PATH.finditer(code[2]))
-            line = _INLINE_CODE.sub("", line)
-        raws: list[str] = []
-        if "](" in line:
-            raws += [m.group(1) for m in _LINK.finditer(line)]
-            line = _LINK.sub("", line)
-        definition = _LINK_DEFINITION.match(line) if "]:" in line else None
-        if definition:
-            raws.append(definition.group(1))
-            line = line[definition.end() :]
-        if "./" in line:
-            raws += _bare_paths(line)
-        for raw in raws:
-            target = _relative_target(raw)
-            if target is not None:
-                found.append(Reference(target, number))
+    number, counted = first_line, 0
+    for start in _marked_lines(body, blocks):
+        number += body.count("\n", counted, start)
+        counted = start
+        found.extend(_line_references(body[start : _line_end(body, start)], number))
     return tuple(found)
+
+
+def _line_references(line: str, number: int) -> list[Reference]:
+    """The references on one line outside a fenced block."""
+    if "](" not in line and "]:" not in line and "./" not in line:
+        return []  # a `[` that opens no link (`- [ ] task`): every kind needs one of these
+    found: list[Reference] = []
+    if "`" in line:
+        for code in _INLINE_CODE.finditer(line):
+            found.extend(Reference(m.group(), number) for m in _SKILL_PATH.finditer(code[2]))
+        line = _INLINE_CODE.sub("", line)
+    raws: list[str] = []
+    if "](" in line:
+        raws += [m.group(1) for m in _LINK.finditer(line)]
+        line = _LINK.sub("", line)
+    definition = _LINK_DEFINITION.match(line) if "]:" in line else None
+    if definition:
+        raws.append(definition.group(1))
+        line = line[definition.end() :]
+    if "./" in line:
+        raws += _bare_paths(line)
+    for raw in raws:
+        target = _relative_target(raw)
+        if target is not None:
+            found.append(Reference(target, number))
+    return found
 
 
 def interaction_rules(body: str) -> tuple[bool, bool]:

@@ -9,8 +9,9 @@ the project root, `~/.pi/agent/skills`, `~/.agents/skills`, then Claude Code's
 `<project>/.claude/skills` and `~/.claude/skills`. A folder holding `SKILL.md` is one skill; its
 subfolders are not searched. Explicit and settings paths are searched fully, hidden folders
 included (corpora keep skills in `.curated/`); the default roots skip hidden folders and
-`node_modules`, and every root's `.gitignore` is honoured. `.git` is never searched. Folder links
-are followed once; a link back to one of its own ancestors is reported as a loop.
+`node_modules`, and ignore files (`.gitignore`, `.ignore`, `.fdignore`) in a root and the
+folders below it are honoured. `.git` is never searched. Folder links are followed once; a
+link back to one of its own ancestors is reported as a loop.
 """
 
 from __future__ import annotations
@@ -20,18 +21,17 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from workbench.config import Settings, agent_dir, find_project_root
+from workbench.config import Settings, SkillFilter, agent_dir, find_project_root
 from workbench.errors import UsageError
 from workbench.skills.cache import ParseCache, ParseResult
+from workbench.skills.filters import enabled
 from workbench.skills.graph import SkillGraph
-from workbench.skills.ignore import IgnoreRules
+from workbench.skills.ignore import IGNORE_FILES, IgnoreRules
 from workbench.skills.model import Diagnostic, Skill
-from workbench.skills.parse import parse_skill
 from workbench.skills.rules import finding
 from workbench.trust import project_settings
 
@@ -103,9 +103,9 @@ def project_roots(
     cwd: Path | None = None,
 ) -> list[SkillRoot]:
     """The roots searched for a project, in discovery order. `.agents/skills` is looked for in
-    the working folder `cwd` and each folder above it up to the project root, as pi does;
-    Claude Code's `.claude/skills` and `~/.claude/skills` come last (`skills.claude: false`
-    leaves them out)."""
+    the working folder `cwd` and each folder above it up to the project root, as pi does (but
+    for the home folder's, which is the user's root); Claude Code's `.claude/skills` and
+    `~/.claude/skills` come last (`skills.claude: false` leaves them out)."""
     settings = settings or project_settings(project_root)
     home = Path.home()
     roots = [
@@ -115,6 +115,7 @@ def project_roots(
         *(
             SkillRoot(folder / ".agents" / "skills", "project")
             for folder in _up_to(cwd, project_root)
+            if folder != home.resolve()  # ~/.agents/skills is the user's, below (as in pi)
         ),
         SkillRoot(agent_dir() / "skills", "user"),
         SkillRoot(home / ".agents" / "skills", "user"),
@@ -154,7 +155,7 @@ def load_project_skills(
     root = project_root or find_project_root(Path.cwd())
     settings = project_settings(root)
     roots = project_roots(root, settings, extra, here)
-    return load_skills(roots, use_cache=use_cache, excludes=settings.skill_excludes())
+    return load_skills(roots, use_cache=use_cache, filters=settings.skill_filters())
 
 
 def load_paths(paths: Sequence[Path], *, use_cache: bool = True) -> SkillSet:
@@ -170,11 +171,11 @@ def load_skills(
     roots: Sequence[SkillRoot],
     *,
     use_cache: bool = True,
-    excludes: Sequence[str] = (),
+    filters: Sequence[SkillFilter] = (),
     named: bool = False,
 ) -> SkillSet:
-    """Discover and parse the skills under `roots`; the first skill of a name wins. A skill
-    whose folder's name or path matches one of the `excludes` globs is left out. `named`: the
+    """Discover and parse the skills under `roots`; the first skill of a name wins. Settings'
+    `filters` (`!glob`, `+path`, `-path`) leave skills out or bring them back. `named`: the
     roots are paths the user named, so a folder with no SKILL.md in or below it is an error."""
     walked: list[str] = []
     findings: list[Diagnostic] = []
@@ -195,7 +196,7 @@ def load_skills(
                 )
             for found in under:
                 key = _identity(found)
-                if excludes and _excluded(found[0], excludes):
+                if filters and not enabled(found[0], filters):
                     continue
                 if key not in seen:  # one file under two roots, or two links to it, counts once
                     seen.add(key)
@@ -207,18 +208,20 @@ def load_skills(
     results = [_parse(path, file_stat, cache) for path, file_stat in files]
     cache.save()
     winners: dict[str, Skill] = {}
+    found_in: dict[str, SkillRoot] = {}
     shadowed: list[Skill] = []
     diagnostics: list[Diagnostic] = list(findings)
-    for skill, found in results:
+    for (skill, found), (path, _) in zip(results, files, strict=True):
         diagnostics.extend(found)
         if skill is None:
             continue
         first = winners.setdefault(skill.name, skill)
         if first is not skill:
             shadowed.append(skill)
-            overrides = root_of[str(first.path)].origin != root_of[str(skill.path)].origin
+            overrides = found_in[skill.name].origin != root_of[path].origin
             diagnostics.append(_shadowed(skill, first, overrides))
-    found_in = {name: root_of[str(skill.path)] for name, skill in winners.items()}
+        else:
+            found_in[skill.name] = root_of[path]
     graph = SkillGraph(winners.values())
     return SkillSet(graph, diagnostics, len(files), tuple(roots), shadowed, found_in)
 
@@ -237,12 +240,16 @@ _Found = tuple[str, os.stat_result | None]
 
 
 def _parse(path: str, file_stat: os.stat_result | None, cache: ParseCache) -> ParseResult:
+    if file_stat is not None:
+        cached = cache.get(path, file_stat.st_size, file_stat.st_mtime_ns)
+        if cached is not None:
+            return cached
+    # the parser (and its regexes) loads only when a file is not in the cache
+    from workbench.skills.parse import parse_skill
+
     if file_stat is None:
         return parse_skill(path)  # reports why the file cannot be read
     key = (path, file_stat.st_size, file_stat.st_mtime_ns)
-    cached = cache.get(*key)
-    if cached is not None:
-        return cached
     result = parse_skill(path)
     cache.put(*key, result)
     return result
@@ -289,6 +296,8 @@ def _skill_files(root: str, fully: bool, findings: list[Diagnostic]) -> list[_Fo
         misnamed = [e.name for e in entries if e.name.lower() == SKILL_FILE.lower()]
         if misnamed:
             findings.append(_misnamed(folder + os.sep + misnamed[0]))
+        if held := [e.name for e in entries if e.name in IGNORE_FILES]:
+            ignore.add(folder, held)  # it governs the folders below this one
         children = []
         for entry in entries:
             name = entry.name
@@ -344,12 +353,6 @@ def _missing_setting(path: Path) -> Diagnostic:
     )
 
 
-def _excluded(skill_file: str, patterns: Sequence[str]) -> bool:
-    folder = os.path.dirname(skill_file)  # noqa: PTH120 - strings, once per skill
-    name = os.path.basename(folder)  # noqa: PTH119
-    return any(fnmatchcase(name, p) or fnmatchcase(folder, p) for p in patterns)
-
-
 def _misnamed(path: str) -> Diagnostic:
     name = os.path.basename(path)  # noqa: PTH119
     return finding(
@@ -389,10 +392,11 @@ def _shadowed(skill: Skill, winner: Skill, overrides: bool) -> Diagnostic:
     )
 
 
-def shown(path: Path | str) -> str:
-    """`path` relative to the current directory when it lies below it, else absolute."""
+def shown(path: Path | str, cwd: str | None = None) -> str:
+    """`path` relative to the current directory (or `cwd`) when it lies below it, else
+    absolute."""
     text = str(path)
-    cwd = str(Path.cwd())
+    cwd = cwd or os.getcwd()  # noqa: PTH109 - a string, no Path
     if text.startswith(cwd + os.sep):
         return text[len(cwd) + 1 :]
     return text

@@ -42,6 +42,42 @@ _TextLoader.add_implicit_resolver(
 _TextLoader.add_implicit_resolver(
     "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
 )
+_STR, _BOOL, _NULL = "tag:yaml.org,2002:str", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null"
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_IMPLICIT_TAGS = {
+    **dict.fromkeys(("true", "True", "TRUE", "false", "False", "FALSE"), _BOOL),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), _NULL),
+}
+"""The two resolvers above as one lookup: what `_TextLoader.resolve` answers for plain text."""
+
+
+def _resolve(self: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+    """PyYAML's `Resolver.resolve` for the text loader, without its loop over regexes: libyaml
+    asks it once per value, and a frontmatter is nearly all plain values."""
+    if kind is yaml.ScalarNode:
+        return (implicit[0] and _IMPLICIT_TAGS.get(value)) or _STR
+    return _MAP if kind is yaml.MappingNode else _SEQ
+
+
+_TextLoader.resolve = _resolve
+
+if _Base is not yaml.SafeLoader:
+
+    class _TextParser(yaml.cyaml.CParser):  # type: ignore[misc, name-defined]
+        """libyaml's parser and composer alone, with the text loader's resolver: the constructor
+        and resolver a full loader sets up for every file are needed only by `_construct`'s
+        rare fallback, which makes its own."""
+
+        resolve = _resolve
+
+        def descend_resolver(self, parent: Any, index: Any) -> None:
+            """No path resolvers: nothing to track on the way down."""
+
+        def ascend_resolver(self) -> None:
+            """Nor on the way up."""
+
+else:
+    _TextParser = _TextLoader  # type: ignore[misc]
 
 _YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
 # Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
@@ -68,17 +104,17 @@ class Frontmatter:
 def read_frontmatter(yaml_text: str) -> Frontmatter:
     """Parse the text between the two `---` lines."""
     read = Frontmatter()
-    if not yaml_text.strip():
+    if not yaml_text or yaml_text.isspace():
         read.fields = {}
         return read
     too_big = _beyond_bounds(yaml_text)
     if too_big is not None:
         read.problems.append(("yaml-too-complex", too_big[0], too_big[1], _BOUNDS_HINT))
         return read
-    loader = _TextLoader(yaml_text)
+    loader = _TextParser(yaml_text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        data = _construct(node) if node is not None else None
     except _YAML_FAILURES as exc:
         lines = yaml_text.split("\n")
         line, message = _yaml_error(exc, len(lines) - 1)
@@ -102,13 +138,93 @@ def read_frontmatter(yaml_text: str) -> Frontmatter:
     return read
 
 
+_BOOL_WORDS = {"true": True, "false": False}
+_BUILDING = object()
+
+
+class _Unusual(Exception):
+    """A node the quick builder leaves to PyYAML's constructor."""
+
+
+def _construct(node: yaml.Node) -> Any:
+    """The document's value, as PyYAML's safe constructor would build it. Frontmatter is plain
+    text, booleans and nulls in mappings and lists: that is built here directly, several times
+    faster than the constructor's generic dispatch. Anything else (an explicit tag, a merge key,
+    a list or mapping as a key, a node that holds itself) goes to the constructor, which builds
+    it or reports it exactly as before."""
+    try:
+        return _build(node, {})
+    except _Unusual:
+        return yaml.constructor.SafeConstructor().construct_document(node)
+
+
+def _build(node: yaml.Node, built: dict[int, Any]) -> Any:
+    kind, tag = node.__class__, node.tag
+    if kind is yaml.ScalarNode:
+        if tag == _STR:
+            return node.value
+        if tag == _NULL:
+            return None
+        if tag == _BOOL and node.value.lower() in _BOOL_WORDS:
+            return _BOOL_WORDS[node.value.lower()]
+        raise _Unusual
+    done = built.get(id(node))  # an alias: the same node, built once, shared as PyYAML does
+    if done is not None:
+        if done is _BUILDING:
+            raise _Unusual
+        return done
+    built[id(node)] = _BUILDING
+    if kind is yaml.MappingNode and tag == _MAP:
+        value: Any = {}
+        for key_node, value_node in node.value:
+            key = _build(key_node, built)
+            if isinstance(key, (dict, list)):
+                raise _Unusual
+            value[key] = _build(value_node, built)
+    elif kind is yaml.SequenceNode and tag == _SEQ:
+        value = [_build(item, built) for item in node.value]
+    else:
+        raise _Unusual
+    built[id(node)] = value
+    return value
+
+
 _BOUNDS_HINT = "write plain `key: value` fields; frontmatter needs no deep nesting or aliases"
 
 
+# What may follow a block indicator (`- `, `? `, `: `): YAML's blanks and line breaks.
+_BLANKS = (" ", "\n", "\t", "\x85", "\u2028", "\u2029")
+
+
+def _surely_within_bounds(yaml_text: str) -> bool:
+    """Whether the text is certainly within bounds, told from a few character counts, so that
+    nearly every frontmatter skips the walk over its events. Without `*` there is no alias, and
+    short text holds few values (an event takes at least a character or two). Every collection
+    starts at an indicator (`[`, `{`, or `-`, `?`, `:` before a blank; in flow text `:` may come
+    right after a quoted key), so fewer indicators than MAX_DEPTH cannot nest that deep."""
+    if "*" in yaml_text or len(yaml_text) * 2 >= MAX_NODES:
+        return False
+    text = yaml_text + "\n"
+    starts = text.count("[") + text.count("{")
+    if starts:
+        starts += text.count(":")
+    # ASCII text without a tab has only spaces and line feeds for blanks
+    blanks = _BLANKS if "\t" in text or not text.isascii() else _BLANKS[:2]
+    for indicator in "-?:":
+        if indicator in text:
+            for blank in blanks:
+                starts += text.count(indicator + blank)
+    return starts < MAX_DEPTH
+
+
 def _beyond_bounds(yaml_text: str) -> tuple[int, str] | None:
-    """(line, message) when the YAML nests deeper than MAX_DEPTH or expands past MAX_NODES;
-    found from libyaml's events, which it makes without recursion, before anything is built.
-    Syntax errors are left to the loader, which reports them with their line."""
+    """(line, message) when the YAML nests deeper than MAX_DEPTH or expands past MAX_NODES."""
+    return None if _surely_within_bounds(yaml_text) else _walk_bounds(yaml_text)
+
+
+def _walk_bounds(yaml_text: str) -> tuple[int, str] | None:
+    """`_beyond_bounds` found from libyaml's events, which it makes without recursion, before
+    anything is built. Syntax errors are left to the loader, which reports them with their line."""
     open_sizes: list[int] = []  # the expanded values so far in each open collection
     open_anchors: list[str | None] = []
     anchored: dict[str, int] = {}

@@ -1,9 +1,10 @@
-"""A skill root's `.gitignore`, honoured as pi honours it: ignored folders are not searched.
+"""Ignore files in a skill root, honoured as pi honours them: ignored folders are not searched.
 
-The common patterns are understood: blank lines and `#` comments are skipped, `name` matches at
-any depth, a leading `/` anchors a pattern at the root, a trailing `/` matches folders only, `*`,
-`?` and `**` are globs, and a later `!pattern` takes a folder back. Only folders are matched (a
-skill is a folder).
+`.gitignore`, `.ignore` and `.fdignore` count, in the root and in every folder searched below
+it; a file's patterns apply below its own folder. The common patterns are understood: blank lines
+and `#` comments are skipped, `name` matches at any depth, a leading `/` anchors a pattern at the
+file's folder, a trailing `/` matches folders only, `*`, `?` and `**` are globs, and a later
+`!pattern` takes a folder back. Only folders are matched (a skill is a folder).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-IGNORE_FILE = ".gitignore"
+IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
 
 
 @dataclass(frozen=True)
@@ -20,14 +21,23 @@ class _Pattern:
     glob: str
     anchored: bool
     negated: bool
+    base: str
+    """The folder of the file that holds it, relative to the root ("" for the root's own)."""
 
 
 class IgnoreRules:
-    """The patterns of one root's `.gitignore` (none when it has no such file)."""
+    """The patterns of the ignore files found so far in one root and below it. Discovery adds a
+    folder's files as it lists the folder, so a folder without one costs no failed open."""
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self.patterns = _read(os.path.join(root, IGNORE_FILE))  # noqa: PTH118
+        self.patterns: list[_Pattern] = []
+
+    def add(self, folder: str, names: tuple[str, ...] | list[str]) -> None:
+        """Read the ignore files `names` (those of IGNORE_FILES a folder holds) of `folder`."""
+        base = os.path.relpath(folder, self.root).replace(os.sep, "/")
+        for name in names:
+            self.patterns += _read(os.path.join(folder, name), "" if base == "." else base)  # noqa: PTH118
 
     def ignores(self, folder: str) -> bool:
         """Whether `folder` (below the root) is ignored: the last matching pattern decides."""
@@ -41,7 +51,7 @@ class IgnoreRules:
         return ignored
 
 
-def _read(path: str) -> list[_Pattern]:
+def _read(path: str, base: str) -> list[_Pattern]:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
@@ -55,11 +65,15 @@ def _read(path: str) -> list[_Pattern]:
         negated = text.startswith("!")
         text = text.removeprefix("!").rstrip("/")
         anchored = text.startswith("/") or "/" in text
-        patterns.append(_Pattern(text.lstrip("/"), anchored, negated))
+        patterns.append(_Pattern(text.lstrip("/"), anchored, negated, base))
     return patterns
 
 
 def _matches(pattern: _Pattern, relative: str) -> bool:
+    if pattern.base:
+        if not relative.startswith(pattern.base + "/"):
+            return False
+        relative = relative[len(pattern.base) + 1 :]
     if pattern.anchored:
         glob = pattern.glob.replace("**/", "*").replace("/**", "/*")
         return fnmatchcase(relative, glob) or fnmatchcase(relative, glob + "/*")

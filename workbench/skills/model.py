@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +21,31 @@ LAYER_BELOW: dict[str, Layer] = {"compound": "molecule", "molecule": "atom"}
 LAYER_ABOVE: dict[str, Layer] = {"molecule": "compound", "atom": "molecule"}
 
 Severity = Literal["error", "warning"]
+
+
+def as_path(text: str) -> Path:
+    """`Path(text)`, for the absolute, normal paths the parse cache holds. On Python 3.11 it is
+    built from its parts directly, four times faster than parsing them again (a warm lint of
+    10,000 skills makes 10,000); other versions, and any other path, take the usual way."""
+    if (
+        _FROM_PARTS is None
+        or not text.startswith("/")
+        or text.endswith(("/", "/.", "/.."))
+        or "//" in text
+        or "/./" in text
+        or "/../" in text
+    ):
+        return Path(text)
+    path = _FROM_PARTS("", "/", ["/", *text[1:].split("/")])
+    path._str = text  # its str(), which pathlib would otherwise join again on first use
+    return path  # type: ignore[no-any-return]
+
+
+_FROM_PARTS = (
+    getattr(type(Path()), "_from_parsed_parts", None)
+    if sys.version_info[:2] == (3, 11) and os.sep == "/"
+    else None
+)
 
 
 @dataclass(frozen=True)
@@ -83,7 +110,7 @@ class Skill:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state["path"] = Path(state["path"])
+        state["path"] = as_path(state["path"])
         self.__dict__.update(state)
 
     def __getattr__(self, name: str) -> Any:
@@ -112,3 +139,10 @@ class Skill:
     def line_of_delegate(self, target: str) -> int:
         """The line where `target` is named in delegates-to (the key's line for the string form)."""
         return self.delegate_lines.get(target) or self.line_of("delegates-to")
+
+
+def user_invocable(skill: Skill) -> bool:
+    """Whether the user is offered the skill as `/skill:NAME`: not with Claude Code's
+    `user-invocable: false` (written as a boolean or as the text `false`, any case). The model
+    may still be offered it; that is `disable-model-invocation`'s business."""
+    return str(skill.frontmatter.get("user-invocable", "")).lower() != "false"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.skills.body import find_references, interaction_rules
-from workbench.skills.model import LAYERS, Diagnostic, Layer, Skill
+from workbench.skills.model import LAYERS, Diagnostic, Layer, Skill, as_path
 from workbench.skills.rules import finding
 from workbench.skills.skill_file import decode, read_bytes, split
 
@@ -42,7 +42,7 @@ class _Reader:
 
 def parse_skill(path: str | os.PathLike[str]) -> tuple[Skill | None, list[Diagnostic]]:
     """Read SKILL.md at `path`. The Skill is None only when the file cannot be read at all."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else as_path(os.fspath(path))
     reader = _Reader(path)
     try:
         data = read_bytes(path)
@@ -72,7 +72,7 @@ def _parse_bytes(data: bytes, path: Path, reader: _Reader) -> Skill:
             "move reference material into files next to SKILL.md and link them",
         )
     text = decode(data, reader.report)
-    folder_name = path.parent.name
+    folder_name = os.path.basename(os.path.dirname(str(path)))  # noqa: PTH119, PTH120 - no Path
     frontmatter = split(text, reader.report)
     if frontmatter is None:
         return Skill(name=folder_name, path=path, body=text, has_frontmatter=False)

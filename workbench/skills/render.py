@@ -6,7 +6,6 @@ skill has (drawn as missing), so a drawing never hides what `lint` would complai
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 
 from workbench.skills.graph import SkillGraph
@@ -103,6 +102,8 @@ def as_json(graph: SkillGraph) -> str:
         for s in _sorted(graph)
     ]
     edges = [list(edge) for edge in _edges(graph)]
+    import json  # only for this format: lint never loads it
+
     return json.dumps({"skills": skills, "edges": edges}, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +16,6 @@ from pathlib import Path
 Report = Callable[[str, int, str, str | None], None]
 """Receives one problem: (rule id, line, message, hint)."""
 
-_CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _FRONTMATTER_HINT = "start SKILL.md with a line `---`, the fields (name, description), then `---`"
 
 
@@ -26,9 +24,13 @@ def read_bytes(path: Path) -> bytes:
     Plain `os.read` calls: no buffered file object per file, which counts at 10,000 files."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        chunks = []
+        first = os.read(fd, info.st_size + 1)  # the whole file in one call, as a rule
+        if len(first) <= info.st_size:
+            return first
+        chunks = [first]  # it grew while being read
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)
@@ -58,7 +60,7 @@ def decode(data: bytes, report: Report) -> str:
 
 def split(text: str, report: Report) -> tuple[str, str, int] | None:
     """(frontmatter text, body, body's first line), or None when there is no frontmatter."""
-    if not text.strip():
+    if not text or text.isspace():  # as `not text.strip()`, without copying the text
         report("frontmatter-missing", 1, "SKILL.md is empty", _FRONTMATTER_HINT)
         return None
     first_end = text.find("\n")
@@ -68,7 +70,7 @@ def split(text: str, report: Report) -> tuple[str, str, int] | None:
             "frontmatter-missing", 1, "SKILL.md does not start with a `---` line", _FRONTMATTER_HINT
         )
         return None
-    closing = _CLOSING.search(text, first_end + 1) if first_end >= 0 else None
+    closing = _closing_line(text, first_end) if first_end >= 0 else None
     if closing is None:
         report(
             "frontmatter-unclosed",
@@ -77,9 +79,24 @@ def split(text: str, report: Report) -> tuple[str, str, int] | None:
             "add a line `---` after the last field",
         )
         return None
-    yaml_text = text[first_end + 1 : closing.start()]
-    body = text[closing.end() + 1 :]
+    yaml_text = text[first_end + 1 : closing[0]]
+    body = text[closing[1] + 1 :]
     return yaml_text, body, yaml_text.count("\n") + 3
+
+
+def _closing_line(text: str, after: int) -> tuple[int, int] | None:
+    """(start, end) of the first line after offset `after` (a line feed) that is `---`, perhaps
+    followed by spaces or tabs. `str.find` hops to each line that starts with `---`: a regex
+    anchored at every line start would look at every character of the frontmatter."""
+    at = text.find("\n---", after)
+    while at >= 0:
+        start = at + 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if not text[start + 3 : end].strip(" \t"):
+            return start, end
+        at = text.find("\n---", end)
+    return None
 
 
 def read_body(path: Path) -> str:

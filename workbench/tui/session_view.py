@@ -12,7 +12,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from workbench.sessions.entries import one_line
-from workbench.skills.model import Diagnostic
+from workbench.skills.model import Diagnostic, user_invocable
 from workbench.skills.projection import first_sentence
 from workbench.skills.render import count_of
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
@@ -184,7 +184,7 @@ class SessionView:
                 str(skill.frontmatter.get("argument-hint") or ""),
             )
             for name, skill in sorted(graph.skills.items())
-            if str(skill.frontmatter.get("user-invocable", "")).lower() != "false"
+            if user_invocable(skill)
         ]
 
     def candidates(self, source: ArgumentSource) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import UsageError
-from workbench.skills import discover
+from workbench.skills import parse
 from workbench.skills.discover import SkillRoot, load_project_skills, load_skills
 
 
@@ -176,14 +176,14 @@ class TestParseCache:
     @staticmethod
     def parser_must_not_run(monkeypatch: pytest.MonkeyPatch, allowed: set[str]) -> list[str]:
         parsed: list[str] = []
-        real = discover.parse_skill
+        real = parse.parse_skill  # discover imports it when a file is not in the cache
 
         def counting(path: str):
             parsed.append(Path(path).parent.name)
             assert Path(path).parent.name in allowed, f"parsed {path} again"
             return real(path)
 
-        monkeypatch.setattr(discover, "parse_skill", counting)
+        monkeypatch.setattr(parse, "parse_skill", counting)
         return parsed
 
     def test_second_load_uses_the_cache(self, tmp_path, write_skill, monkeypatch, cache_home):

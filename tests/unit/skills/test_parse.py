@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+import yaml
 
+from workbench.skills import frontmatter
 from workbench.skills.parse import parse_skill
+from workbench.skills.skill_file import decode, split
+
+CORPORA = Path(__file__).resolve().parents[3].parent / "shared" / "corpora"
 
 TOP_LEVEL = """---
 name: molecule-review
@@ -182,6 +189,35 @@ def test_deeply_nested_yaml_does_not_crash(write_skill) -> None:
     assert [d.rule for d in found] in ([], ["yaml-invalid"])
 
 
+@pytest.mark.parametrize(
+    ("deep", "rule"),
+    [
+        ("".join(f"{'  ' * i}k{i}:\n" for i in range(70)) + "v\n", "yaml-too-complex"),
+        ("- " * 70 + "v\n", "yaml-too-complex"),  # compact block sequences on one line
+        ("? " * 70 + "v\n", "yaml-too-complex"),  # complex keys
+        ('["a":' * 70 + "v" + "]" * 70 + "\n", "yaml-too-complex"),  # flow pairs, no `: `
+        ("-\u2028" * 70 + "v\n", "yaml-invalid"),  # a YAML 1.1 line break after `-`
+    ],
+    ids=["mappings", "sequences", "keys", "flow-pairs", "unicode-breaks"],
+)
+def test_nesting_too_deep_is_found_whatever_writes_it(deep: str, rule: str) -> None:
+    # the quick character count that lets most frontmatters skip the walk over their events
+    # must never let a deep one through
+    assert not frontmatter._surely_within_bounds(deep)
+    assert [p[0] for p in frontmatter.read_frontmatter(deep).problems] == [rule]
+
+
+@pytest.mark.skipif(not CORPORA.is_dir(), reason=f"no corpora at {CORPORA}")
+def test_the_quick_bounds_check_agrees_with_the_walk_over_the_corpora() -> None:
+    quick = 0
+    for path in sorted(CORPORA.rglob("SKILL.md")):
+        parts = split(decode(path.read_bytes(), lambda *_: None), lambda *_: None)
+        if parts is not None and frontmatter._surely_within_bounds(parts[0]):
+            quick += 1
+            assert frontmatter._walk_bounds(parts[0]) is None, path
+    assert quick > 1000
+
+
 def test_empty_frontmatter_is_an_empty_mapping(write_skill) -> None:
     skill, found = parse_skill(write_skill("empty-fm", "---\n---\nbody\n"))
     assert (found, skill.has_frontmatter, skill.frontmatter, skill.body_line) == ([], True, {}, 3)
@@ -314,6 +350,34 @@ def test_bare_relative_paths_in_prose_are_references(write_skill) -> None:
     ]
 
 
+def test_references_follow_fences_of_every_shape(write_skill) -> None:
+    body = "\n".join(
+        [
+            "```",  # the body's first line opens a block
+            "[no](./a.md)",
+            "```",
+            "[yes](./b.md) and an inline ``` fence-like run",
+            "   ~~~~ indented three spaces, tildes",
+            "[no](./c.md)",
+            "```",  # backticks do not close a tilde block
+            "[no](./d.md)",
+            "~~~",  # shorter than the opening run: still inside
+            "~~~~~",
+            "[yes](./e.md)",
+            "    ```",  # four spaces: not a fence",
+            "[yes](./f.md)",
+            "````",
+            "[no](./g.md) never closed",
+        ]
+    )
+    skill, _ = parse_skill(write_skill("refs", f"---\nname: refs\ndescription: d\n---\n{body}"))
+    assert [(r.target, r.line) for r in skill.references] == [
+        ("./b.md", 8),
+        ("./e.md", 15),
+        ("./f.md", 17),
+    ]
+
+
 @pytest.mark.parametrize(
     ("body", "targets"),
     [
@@ -357,3 +421,81 @@ def test_values_are_the_text_the_author_wrote(tmp_path: Path) -> None:
         "standalone": True,
         "empty": None,
     }
+
+
+class _PyYamlTextLoader(frontmatter._Base):  # type: ignore[misc, name-defined]
+    """The text loader as PyYAML alone makes it: the regex resolvers and the generic constructor."""
+
+    yaml_implicit_resolvers: ClassVar[dict] = {}
+
+
+_PyYamlTextLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_PyYamlTextLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: yes\nb: 1.0\nc: 2024-01-01\nd: null\ne: ~\nf: TRUE\ng: tRue\nh:\ni: 'true'\n",
+        "a: [~, null, Null, NULL, '', x, false, False]\nb: {c: d}\n",
+        "a: &x [1, 2]\nb: *x\n",
+        "a: &x\n  b: *x\n",  # holds itself
+        "a: !!int 3\nb: !!bool yes\nc: !!str true\n",
+        "<<: {a: 1}\nb: 2\n",
+        "a: !!merge x\n",
+        "? [a]\n: b\n",
+        "!!set {a, b}\n",
+        "a: !local x\n",
+        "- a\n- b: c\n",
+    ],
+)
+def test_the_quick_builder_gives_what_pyyaml_gives(text: str) -> None:
+    def build(loader_class: type, quick: bool) -> str:
+        loader = loader_class(text)
+        try:
+            node = loader.get_single_node()
+            built = frontmatter._construct(node) if quick else loader.construct_document(node)
+            return repr(built)
+        except yaml.YAMLError as exc:
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            loader.dispose()
+
+    assert build(frontmatter._TextParser, True) == build(_PyYamlTextLoader, False)
+
+
+def test_a_cached_skills_path_is_the_path_pathlib_makes() -> None:
+    # the parse cache rebuilds paths from their parts on Python 3.11; any path pathlib would
+    # read differently (`.`, `..`, doubled or trailing slashes, relative) takes pathlib's way
+    from itertools import product
+
+    from workbench.skills.model import as_path
+
+    for parts in (p for k in range(1, 4) for p in product(["a", ".", "..", "", ".x"], repeat=k)):
+        for text in ("/" + "/".join(parts), "/" + "/".join(parts) + "/", "/".join(parts)):
+            made, expected = as_path(text), Path(text)
+            assert (str(made), made.parts) == (str(expected), expected.parts)
+            assert made == expected and hash(made) == hash(expected)
+            assert made.parent == expected.parent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\n---\n",
+        "---\nname: a\n---",
+        "---\nname: a\n--- \t\nbody",
+        "---\nname: a\n----\n---x\n--- y\n---\n",
+        "---\na: b\n  ---\n---\n",
+        "---\nno closing\n",
+    ],
+)
+def test_the_closing_line_is_the_first_line_of_three_dashes(text: str) -> None:
+    from workbench.skills.skill_file import _closing_line
+
+    anchored = re.compile(r"^---[ \t]*$", re.MULTILINE).search(text, 4)
+    assert _closing_line(text, 3) == (anchored and (anchored.start(), anchored.end()))

@@ -1,6 +1,12 @@
 """pi's own skill tests (badlogic/pi-mono, packages/coding-agent/test/skills.test.ts), restated in
 our words over the same fixtures, each with workbench's outcome. Where workbench differs on
-purpose, the case says why. Skipped where ../shared/corpora is absent."""
+purpose, the case says why. Skipped where ../shared/corpora is absent.
+
+Agreement with its 28 tests: 22. workbench differs on purpose on 6: a skill without a
+description (missing-description, no-frontmatter) or with invalid YAML is kept for lint and
+`/skill:NAME` (pi drops it; neither lists it to the model), unknown fields are warnings (pi says
+nothing), a SKILL.md without `name` is an error (root-skill-preferred; pi says nothing) and a
+`"` is left as it is in the prompt (pi writes &quot;)."""
 
 from __future__ import annotations
 
@@ -8,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from workbench.config import agent_dir
 from workbench.enforcer.topology import render
 from workbench.errors import UsageError
-from workbench.skills.discover import SkillRoot, SkillSet, load_skills
+from workbench.skills.discover import SkillRoot, SkillSet, load_project_skills, load_skills
 from workbench.skills.lint import lint
 
 FIXTURES = (
@@ -119,3 +126,63 @@ def test_names_in_two_roots_keep_the_first_and_say_so(tmp_path: Path) -> None:
     )
     assert skills.graph.get("calendar").description == "first"
     assert rules(skills) == ["name-shadowed"]
+
+
+def test_a_folders_own_skill_md_wins_over_skill_mds_below_it() -> None:
+    skills = load("root-skill-preferred")
+    assert list(skills.graph.skills) == ["root-skill-preferred"]
+    # pi accepts a SKILL.md without `name` in silence; the spec requires it, so workbench says
+    # so (and uses the folder's name, as pi does)
+    assert rules(skills) == ["name-missing"]
+    assert skills.graph.get("root-skill-preferred").description == "Root skill should win."
+
+
+def test_a_skill_without_the_flag_is_offered_to_the_model() -> None:
+    assert "<name>valid-skill</name>" in prompt(load("valid-skill"))
+
+
+def write(root: Path, name: str, description: str, extra: str = "") -> None:
+    (root / name).mkdir(parents=True)
+    text = f"---\nname: {name}\ndescription: '{description}'\n{extra}---\n"
+    (root / name / "SKILL.md").write_text(text, encoding="utf-8")
+
+
+def load_written(root: Path) -> SkillSet:
+    return load_skills([SkillRoot(root, "explicit")], use_cache=False)
+
+
+def test_the_prompt_lists_skills_as_pi_does(tmp_path: Path) -> None:
+    write(tmp_path, "skill-one", "First skill.")
+    write(tmp_path, "skill-two", 'A skill with <special> & "characters".')
+    text = prompt(load_written(tmp_path))
+    intro = text[: text.index("<available_skills>")]
+    assert "The following skills provide specialized instructions" in intro
+    assert "Use the read tool to load a skill's file" in intro
+    assert text.count("<skill>") == 2 and "</available_skills>" in text
+    assert "<name>skill-one</name>" in text and "<description>First skill.</description>" in text
+    assert f"<location>{tmp_path / 'skill-one' / 'SKILL.md'}</location>" in text
+    # pi also writes `"` as &quot;. workbench leaves it: a quote cannot end an element's text
+    # (only `<` and `&` can), and the model reads the description as written
+    assert '&lt;special&gt; &amp; "characters"' in text
+
+
+def test_no_skill_to_offer_means_no_prompt_section(tmp_path: Path) -> None:
+    assert prompt(load_written(tmp_path)) == ""
+    write(tmp_path, "hidden-skill", "A hidden skill.", "disable-model-invocation: true\n")
+    assert prompt(load_written(tmp_path)) == ""
+    write(tmp_path, "visible-skill", "A visible skill.")
+    text = prompt(load_written(tmp_path))
+    assert text.count("<skill>") == 1 and "<name>visible-skill</name>" in text
+
+
+def test_settings_paths_are_read_and_a_tilde_is_the_home_folder(
+    tmp_path: Path, isolated_user_dirs: Path
+) -> None:
+    write(isolated_user_dirs / "my-skills", "mine", "Mine.")
+    agent_dir().mkdir(parents=True)
+    (agent_dir() / "settings.json").write_text('{"skills": ["~/my-skills"]}')
+    project = tmp_path / "project"
+    project.mkdir()
+    assert list(load_project_skills(project).graph.skills) == ["mine"]
+    # a project's own settings may name such a path too, but it is read only once the user
+    # trusts the project (README, Security): a stranger's repository does not pick our files
