@@ -83,7 +83,11 @@ class ModelCaller:
         """Stream one reply. Errors before any content are raised (and may be retried); after
         content has streamed, the partial reply is recorded as failed instead."""
         request = ModelRequest(
-            self.state.system_prompt, await self._context(), list(self.state.tools.values())
+            self.state.system_prompt,
+            await self._context(),
+            list(self.state.tools.values()),
+            system_suffix=self.state.system_suffix,
+            cache_key=self.state.store.session_id,
         )
         assembler = AssistantAssembler()
         started = False
@@ -144,12 +148,16 @@ class ModelCaller:
             await self.tool_runner.skip_all(message.tool_calls, SKIPPED_FOR_ABORT)
             raise
         if message.usage is not None:
+            totals = self.state.totals()
             self.state.emit(
                 UsageUpdate(
                     message.usage,
-                    self.state.total_cost(),
+                    totals.cost,
                     self.state.context_tokens(),
                     self.state.model.info.context_window,
+                    totals.to_json(),
+                    message.usage.hit_rate,
+                    totals.hit_rate,
                 )
             )
 

@@ -48,7 +48,9 @@ def entry_message(entry: Entry) -> Message | None:
         kind = "branch_summary"
     else:
         return None
-    details = {"entry_type": entry.type}
+    details: dict = {"entry_type": entry.type}
+    if entry.type == "merge" and payload.get("usage"):
+        details["usage"] = payload["usage"]  # what the experiment cost, counted once here
     return Message(role=kind, text=text, id=entry.id, details=details, timestamp=entry.timestamp)
 
 
