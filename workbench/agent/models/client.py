@@ -43,11 +43,10 @@ class ModelInfo:
         return self.offline or (self.input_cost is not None and self.output_cost is not None)
 
     def cost(self, usage: Usage) -> float | None:
-        """The call's cost in USD; None when the model has no price (never a made-up $0)."""
-        if self.offline:
-            return 0.0
+        """The call's cost in USD; None when the model has no price (never a made-up $0). An
+        offline model costs nothing unless the settings price it (as tests of costs do)."""
         if self.input_cost is None or self.output_cost is None:
-            return None
+            return 0.0 if self.offline else None
         read = self.cache_read_cost if self.cache_read_cost is not None else self.input_cost
         write = self.cache_write_cost if self.cache_write_cost is not None else self.input_cost
         return (
