@@ -17,6 +17,7 @@ from workbench.agent.models.litellm_client import _usage
 from workbench.config import Settings
 from workbench.errors import WorkbenchError
 from workbench.messages import Message, Usage
+from workbench.sessions.commit_trailers import trailer_lines, with_trailers
 
 PER_MILLION = 1e-6
 SONNET = ModelInfo(
@@ -158,3 +159,20 @@ def test_cache_settings_and_the_flag() -> None:
         cache_policy(settings({"cache_retention": "forever"}))
     with pytest.raises(WorkbenchError, match="cache must be true or false"):
         cache_policy(settings({"cache": "no"}))
+
+
+def test_commit_trailers_join_a_trailer_block_or_start_one_and_never_twice() -> None:
+    trailers = trailer_lines(UsageTotals(1200, 80, 9000, 500, cost=0.01234))
+    assert trailers == [
+        "Workbench-Cost: $0.0123",
+        "Workbench-Tokens: 1200 in, 80 out, 9000 cache read, 500 cache write",
+    ]
+    assert trailer_lines(UsageTotals(cost=None))[0] == "Workbench-Cost: unknown"
+    plain = with_trailers("Fix the parser\n\nPurpose: it broke.\n", trailers)
+    assert plain == "Fix the parser\n\nPurpose: it broke.\n\n" + "\n".join(trailers) + "\n"
+    signed = with_trailers("Fix it\n\nSigned-off-by: A <a@b>\n", trailers)
+    assert signed == "Fix it\n\nSigned-off-by: A <a@b>\n" + "\n".join(trailers) + "\n"
+    subject_only = with_trailers("Note: a subject with a colon", trailers)
+    assert subject_only.startswith("Note: a subject with a colon\n\nWorkbench-Cost:")
+    edited = "Fix it\n\nworkbench-cost: $9\n"
+    assert with_trailers(edited, trailers) == edited

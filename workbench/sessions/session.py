@@ -20,6 +20,7 @@ from workbench.messages import Message, new_id
 from workbench.sessions.catalog import pick_session, session_infos
 from workbench.sessions.commit import CommitResult, commit_branch, draft_prompt
 from workbench.sessions.commit_message import format_commit_message
+from workbench.sessions.commit_trailers import branch_trailers, own_on_path
 from workbench.sessions.diff import branch_diff
 from workbench.sessions.fork import ForkResult, fork_branch
 from workbench.sessions.identity import conversation_identity
@@ -264,6 +265,11 @@ class Session:
             return self.store.append_to_branch(self.store.branch, "label", payload)
 
         return await self.store.run(job)
+
+    def commit_trailers(self) -> list[str]:
+        """The trailers `commit` adds to the current branch's next commit (its cost and tokens
+        since its fork), read from the current path: no git process, no wait."""
+        return branch_trailers(own_on_path(self.store.path(), self.store.branch))
 
     async def commit(
         self, message: str | None = None, draft: Drafter | None = None, branch: str | None = None
