@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.anthropic_server import AnthropicReply, AnthropicServer, breakpoints
+from support.anthropic_server import AnthropicReply, AnthropicServer, PromptCache, breakpoints
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import write_user_settings
 
@@ -198,4 +198,19 @@ async def test_openai_style_providers_get_the_session_as_prompt_cache_key(projec
         # 176 x $2 + 1,024 x $0.50 + 10 x $8, per million
         assert reply.cost == pytest.approx((176 * 2 + 1024 * 0.5 + 10 * 8) / 1e6)
         assert workbench.state().session_hit_rate == pytest.approx(1024 / 1200)
+        await workbench.close()
+
+
+async def test_a_simulated_cache_reads_what_the_previous_call_wrote(project) -> None:
+    with AnthropicServer(cache=PromptCache()) as server:
+        server.add(AnthropicReply("one"), AnthropicReply("two"))
+        workbench, events = await open_claude(project, server.url)
+        assert await run(workbench, "first question") == "completed"
+        assert await run(workbench, "second question") == "completed"
+        first, second = (e["usage"] for e in of_type(events, "usage_update"))
+        assert first["cache_read_tokens"] == 0 and first["cache_write_tokens"] > 0
+        assert second["cache_read_tokens"] == first["cache_write_tokens"], (
+            "the second call reads the whole prefix the first wrote"
+        )
+        assert workbench.state().last_turn_hit_rate > 0.5
         await workbench.close()

@@ -7,16 +7,19 @@ usage, including `cache_creation_input_tokens` and `cache_read_input_tokens`,
 `content_block_start` / `content_block_delta` / `content_block_stop`, `message_delta` with the
 stop reason and output tokens, `message_stop`) become our deltas and usage. Each request takes
 the next `AnthropicReply` of the script (or a callable given the body); every request body and its
-headers (names in lower case) are kept in `requests` and `headers`.
+headers (names in lower case) are kept in `requests` and `headers`. With a `PromptCache`, the
+input side of each reply's usage is what Anthropic's cache would report for that body (for
+`tests/benchmarks/measure_cache.py`); `breakpoints(body)` lists where a body asks for caching.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -40,6 +43,16 @@ class AnthropicReply:
     )
     stop_reason: str = "auto"
     fragment_size: int = 9
+
+
+def usage_of(uncached: int, read: int, write: int, output: int) -> dict[str, int]:
+    """A reply's `usage` in the Messages API's names."""
+    return {
+        "input_tokens": uncached,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": write,
+        "output_tokens": output,
+    }
 
 
 def breakpoints(body: dict[str, Any]) -> list[str]:
@@ -132,13 +145,73 @@ def events(reply: AnthropicReply, model: str) -> Iterator[tuple[str, dict[str, A
 
 
 Scripted = AnthropicReply | Callable[[dict[str, Any]], AnthropicReply]
+LOOKBACK = 20
+"""Anthropic looks for a cached prefix at each breakpoint and up to 20 blocks before it."""
+
+
+class PromptCache:
+    """Anthropic's prompt cache, simulated closely enough to measure what our breakpoints buy:
+    the prompt is a sequence of blocks (tools, system blocks, message content blocks), about
+    four characters a token; a breakpoint writes the prefix up to it, and a later request reads
+    the longest prefix written before that ends at one of its breakpoints or up to 20 blocks
+    before one. Time to live and the minimum cacheable length are left out."""
+
+    def __init__(self) -> None:
+        self.written: set[str] = set()
+
+    @staticmethod
+    def _blocks(body: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
+        blocks: list[tuple[dict[str, Any], bool]] = []
+        for tool in body.get("tools") or []:
+            blocks.append((tool, bool(tool.get("cache_control"))))
+        system = body.get("system") or []
+        for block in [{"type": "text", "text": system}] if isinstance(system, str) else system:
+            blocks.append((block, bool(block.get("cache_control"))))
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            for block in content or []:
+                blocks.append(
+                    ({"role": message["role"], **block}, bool(block.get("cache_control")))
+                )
+        return blocks
+
+    def usage(self, body: dict[str, Any]) -> tuple[int, int, int]:
+        """(uncached input, cache read, cache write) tokens of a request, and remember what it
+        wrote."""
+        keys, sizes, marks = [], [], []
+        digest = hashlib.sha256()
+        total = 0
+        for index, (block, marked) in enumerate(self._blocks(body)):
+            plain = {k: v for k, v in block.items() if k != "cache_control"}
+            text = json.dumps(plain, sort_keys=True)
+            digest.update(text.encode())
+            total += len(text) // 4 + 1
+            keys.append(digest.copy().hexdigest())
+            sizes.append(total)
+            if marked:
+                marks.append(index)
+        read = 0
+        for mark in marks:
+            for index in range(max(0, mark - LOOKBACK + 1), mark + 1):
+                if keys[index] in self.written:
+                    read = max(read, sizes[index])
+        cached_end = sizes[marks[-1]] if marks else 0
+        write = max(cached_end - read, 0)
+        self.written.update(keys[mark] for mark in marks)
+        return total - read - write, read, write
 
 
 class AnthropicServer:
     """A threaded server on 127.0.0.1 at a random port that answers `POST /v1/messages`."""
 
-    def __init__(self, script: list[Scripted] | None = None) -> None:
+    def __init__(
+        self, script: list[Scripted] | None = None, cache: PromptCache | None = None
+    ) -> None:
         self.script: list[Scripted] = list(script or [])
+        self.cache = cache
+        """When given, each reply's input-side usage is what this simulated cache says."""
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
@@ -176,7 +249,12 @@ class AnthropicServer:
             self.requests.append(body)
             self.headers.append(headers)
             item = self.script.pop(0) if self.script else AnthropicReply("(script finished)")
-        return item(body) if callable(item) else item
+            reply = item(body) if callable(item) else item
+            if self.cache is not None:
+                uncached, read, write = self.cache.usage(body)
+                output = (reply.usage or {}).get("output_tokens", 20)
+                reply = replace(reply, usage=usage_of(uncached, read, write, output))
+        return reply
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
