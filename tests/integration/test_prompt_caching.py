@@ -214,3 +214,30 @@ async def test_a_simulated_cache_reads_what_the_previous_call_wrote(project) -> 
         )
         assert workbench.state().last_turn_hit_rate > 0.5
         await workbench.close()
+
+
+def test_rpc_events_and_get_state_carry_the_figures(project, anthropic, rpc_process) -> None:
+    anthropic.add(
+        AnthropicReply("one", usage=usage(read=0, write=1000)),
+        AnthropicReply("two", usage=usage(read=1000, write=50)),
+    )
+    args = ("--model", CLAUDE, "--api-base", anthropic.url, "--api-key", "test-key")
+    rpc = rpc_process(*args, cwd=project)
+    for number, text in enumerate(["first", "second"]):
+        rpc.send(type="prompt", text=text, id=number)
+        rpc.wait_type("agent_end")
+    rpc.send(type="get_state", id="state")
+    state = rpc.wait_type("response", id="state")["data"]
+    update = [e for e in rpc.events if e["type"] == "usage_update"][-1]
+    ends = [e for e in rpc.events if e["type"] == "message_end"]
+    assert ends[-1]["message"]["usage"]["cache_read_tokens"] == 1000
+    # 20 x $3 + 1,000 x $0.30 + 1,050 x $3.75 + 14 x $15, per million
+    expected = (20 * 3 + 1000 * 0.3 + 1050 * 3.75 + 14 * 15) / 1e6
+    assert state["total_cost"] == pytest.approx(expected)
+    assert update["totals"]["cost"] == pytest.approx(expected)
+    assert (state["cache_read_tokens"], state["cache_write_tokens"]) == (1000, 1050)
+    assert (state["input_tokens"], state["output_tokens"]) == (20, 14)
+    assert state["last_turn_hit_rate"] == update["last_turn_hit_rate"] == pytest.approx(1000 / 1060)
+    assert state["session_hit_rate"] == pytest.approx(1000 / 2070)
+    assert [e["usage"]["calls"] for e in rpc.events if e["type"] == "turn_end"] == [1, 1]
+    assert rpc.close() == 0
