@@ -241,3 +241,25 @@ def test_rpc_events_and_get_state_carry_the_figures(project, anthropic, rpc_proc
     assert state["session_hit_rate"] == pytest.approx(1000 / 2070)
     assert [e["usage"]["calls"] for e in rpc.events if e["type"] == "turn_end"] == [1, 1]
     assert rpc.close() == 0
+
+
+async def test_a_compaction_summary_asks_for_no_cache_and_its_cost_counts(
+    project, anthropic
+) -> None:
+    write_user_settings({"compaction": {"keep_recent_tokens": 10}})
+    anthropic.add(
+        AnthropicReply("first answer " * 20, usage=usage(read=0, write=0)),
+        AnthropicReply("second answer", usage=usage(read=0, write=0)),
+        AnthropicReply("## Goal\nanswer", usage=usage(read=0, write=0, uncached=2000, output=100)),
+    )
+    workbench, events = await open_claude(project, anthropic.url)
+    assert await run(workbench, "one") == "completed"
+    assert await run(workbench, "two") == "completed"
+    before = workbench.state().total_cost
+    await workbench.compact()
+    await workbench.wait_idle()
+    assert of_type(events, "compaction_end")[-1]["error"] is None
+    assert breakpoints(anthropic.requests[2]) == [], "nobody reads a summary request back"
+    # 2,000 x $3 + 100 x $15, per million
+    assert workbench.state().total_cost == pytest.approx(before + 0.0075)
+    await workbench.close()

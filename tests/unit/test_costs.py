@@ -176,3 +176,11 @@ def test_commit_trailers_join_a_trailer_block_or_start_one_and_never_twice() -> 
     assert subject_only.startswith("Note: a subject with a colon\n\nWorkbench-Cost:")
     edited = "Fix it\n\nworkbench-cost: $9\n"
     assert with_trailers(edited, trailers) == edited
+
+
+def test_a_compactions_summary_call_counts_with_the_branch() -> None:
+    summary_call = {"input_tokens": 5000, "output_tokens": 400, "cost": 0.021}
+    compacted = Message(role="compaction", text="## Goal", details={"usage": summary_call})
+    totals = message_totals([compacted, reply(Usage(10, 1, cost=0.001))])
+    assert totals.cost == pytest.approx(0.022)
+    assert (totals.input_tokens, totals.calls) == (5010, 2)

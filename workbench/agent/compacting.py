@@ -58,14 +58,16 @@ class Compactor:
             return None
         request = self._summary_request(plan, focus)
         try:
-            body = await self.model_caller.complete_text(request)
+            reply = await self.model_caller.complete(request)
         except asyncio.CancelledError:
             self.state.emit(CompactionEnd(reason, before, error="aborted"))
             raise
         except ModelError as exc:
             self.state.emit(CompactionEnd(reason, before, error=exc.message))
             raise
-        message = compaction.summary_message(plan, body, before)
+        message = compaction.summary_message(plan, reply.text, before)
+        if reply.usage is not None:  # what the summary cost counts with the branch's calls
+            message.details["usage"] = vars(reply.usage)
         await self.state.append(message)
         self.state.emit(CompactionEnd(reason, before, self.state.context_tokens(), message))
         return message

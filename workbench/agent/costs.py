@@ -8,7 +8,8 @@ holds, so it is the same whenever it is recomputed:
 - each sub-agent result's children (`details["subagent"]["results"]`: their tokens and cost), so
   a child's cost rolls up into the turn and branch of the parent that ran it;
 - each merge's `usage` (what the merged experiment cost, recorded once on the parent by the merge:
-  only the entries the parent did not have yet), so a parent's total counts it once.
+  only the entries the parent did not have yet), so a parent's total counts it once;
+- each compaction's summary call (`details["usage"]` of the compaction message).
 
 The cost is None ("unknown") as soon as one priced part is unknown: a sum that silently left a
 call out would be a wrong figure, and $0 would be a lie. The hit rate is cache reads over all
@@ -127,6 +128,10 @@ def add_record(totals: UsageTotals, kind: str, usage: Any, details: Any) -> None
                 totals.add_tokens(tokens, child.get("cost"), _int(child.get("turns")))
     elif kind == "merge":
         totals.add(UsageTotals.from_json(usage))
+    elif kind == "compaction" and isinstance(details, dict):
+        summary = details.get("usage")  # the summary call that made it
+        if isinstance(summary, dict):
+            totals.add_tokens(summary, summary.get("cost"))
 
 
 def message_totals(messages: Iterable[Message]) -> UsageTotals:

@@ -164,12 +164,20 @@ class ModelCaller:
     async def complete_text(self, request: ModelRequest) -> str:
         """The text of one side request to the current model (a summary, a commit message draft),
         retried like a turn; not recorded in the conversation."""
-        return await self._with_retries(lambda: self._complete_text(request))
+        return (await self.complete(request)).text
 
-    async def _complete_text(self, request: ModelRequest) -> str:
+    async def complete(self, request: ModelRequest) -> Message:
+        """One side request's whole reply, its usage priced (a compaction records what its
+        summary cost)."""
+        return await self._with_retries(lambda: self._complete(request))
+
+    async def _complete(self, request: ModelRequest) -> Message:
         assembler = AssistantAssembler()
         async for delta in self.state.model.stream(request):
             assembler.add(delta)
         if assembler.finish is None:
             raise ModelError("connection", "the summary stream ended without a finish reason")
-        return assembler.message.text
+        message = assembler.complete()
+        if message.usage is not None:
+            message.usage.cost = self.state.model.info.cost(message.usage)
+        return message
