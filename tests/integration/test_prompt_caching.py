@@ -200,6 +200,20 @@ async def test_openai_style_providers_get_the_session_as_prompt_cache_key(projec
         assert workbench.state().session_hit_rate == pytest.approx(1024 / 1200)
         await workbench.close()
 
+        server.add(Reply(text="ok"))  # a model litellm does not know: a local server, maybe
+        local = await Workbench.open(
+            WorkbenchOptions(
+                cwd=project,
+                model="openai/my-local-model",
+                api_base=server.url,
+                api_key="test-key",
+                skills=SkillGraph([]),
+            )
+        )
+        assert await run(local, "hi") == "completed"
+        assert "prompt_cache_key" not in server.requests[1], "it might refuse an unknown field"
+        await local.close()
+
 
 async def test_a_simulated_cache_reads_what_the_previous_call_wrote(project) -> None:
     with AnthropicServer(cache=PromptCache()) as server:

@@ -136,7 +136,10 @@ def test_which_models_get_breakpoints_and_which_a_cache_key() -> None:
     )
     assert cache_style("bedrock/anthropic.claude-3-5-sonnet", "bedrock", ()) == "anthropic"
     assert cache_style("vertex_ai/claude-3-5", "vertex_ai-anthropic_models", ()) == "anthropic"
-    assert cache_style("openai/gpt-4.1", "openai", ("prompt_cache_key",)) == "key"
+    assert cache_style("openai/gpt-4.1", "openai", ("prompt_cache_key",), caches=True) == "key"
+    local = cache_style("openai/my-local", "openai", ("prompt_cache_key",), caches=False)
+    assert local is None, "a local OpenAI-compatible server may refuse the key"
+    assert cache_style("deepseek/chat", "deepseek", ("prompt_cache_key",), caches=True) is None
     assert cache_style("gemini/gemini-2.5-pro", "gemini", ("tools",)) is None
     supported = ("prompt_cache_key", "prompt_cache_retention")
     assert key_arguments(CachePolicy(retention="long"), "s1", supported) == {

@@ -33,6 +33,8 @@ MAX_BREAKPOINTS = 4
 """Anthropic's limit on `cache_control` blocks in one request."""
 CLAUDE_HOSTS = ("anthropic", "bedrock", "bedrock_converse", "vertex_ai", "openrouter")
 """Providers whose Claude models take `cache_control` (litellm's own provider names)."""
+KEY_HOSTS = ("openai", "azure")
+"""Providers that take `prompt_cache_key`."""
 USER_SIDE = ("user", "tool")
 
 
@@ -46,15 +48,18 @@ class CachePolicy:
 
 
 def cache_style(
-    name: str, provider: str, supported: tuple[str, ...] | list[str]
+    name: str, provider: str, supported: tuple[str, ...] | list[str], caches: bool = False
 ) -> CacheStyle | None:
-    """How `name` (litellm's `provider` for it, and the OpenAI parameters litellm passes for it)
-    is asked to cache; None when it is not."""
+    """How `name` (litellm's `provider` for it, the OpenAI parameters litellm passes for it, and
+    whether litellm's map says it caches prompts) is asked to cache; None when it is not. The
+    cache key goes only to OpenAI's own models (OpenAI, Azure) that the map knows to cache: an
+    OpenAI-compatible local server (`openai/NAME` with `--api-base`) might refuse a parameter it
+    does not know."""
     params = list(supported)
     claude = "claude" in name.lower() and any(provider.startswith(h) for h in CLAUDE_HOSTS)
     if "cache_control" in params or claude:
         return "anthropic"
-    if "prompt_cache_key" in params:
+    if provider in KEY_HOSTS and caches and "prompt_cache_key" in params:
         return "key"
     return None
 

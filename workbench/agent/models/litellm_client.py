@@ -139,7 +139,11 @@ def _cache_style(litellm: ModuleType, name: str) -> CacheStyle | None:
         provider = str(litellm.get_llm_provider(name)[1])
     except Exception:
         return None
-    return cache_style(name, provider, _supported(name))
+    try:
+        caches = litellm.get_model_info(name).get("supports_prompt_caching") is True
+    except Exception:  # a model litellm does not know
+        caches = False
+    return cache_style(name, provider, _supported(name), caches)
 
 
 def _retry_after(exc: Exception) -> float | None:
