@@ -187,3 +187,10 @@ def test_a_compactions_summary_call_counts_with_the_branch() -> None:
     totals = message_totals([compacted, reply(Usage(10, 1, cost=0.001))])
     assert totals.cost == pytest.approx(0.022)
     assert (totals.input_tokens, totals.calls) == (5010, 2)
+
+
+def test_empty_text_is_never_marked() -> None:
+    messages = [{"role": "system", "content": ""}, {"role": "user", "content": ""}]
+    marked = with_breakpoints(messages, "Working folder: /w", CachePolicy())
+    assert marked[0]["content"] == [{"type": "text", "text": "Working folder: /w"}]
+    assert marked[1]["content"] == ""

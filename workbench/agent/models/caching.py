@@ -80,7 +80,7 @@ def _mark(message: dict[str, Any], marked: dict[str, str]) -> dict[str, Any]:
         message["cache_control"] = dict(marked)
         return message
     content = message.get("content")
-    if isinstance(content, str):
+    if isinstance(content, str) and content:  # Anthropic refuses an empty marked block
         message["content"] = [{"type": "text", "text": content, "cache_control": dict(marked)}]
     elif isinstance(content, list) and content:
         blocks = [dict(block) for block in content]
@@ -97,9 +97,9 @@ def with_breakpoints(
     two user-side messages marked (see the module docstring)."""
     marked = control(policy)
     system = messages[0]
-    blocks: list[dict[str, Any]] = [
-        {"type": "text", "text": system["content"], "cache_control": dict(marked)}
-    ]
+    blocks: list[dict[str, Any]] = []
+    if system["content"]:
+        blocks.append({"type": "text", "text": system["content"], "cache_control": dict(marked)})
     if suffix:
         blocks.append({"type": "text", "text": suffix})
     result = [{**system, "content": blocks}, *messages[1:]]
