@@ -1,4 +1,4 @@
-"""Asking the provider to cache the prompt: breakpoints for Claude, a cache key for the others.
+"""Asking the provider to cache the prompt: breakpoints for Claude, a cache key for OpenAI.
 
 Anthropic-family models (Anthropic, Bedrock, Vertex AI and OpenRouter Claude, and whatever litellm
 says takes `cache_control`) cache only up to the breakpoints a request marks, at most four of
@@ -14,8 +14,10 @@ What differs per workspace (the working folder of a fork's worktree) goes after 
 block of its own, so forks share the tools and system prompt cache. Nothing volatile comes before
 it: the system prompt is byte-stable (`workbench.agent.system_prompt`).
 
-OpenAI-style providers cache a long enough prefix by themselves; a stable `prompt_cache_key` (the
-session id) routes a session's calls to the same cache. The longer retention is Anthropic's
+OpenAI's models cache a long enough prefix by themselves; a stable `prompt_cache_key` (the session
+id) routes a session's calls to the same cache (other providers that cache by themselves need
+nothing, and a local OpenAI-compatible server gets no field it may refuse). The longer retention
+is Anthropic's
 one-hour `ttl` (cache writes cost more: litellm's `cache_creation_input_token_cost_above_1hr`) and
 OpenAI's `prompt_cache_retention` of 24 hours.
 """

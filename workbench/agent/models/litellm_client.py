@@ -97,11 +97,11 @@ def model_info(name: str) -> ModelInfo:
     """Context window, prices and how to ask for caching, from litellm's bundled model map;
     unknown models keep the defaults (window assumed, cost unknown)."""
     litellm = _litellm()
-    info = ModelInfo(name=name, cache_style=_cache_style(litellm, name))
     try:
         known: dict[str, Any] = litellm.get_model_info(name)
     except Exception:  # litellm raises plain Exceptions for models it does not know
-        return info
+        return ModelInfo(name=name, cache_style=_cache_style(litellm, name, {}))
+    info = ModelInfo(name=name, cache_style=_cache_style(litellm, name, known))
     window = known.get("max_input_tokens") or known.get("max_tokens")
     prices = (known.get("input_cost_per_token"), known.get("output_cost_per_token"))
     if not any(prices):  # litellm makes up entries priced 0 for models it guesses at
@@ -134,15 +134,13 @@ def _supported(name: str) -> tuple[str, ...]:
         return ()
 
 
-def _cache_style(litellm: ModuleType, name: str) -> CacheStyle | None:
+def _cache_style(litellm: ModuleType, name: str, known: dict[str, Any]) -> CacheStyle | None:
+    """How `name` is asked to cache (`caching.cache_style`); `known` is its map entry or {}."""
     try:
         provider = str(litellm.get_llm_provider(name)[1])
     except Exception:
         return None
-    try:
-        caches = litellm.get_model_info(name).get("supports_prompt_caching") is True
-    except Exception:  # a model litellm does not know
-        caches = False
+    caches = known.get("supports_prompt_caching") is True
     return cache_style(name, provider, _supported(name), caches)
 
 
