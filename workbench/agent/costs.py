@@ -9,7 +9,9 @@ holds, so it is the same whenever it is recomputed:
   a child's cost rolls up into the turn and branch of the parent that ran it;
 - each merge's `usage` (what the merged experiment cost, recorded once on the parent by the merge:
   only the entries the parent did not have yet), so a parent's total counts it once;
-- each compaction's summary call (`details["usage"]` of the compaction message).
+- each summary call: a compaction's or a path left behind's (`details["usage"]` of the
+  compaction or branch summary message), a merge's (`summary_usage` of the merge entry), so
+  the side requests a branch made count with it (commit message drafts are not recorded yet).
 
 The cost is None ("unknown") as soon as one priced part is unknown: a sum that silently left a
 call out would be a wrong figure, and $0 would be a lie. The hit rate is cache reads over all
@@ -126,9 +128,11 @@ def add_record(totals: UsageTotals, kind: str, usage: Any, details: Any) -> None
                 raw = child.get("usage") if isinstance(child.get("usage"), dict) else {}
                 tokens = {ours: raw.get(theirs) for theirs, ours in CHILD_FIELDS.items()}
                 totals.add_tokens(tokens, child.get("cost"), _int(child.get("turns")))
-    elif kind == "merge":
+    elif kind == "merge":  # `usage`: the experiment; `details`: the summary call's usage
         totals.add(UsageTotals.from_json(usage))
-    elif kind == "compaction" and isinstance(details, dict):
+        if isinstance(details, dict):
+            totals.add_tokens(details, details.get("cost"))
+    elif kind in ("compaction", "branch_summary") and isinstance(details, dict):
         summary = details.get("usage")  # the summary call that made it
         if isinstance(summary, dict):
             totals.add_tokens(summary, summary.get("cost"))
@@ -140,20 +144,43 @@ def message_totals(messages: Iterable[Message]) -> UsageTotals:
     for message in messages:
         kind = message.details.get("entry_type") or message.role
         if kind == "merge":
-            add_record(totals, kind, message.details.get("usage"), None)
+            details = message.details
+            add_record(totals, kind, details.get("usage"), details.get("summary_usage"))
         else:
             usage = vars(message.usage) if message.usage is not None else None
             add_record(totals, kind, usage, message.details)
     return totals
 
 
-def entry_totals(entries: Iterable[Entry]) -> UsageTotals:
-    """What these log entries cost (see the module docstring)."""
+def entry_totals(entries: Iterable[Entry], merged: bool = True) -> UsageTotals:
+    """What these log entries cost (see the module docstring); `merged=False` leaves out what
+    merged experiments cost (for a sum over every entry, where their own entries are counted)."""
     totals = UsageTotals()
     for entry in entries:
         payload = entry.payload
-        add_record(totals, entry.type, payload.get("usage"), payload.get("details"))
+        if entry.type == "merge":
+            experiment = payload.get("usage") if merged else None
+            add_record(totals, "merge", experiment, payload.get("summary_usage"))
+        else:
+            add_record(totals, entry.type, payload.get("usage"), payload.get("details"))
     return totals
+
+
+class PricedText(str):
+    """The text a side request wrote (a summary), with what its call used (`usage`: a
+    `Usage` as a dict, None when the server reported none)."""
+
+    usage: dict[str, Any] | None
+
+    def __new__(cls, text: str, usage: dict[str, Any] | None) -> PricedText:
+        written = super().__new__(cls, text)
+        written.usage = usage
+        return written
+
+
+def text_usage(text: str) -> dict[str, Any] | None:
+    """The usage of a summary's call, when its text came from a model (`PricedText`)."""
+    return getattr(text, "usage", None)
 
 
 def usage_of(usage: Usage | None) -> UsageTotals:

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from workbench.agent import compaction
 from workbench.agent.config import RetryPolicy
+from workbench.agent.costs import PricedText
 from workbench.agent.events import (
     MessageStart,
     MessageUpdate,
@@ -163,8 +164,10 @@ class ModelCaller:
 
     async def complete_text(self, request: ModelRequest) -> str:
         """The text of one side request to the current model (a summary, a commit message draft),
-        retried like a turn; not recorded in the conversation."""
-        return (await self.complete(request)).text
+        retried like a turn; not recorded in the conversation, but its usage comes with it
+        (`PricedText`) for the entry it ends up in."""
+        reply = await self.complete(request)
+        return PricedText(reply.text, vars(reply.usage) if reply.usage is not None else None)
 
     async def complete(self, request: ModelRequest) -> Message:
         """One side request's whole reply, its usage priced (a compaction records what its

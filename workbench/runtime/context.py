@@ -49,8 +49,8 @@ def entry_message(entry: Entry) -> Message | None:
     else:
         return None
     details: dict = {"entry_type": entry.type}
-    if entry.type == "merge" and payload.get("usage"):
-        details["usage"] = payload["usage"]  # what the experiment cost, counted once here
+    if entry.type == "merge":  # what the experiment and its summary cost, counted once here
+        details.update({k: payload[k] for k in ("usage", "summary_usage") if payload.get(k)})
     return Message(role=kind, text=text, id=entry.id, details=details, timestamp=entry.timestamp)
 
 

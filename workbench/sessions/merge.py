@@ -238,6 +238,7 @@ def merge_branch(
     plan: MergePlan,
     summary: str | None,
     remove_worktree: bool,
+    summary_usage: dict[str, Any] | None = None,
 ) -> MergeResult:
     """Carry out a planned merge: files first, then the conversation. Should the branch or the
     parent have new commits since the plan (the summary takes a while), the files are merged
@@ -256,6 +257,8 @@ def merge_branch(
         "entries": len(plan.new),
         "usage": entry_totals(plan.new).to_json(),
     }
+    if summary_usage is not None:  # the parent's call that wrote the summary
+        payload["summary_usage"] = summary_usage
     notes = list(plan.notes)
     if plan.files is not None:
         branch_git = workspaces.git(store.state, branch)

@@ -100,12 +100,12 @@ def _cost(usage: dict[str, Any]) -> str:
 
 
 def _costs(raw: list[Entry]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-    """Each branch's totals (its own entries, merges included) and the session's (merges left
-    out: the entries they stand for are counted where they were written)."""
+    """Each branch's totals (its own entries, merges included) and the session's (what merged
+    experiments cost left out: their entries are counted where they were written)."""
     own: dict[str, list[Entry]] = {}
     for entry in raw:
         own.setdefault(entry.branch, []).append(entry)
-    session = entry_totals(e for e in raw if e.type != "merge")
+    session = entry_totals(raw, merged=False)
     return {name: entry_totals(entries).to_json() for name, entries in own.items()}, (
         session.to_json()
     )

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sessiontools import cli, run, user
 
+from workbench.agent.costs import PricedText
 from workbench.messages import Message, Usage
 from workbench.sessions.session import Session
 
@@ -83,3 +84,30 @@ def test_an_unknown_price_anywhere_makes_the_branch_cost_unknown(project: Path) 
     assert "  cost: cost unknown" in status.render_text()
     done = cli(project, "status", "exp", "--format", "json")
     assert json.loads(done.stdout)["cost"] is None
+
+
+def test_the_summaries_a_branch_asked_for_count_with_it(project: Path) -> None:
+    def summary(cost: float) -> Any:
+        async def summarize(messages: list[Message]) -> str:
+            return PricedText("## Goal\nthe work", {"input_tokens": 1000, "cost": cost})
+
+        return summarize
+
+    with Session.create(project) as session:
+        append = session.store.append
+        first = run(append("user", user("start")))
+        run(append("assistant", reply(0.01)))
+        left = run(session.navigate(first.id, summary(0.002)))
+        assert (
+            left.summary is not None and left.summary.payload["details"]["usage"]["cost"] == 0.002
+        )
+        assert run(session.status(session.store.branch)).cost == pytest.approx(0.002)
+        run(session.switch_branch("main"))
+        run(session.fork("exp"))
+        run(append("assistant", reply(0.02)))
+        merged = run(session.merge("exp", summarize=summary(0.003)))
+        assert merged.entry.payload["summary_usage"]["cost"] == 0.003
+        assert run(session.status("main")).cost == pytest.approx(0.01 + 0.02 + 0.003)
+        tree = run(session.tree())
+    # every call once: main's reply, the path summary, the fork's reply, the merge summary
+    assert tree.usage["cost"] == pytest.approx(0.01 + 0.002 + 0.02 + 0.003)
