@@ -142,6 +142,11 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trust", action="store_true", help="run this project's extensions for this run"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="ask the provider for no prompt caching (the `cache: false` setting does it too)",
+    )
 
 
 def _text_or_file(value: str | None) -> str | None:
@@ -242,6 +247,7 @@ def _options(
         append_system_prompt=_text_or_file(args.append_system_prompt),
         trust=args.trust,
         confine_tools=args.confine_tools,
+        no_cache=args.no_cache,
         confirm=confirm,
     )
 

@@ -35,13 +35,28 @@ class ToolCall:
 
 @dataclass
 class Usage:
-    """Token use of one model call. `cost` is None when the price is unknown (never a fake 0)."""
+    """Token use of one model call, in one vocabulary whatever the provider calls them:
+    `input_tokens` are the prompt tokens read neither from nor into the cache (Anthropic's
+    `input_tokens`; OpenAI's `prompt_tokens` less its cached ones), `cache_read_tokens` came from
+    the provider's prompt cache, `cache_write_tokens` were written to it. `cost` is None when
+    the price is unknown (never a fake 0)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost: float | None = None
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Everything the call sent: uncached input, cache reads and cache writes."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Cache reads over all prompt tokens; None when the call reported none."""
+        total = self.prompt_tokens
+        return self.cache_read_tokens / total if total else None
 
 
 @dataclass

@@ -143,7 +143,8 @@ def test_a_model_string_reads_then_answers_through_litellm(project, server):
     )
     assert (done.returncode, done.stdout) == (0, "It is 42.\n"), done.stderr
     system = server.requests[0]["messages"][0]["content"]
-    assert "Always answer in English." in system and system.endswith("Be brief.\n")
+    assert "Always answer in English." in system
+    assert system.endswith(f"Be brief.\n\nWorking folder: {project}\n"), "the folder comes last"
     assert server.requests[1]["messages"][-1]["content"] == "the answer is 42"
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from workbench.agent.costs import UsageTotals
 from workbench.agent.events import Event
 from workbench.agent.loop import SKIPPED_FOR_STEERING, Agent, AgentConfig, RetryPolicy
 from workbench.agent.models.client import Delta, ModelRequest, TextDelta
@@ -280,7 +281,8 @@ async def test_a_turn_aborted_before_any_reply_still_ends(tmp_path: Path) -> Non
     await agent.abort()
     assert await run == "aborted"
     assert types(events)[-3:] == ["retry_end", "turn_end", "agent_end"]
-    assert events[-2].to_dict() == {"type": "turn_end", "message": None, "tool_results": []}
+    nothing = {"type": "turn_end", "message": None, "tool_results": []}
+    assert events[-2].to_dict() == {**nothing, "usage": UsageTotals().to_json()}
 
 
 async def test_hooks_block_patch_and_reshape_the_context(tmp_path: Path) -> None:

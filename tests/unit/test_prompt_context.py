@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.agent.context_files import MAX_BYTES, context_files
-from workbench.agent.system_prompt import build_system_prompt
+from workbench.agent.models.client import ModelRequest
+from workbench.agent.system_prompt import build_system_prompt, working_folder
 from workbench.agent.tools import builtin_tools
 from workbench.config import agent_dir
 
@@ -44,7 +45,6 @@ def test_system_prompt_is_byte_stable_and_complete(tmp_path: Path) -> None:
 
     def build() -> str:
         return build_system_prompt(
-            cwd=tmp_path,
             tools=builtin_tools(),
             context_files=context_files(tmp_path).files,
             append="Answer in French.",
@@ -54,10 +54,13 @@ def test_system_prompt_is_byte_stable_and_complete(tmp_path: Path) -> None:
     assert build() == first
     assert "- read: Read a text file" in first and "- bash: Run a bash command" in first
     assert f"Project context from {tmp_path / 'AGENTS.md'}:\n\nUse tabs." in first
-    assert f"Working folder: {tmp_path}" in first
+    assert "Working folder" not in first, "it differs per fork: it is the prompt's suffix"
     assert first.endswith("Answer in French.\n")
-    custom = build_system_prompt(cwd=tmp_path, tools=[], context_files=[], base="Only say hi.")
-    assert custom == f"Only say hi.\n\nWorking folder: {tmp_path}\n"
+    custom = build_system_prompt(tools=[], context_files=[], base="Only say hi.")
+    assert custom == "Only say hi.\n"
+    assert working_folder(tmp_path) == f"Working folder: {tmp_path}"
+    request = ModelRequest(custom, [], system_suffix=working_folder(tmp_path))
+    assert request.full_system_prompt == f"Only say hi.\n\nWorking folder: {tmp_path}\n"
 
 
 def test_a_project_file_that_leads_outside_the_project_is_not_read(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from workbench.agent import compaction
+from workbench.agent.costs import PricedText, text_usage
 from workbench.agent.events import CompactionEnd, CompactionStart
 from workbench.agent.model_call import ModelCaller
 from workbench.agent.models.client import ModelError, ModelRequest
@@ -58,14 +59,16 @@ class Compactor:
             return None
         request = self._summary_request(plan, focus)
         try:
-            body = await self.model_caller.complete_text(request)
+            reply = await self.model_caller.complete(request)
         except asyncio.CancelledError:
             self.state.emit(CompactionEnd(reason, before, error="aborted"))
             raise
         except ModelError as exc:
             self.state.emit(CompactionEnd(reason, before, error=exc.message))
             raise
-        message = compaction.summary_message(plan, body, before)
+        message = compaction.summary_message(plan, reply.text, before)
+        if reply.usage is not None:  # what the summary cost counts with the branch's calls
+            message.details["usage"] = vars(reply.usage)
         await self.state.append(message)
         self.state.emit(CompactionEnd(reason, before, self.state.context_tokens(), message))
         return message
@@ -75,7 +78,7 @@ class Compactor:
         modified: what a branch left behind (navigation) or brings back (a merge) is worth."""
         plan = compaction.whole_plan(messages)
         body = await self.model_caller.complete_text(self._summary_request(plan, focus))
-        return compaction.summary_message(plan, body, 0).text
+        return PricedText(compaction.summary_message(plan, body, 0).text, text_usage(body))
 
     def _summary_request(self, plan: compaction.CompactionPlan, focus: str | None) -> ModelRequest:
         """The summariser's request; its answer may take most of the reserve."""

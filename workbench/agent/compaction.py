@@ -76,7 +76,7 @@ def context_tokens(messages: list[Message], overhead: int = 0) -> int:
             and usage
             and message.stop_reason not in ("aborted", "error")
         ):
-            reported = usage.input_tokens + usage.output_tokens
+            reported = usage.prompt_tokens + usage.output_tokens
             return reported + sum(estimate_tokens(m) for m in messages[index + 1 :])
     return overhead + sum(estimate_tokens(m) for m in build_context(messages))
 

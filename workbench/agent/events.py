@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+from workbench.agent.costs import message_totals
 from workbench.messages import Message, Usage
 from workbench.tool import ToolResult
 
@@ -159,6 +160,15 @@ class TurnEnd(Event):
     message: Message | None
     tool_results: list[Message] = field(default_factory=list)
 
+    @property
+    def usage(self) -> dict[str, Any]:
+        """What the turn cost: its reply and the sub-agents its calls ran (`UsageTotals`)."""
+        recorded = [self.message] if self.message is not None else []
+        return message_totals([*recorded, *self.tool_results]).to_json()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "usage": self.usage}
+
 
 @dataclass
 class AgentEnd(Event):
@@ -240,14 +250,20 @@ class Notice(Event):
 
 @dataclass
 class UsageUpdate(Event):
-    """After each model call: its usage, the session's cost so far (None when any call's price is
-    unknown) and how full the context is."""
+    """After each model call: its usage (tokens incl. cache reads and writes, and its cost), the
+    session's cost so far (None when any call's price is unknown), how full the context is, and
+    the session's totals (`workbench.agent.costs.UsageTotals.to_json`: input_tokens,
+    output_tokens, cache_read_tokens, cache_write_tokens, cost, hit_rate, calls) with the cache
+    hit rate of this call (`last_turn_hit_rate`) and of the session (`session_hit_rate`)."""
 
     type: ClassVar[str] = "usage_update"
     usage: Usage
     total_cost: float | None
     context_tokens: int
     context_window: int
+    totals: dict[str, Any] = field(default_factory=dict)
+    last_turn_hit_rate: float | None = None
+    session_hit_rate: float | None = None
 
 
 @dataclass

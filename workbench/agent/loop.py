@@ -24,6 +24,7 @@ from typing import Any
 
 from workbench.agent.compacting import Compactor
 from workbench.agent.config import AgentConfig, RetryPolicy
+from workbench.agent.costs import UsageTotals
 from workbench.agent.events import (
     AgentEnd,
     AgentStart,
@@ -155,6 +156,14 @@ class Agent:
         self._state.system_prompt = system_prompt
 
     @property
+    def system_suffix(self) -> str:
+        return self._state.system_suffix
+
+    @system_suffix.setter
+    def system_suffix(self, suffix: str) -> None:
+        self._state.system_suffix = suffix
+
+    @property
     def messages(self) -> list[Message]:
         return self._state.messages
 
@@ -167,6 +176,14 @@ class Agent:
 
     def total_cost(self) -> float | None:
         return self._state.total_cost()
+
+    def totals(self) -> UsageTotals:
+        """What the branch's conversation cost (see `AgentState.totals`)."""
+        return self._state.totals()
+
+    def last_call(self) -> Message | None:
+        """The latest reply that reported its usage."""
+        return self._state.last_call()
 
     # -- side requests: not recorded, retried like a turn --------------------------------------
 

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from workbench.agent import compaction
 from workbench.agent.config import RetryPolicy
+from workbench.agent.costs import PricedText
 from workbench.agent.events import (
     MessageStart,
     MessageUpdate,
@@ -83,7 +84,11 @@ class ModelCaller:
         """Stream one reply. Errors before any content are raised (and may be retried); after
         content has streamed, the partial reply is recorded as failed instead."""
         request = ModelRequest(
-            self.state.system_prompt, await self._context(), list(self.state.tools.values())
+            self.state.system_prompt,
+            await self._context(),
+            list(self.state.tools.values()),
+            system_suffix=self.state.system_suffix,
+            cache_key=self.state.store.session_id,
         )
         assembler = AssistantAssembler()
         started = False
@@ -144,24 +149,38 @@ class ModelCaller:
             await self.tool_runner.skip_all(message.tool_calls, SKIPPED_FOR_ABORT)
             raise
         if message.usage is not None:
+            totals = self.state.totals()
             self.state.emit(
                 UsageUpdate(
                     message.usage,
-                    self.state.total_cost(),
+                    totals.cost,
                     self.state.context_tokens(),
                     self.state.model.info.context_window,
+                    totals.to_json(),
+                    message.usage.hit_rate,
+                    totals.hit_rate,
                 )
             )
 
     async def complete_text(self, request: ModelRequest) -> str:
         """The text of one side request to the current model (a summary, a commit message draft),
-        retried like a turn; not recorded in the conversation."""
-        return await self._with_retries(lambda: self._complete_text(request))
+        retried like a turn; not recorded in the conversation, but its usage comes with it
+        (`PricedText`) for the entry it ends up in."""
+        reply = await self.complete(request)
+        return PricedText(reply.text, vars(reply.usage) if reply.usage is not None else None)
 
-    async def _complete_text(self, request: ModelRequest) -> str:
+    async def complete(self, request: ModelRequest) -> Message:
+        """One side request's whole reply, its usage priced (a compaction records what its
+        summary cost)."""
+        return await self._with_retries(lambda: self._complete(request))
+
+    async def _complete(self, request: ModelRequest) -> Message:
         assembler = AssistantAssembler()
         async for delta in self.state.model.stream(request):
             assembler.add(delta)
         if assembler.finish is None:
             raise ModelError("connection", "the summary stream ended without a finish reason")
-        return assembler.message.text
+        message = assembler.complete()
+        if message.usage is not None:
+            message.usage.cost = self.state.model.info.cost(message.usage)
+        return message

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.agent import compaction
+from workbench.agent.costs import UsageTotals, message_totals
 from workbench.agent.events import Event, MessageEnd, MessageStart
 from workbench.agent.models.client import ModelClient
 from workbench.agent.store import ConversationStore
@@ -34,6 +35,8 @@ class AgentState:
     emit: Callable[[Event], None]
     cwd: Path
     system_prompt: str = ""
+    system_suffix: str = ""
+    """Sent after the system prompt and its cache breakpoint: the working folder."""
     messages: list[Message] = field(default_factory=list)
     unsaved: list[Message] = field(default_factory=list)
     confined_to: tuple[Path, ...] | None = None
@@ -82,20 +85,28 @@ class AgentState:
     def context_tokens(self) -> int:
         """The estimated size of the next call's context: messages, system prompt and tools."""
         overhead = compaction.estimate_text(
-            self.system_prompt + json.dumps([t.schema() for t in self.tools.values()])
+            self.system_prompt
+            + self.system_suffix
+            + json.dumps([t.schema() for t in self.tools.values()])
         )
         return compaction.context_tokens(self.messages, overhead)
 
+    def totals(self) -> UsageTotals:
+        """What the branch's conversation cost so far: its calls, its sub-agents and the
+        experiments merged into it (`workbench.agent.costs`). The cost is None when any part's
+        price was unknown, or when no call was made yet and the current model's price is
+        unknown."""
+        totals = message_totals(self.messages)
+        if not totals.calls and not self.model.info.priced:
+            totals.cost = None
+        return totals
+
     def total_cost(self) -> float | None:
-        """The branch's model cost so far; None when any call's price was unknown, or when no
-        call was made yet and the current model's price is unknown."""
-        total, priced_calls = 0.0, 0
-        for message in self.messages:
+        return self.totals().cost
+
+    def last_call(self) -> Message | None:
+        """The latest assistant reply that reported its usage."""
+        for message in reversed(self.messages):
             if message.role == "assistant" and message.usage is not None:
-                if message.usage.cost is None:
-                    return None
-                total += message.usage.cost
-                priced_calls += 1
-        if not priced_calls and not self.model.info.priced:
-            return None
-        return total
+                return message
+        return None

@@ -1,9 +1,11 @@
-"""The system prompt: base instructions, the tools, project context files, the working folder.
+"""The system prompt: base instructions, the tools, project context files; then the working folder.
 
 Built once per session and byte-identical across turns (no clock, no counters), so that provider
-prompt caches hit; what changes per turn travels as messages. `--system-prompt` replaces the base
-instructions, `--append-system-prompt` adds to the end, and `before_agent_start` hooks (the
-enforcer's skill topology, for example) may extend it.
+prompt caches hit; what changes per turn travels as messages. The working folder differs per
+fork (each has its own worktree), so it is not part of the prompt but its suffix
+(`working_folder`), sent after the cached prefix: forks share the cache of everything before
+it. `--system-prompt` replaces the base instructions, `--append-system-prompt` adds to the end,
+and `before_agent_start` hooks (the enforcer's skill topology, for example) may extend it.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ complete rewrites.
 
 def build_system_prompt(
     *,
-    cwd: Path,
     tools: list[Tool],
     context_files: list[ContextFile],
     base: str | None = None,
@@ -39,7 +40,11 @@ def build_system_prompt(
         parts.append(f"Available tools:\n{listing}")
     for file in context_files:
         parts.append(f"Project context from {file.path}:\n\n{file.text.strip()}")
-    parts.append(f"Working folder: {cwd}")
     if append:
         parts.append(append.strip())
     return "\n\n".join(parts) + "\n"
+
+
+def working_folder(cwd: Path) -> str:
+    """The system prompt's suffix: where the tools run (see the module docstring)."""
+    return f"Working folder: {cwd}"

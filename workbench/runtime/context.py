@@ -48,7 +48,9 @@ def entry_message(entry: Entry) -> Message | None:
         kind = "branch_summary"
     else:
         return None
-    details = {"entry_type": entry.type}
+    details: dict = {"entry_type": entry.type}
+    if entry.type == "merge":  # what the experiment and its summary cost, counted once here
+        details.update({k: payload[k] for k in ("usage", "summary_usage") if payload.get(k)})
     return Message(role=kind, text=text, id=entry.id, details=details, timestamp=entry.timestamp)
 
 

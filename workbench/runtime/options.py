@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from workbench.agent.costs import UsageTotals
     from workbench.agent.store import ConversationStore
     from workbench.agent.subagents.settings import Confirm
+    from workbench.messages import Message
     from workbench.skills.graph import SkillGraph
 
 
@@ -28,6 +30,8 @@ class WorkbenchOptions:
     confine_tools: bool = False
     """Confine read, write and edit to the project and its worktrees (`--confine-tools`; the
     `tools.confine` setting does it too)."""
+    no_cache: bool = False
+    """Ask the provider for no prompt caching (`--no-cache`; the `cache` setting does it too)."""
     store: ConversationStore | None = None
     """Where finished messages go (`--no-session`: a `MemoryStore`); None: a stored session."""
     session_id: str | None = None
@@ -61,6 +65,30 @@ class WorkbenchState:
     tools: list[str]
     commands: list[str]
     extensions: dict[str, list[Any]] = field(default_factory=dict)
+    input_tokens: int = 0
+    """The session's totals, with `total_cost` their cost: the tokens of the conversation on this
+    branch from its start, of its sub-agents and of the experiments merged into it. Input tokens
+    are the uncached ones; cache reads and writes are counted apart."""
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    session_hit_rate: float | None = None
+    """Cache reads over all prompt tokens of the session; None before any usage was reported."""
+    last_turn_hit_rate: float | None = None
+    """The same for the latest model call that reported usage."""
+
+    @staticmethod
+    def usage_fields(totals: UsageTotals, last: Message | None) -> dict[str, Any]:
+        """The fields above, from the session's totals and its latest call."""
+        return {
+            "total_cost": totals.cost,
+            "input_tokens": totals.input_tokens,
+            "output_tokens": totals.output_tokens,
+            "cache_read_tokens": totals.cache_read_tokens,
+            "cache_write_tokens": totals.cache_write_tokens,
+            "session_hit_rate": totals.hit_rate,
+            "last_turn_hit_rate": last.usage.hit_rate if last and last.usage else None,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -147,8 +147,15 @@ class ConversationTree:
         async with self._changing("switch"):
             await session.switch_branch(name)
 
+    def commit_trailers(self) -> list[str]:
+        """The git trailer lines `commit` appends for the current branch (`Workbench-Cost: $0.1234`,
+        `Workbench-Tokens: 1200 in, 80 out, 9000 cache read, 500 cache write`: its figures since
+        its fork), for a commit draft shown to the user; [] without a stored session."""
+        return self.session.commit_trailers() if self.session is not None else []
+
     async def commit(self, message: str | None = None) -> CommitResult:
-        """Commit the current branch's files; without a message the model drafts it."""
+        """Commit the current branch's files; without a message the model drafts it. The branch's
+        `commit_trailers()` are appended unless the message already carries them."""
         session = self._session("commit")
         async with self._changing("commit"):
             return await session.commit(message, draft=self._draft_commit)

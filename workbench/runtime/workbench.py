@@ -50,13 +50,13 @@ from workbench.agent.context_files import context_files
 from workbench.agent.events import ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
-from workbench.agent.models.choice import model_name, open_model
+from workbench.agent.models.choice import cache_policy, model_name, open_model
 from workbench.agent.models.client import ModelClient
 from workbench.agent.queues import MessageQueue
 from workbench.agent.store import ConversationStore, MemoryStore
 from workbench.agent.subagents.settings import SubagentHost
 from workbench.agent.subagents.tool import subagent_tools
-from workbench.agent.system_prompt import build_system_prompt
+from workbench.agent.system_prompt import build_system_prompt, working_folder
 from workbench.agent.tools import builtin_tools
 from workbench.agent.tools.allowlist import allowed_tools
 from workbench.config import Settings, find_project_root
@@ -125,6 +125,8 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
         self.extensions = ExtensionReport()
         self.enforcer: Enforcer
         self.system_prompt = ""
+        """The stable system prompt (hooks extend it); `system_suffix` is the working folder."""
+        self.system_suffix = ""
         self._listeners: list[Listener] = []
         self.startup_notices: list[Notice] = []
         self._next_turn: list[Message] = []
@@ -193,16 +195,16 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
         ]
 
     def _refresh_system_prompt(self) -> None:
-        """Base prompt, tools, context files, working folder: rebuilt only when the tools change,
-        so it stays byte-identical across turns."""
+        """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
+        byte-identical across turns; the working folder follows it as its suffix."""
         self.system_prompt = build_system_prompt(
-            cwd=self.cwd,
             tools=list(self.agent.tools.values()),
             context_files=context_files(self.cwd).files,
             base=self.options.system_prompt,
             append=self.options.append_system_prompt,
         )
         self.agent.system_prompt = self.system_prompt
+        self.system_suffix = self.agent.system_suffix = working_folder(self.cwd)
 
     def _project_folder(self, workspace: Path) -> Path:
         """The project's folder in `workspace` (its skills and settings are there)."""
@@ -244,6 +246,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
             self.options.api_base,
             self.options.api_key,
             lambda: self.cwd,
+            cache_policy(self.settings, self.options.no_cache),
         )
 
     # -- events -----------------------------------------------------------------------------
@@ -383,7 +386,6 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
             busy=self.agent.busy,
             context_tokens=self.agent.context_tokens(),
             context_window=info.context_window,
-            total_cost=self.agent.total_cost(),
             steering=self.agent.steering.texts(),
             follow_up=self.agent.follow_ups.texts(),
             message_count=len(self.agent.messages),
@@ -394,6 +396,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
                 "skipped": [[str(p), r] for p, r in self.extensions.skipped],
                 "failed": [[str(p), e] for p, e in self.extensions.failed],
             },
+            **WorkbenchState.usage_fields(self.agent.totals(), self.agent.last_call()),
         )
 
     async def close(self) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from workbench.agent.store import Entry
 from workbench.errors import UsageError
 from workbench.sessions.commit_message import commit_prompt, entries_since_checkpoint
+from workbench.sessions.commit_trailers import branch_trailers, with_trailers
 from workbench.sessions.entries import entry_json
 from workbench.sessions.files import changed_files, uncommitted_paths
 from workbench.sessions.gitcmd import GitRunner
@@ -78,7 +79,8 @@ def draft_prompt(store: GitConversationStore, workspaces: Workspaces, branch: st
 def commit_branch(
     store: GitConversationStore, workspaces: Workspaces, branch: str, message: str
 ) -> CommitResult:
-    """Commit every change in the branch's worktree and record a checkpoint entry."""
+    """Commit every change in the branch's worktree and record a checkpoint entry; the message
+    gets the branch's cost and token trailers unless it has them (`commit_trailers`)."""
     workspaces.require_git("commit")
     git = workspaces.git(store.state, branch)
     pending = sorted(uncommitted_paths(git))
@@ -86,6 +88,7 @@ def commit_branch(
         return CommitResult(branch, None, "", [], None)
     if not message.strip():
         raise UsageError("the commit message is empty", "pass -m MESSAGE")
+    message = with_trailers(message, branch_trailers(store.own_entries(branch)))
     require_user_identity(git)
     _commit_in_temporary_index(git, message)
     git.run(

@@ -9,6 +9,9 @@ uncommitted work, and workbench refuses first when that work touches a file the 
 Because the merge commit is known before the parent moves, an interruption is recoverable: the
 intent is saved in the session state, and the next open either records the merge entry (the
 parent has the commit) or drops the intent (it does not).
+
+The merge entry records what the experiment cost (`usage`: its new entries' tokens and cost,
+sub-agents and experiments merged into it included), so the parent's totals count it once.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.agent.costs import UsageTotals, entry_totals
 from workbench.agent.store import Entry
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.entries import entry_json, one_line
@@ -62,9 +66,12 @@ class MergeResult:
     entry: Entry
     removed_worktree: bool
     notes: list[str] = field(default_factory=list)
+    usage: UsageTotals = field(default_factory=UsageTotals)
+    """What the merged experiment cost (the entries the parent did not have yet)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "usage": self.usage.to_json(),
             "branch": self.branch,
             "into": self.into,
             "commit": self.commit,
@@ -81,6 +88,7 @@ class MergeResult:
         else:
             what = f"merged the conversation of {self.branch} into {self.into} (no file commits)"
         lines = [what, f"merge entry {self.entry.id[:10]} on {self.into}"]
+        lines.append(f"the experiment cost {self.usage.cost_text()} ({self.usage.tokens_text()})")
         if self.removed_worktree:
             lines.append(f"removed the worktree of {self.branch}")
         lines.extend(f"note: {note}" for note in self.notes)
@@ -230,6 +238,7 @@ def merge_branch(
     plan: MergePlan,
     summary: str | None,
     remove_worktree: bool,
+    summary_usage: dict[str, Any] | None = None,
 ) -> MergeResult:
     """Carry out a planned merge: files first, then the conversation. Should the branch or the
     parent have new commits since the plan (the summary takes a while), the files are merged
@@ -246,7 +255,10 @@ def merge_branch(
         "checkpoints": checkpoints,
         "summary": summary,
         "entries": len(plan.new),
+        "usage": entry_totals(plan.new).to_json(),
     }
+    if summary_usage is not None:  # the parent's call that wrote the summary
+        payload["summary_usage"] = summary_usage
     notes = list(plan.notes)
     if plan.files is not None:
         branch_git = workspaces.git(store.state, branch)
@@ -285,7 +297,16 @@ def merge_branch(
         else:
             store.save_state()
             removed = True
-    return MergeResult(branch, into, payload["commit"], payload["files"], entry, removed, notes)
+    return MergeResult(
+        branch,
+        into,
+        payload["commit"],
+        payload["files"],
+        entry,
+        removed,
+        notes,
+        UsageTotals.from_json(payload["usage"]),
+    )
 
 
 def _check_parent_checkout(

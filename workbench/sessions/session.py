@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
 
+from workbench.agent.costs import text_usage
 from workbench.agent.store import Entry, messages_of
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
@@ -20,6 +21,7 @@ from workbench.messages import Message, new_id
 from workbench.sessions.catalog import pick_session, session_infos
 from workbench.sessions.commit import CommitResult, commit_branch, draft_prompt
 from workbench.sessions.commit_message import format_commit_message
+from workbench.sessions.commit_trailers import branch_trailers, own_on_path
 from workbench.sessions.diff import branch_diff
 from workbench.sessions.fork import ForkResult, fork_branch
 from workbench.sessions.identity import conversation_identity
@@ -215,9 +217,12 @@ class Session:
         entry, left = await self.store.run(move)
         summary = None
         if summarize is not None and messages_of(left):
-            text = (await summarize(messages_of(left))).strip()
+            written = await summarize(messages_of(left))
+            text = written.strip()
             if text:
                 details = {"abandoned_head": left[-1].id, "entries": len(left)}
+                if text_usage(written) is not None:  # what the summary cost counts here
+                    details["usage"] = text_usage(written)
                 message = Message(role="branch_summary", text=text, details=details)
                 summary = await self.store.append("branch_summary", message.to_dict())
         return NavigateResult(entry, self.store.branch, self.store.is_detached(), left, summary)
@@ -265,6 +270,11 @@ class Session:
 
         return await self.store.run(job)
 
+    def commit_trailers(self) -> list[str]:
+        """The trailers `commit` adds to the current branch's next commit (its cost and tokens
+        since its fork), read from the current path: no git process, no wait."""
+        return branch_trailers(own_on_path(self.store.path(), self.store.branch))
+
     async def commit(
         self, message: str | None = None, draft: Drafter | None = None, branch: str | None = None
     ) -> CommitResult:
@@ -304,14 +314,15 @@ class Session:
         only what the parent does not have yet."""
         name = branch or self.store.branch
         plan = await self.store.run(lambda: plan_merge(self.store, self.workspaces, name, into))
-        summary = None
+        summary, usage = None, None
         if summarize is not None:
-            summary = (await summarize(messages_of(plan.new))).strip() or None
+            written = await summarize(messages_of(plan.new))
+            summary, usage = written.strip() or None, text_usage(written)
         remove = remove_worktree
         if remove is None:
             remove = bool(self.settings.get("sessions.remove_worktree_after_merge", False))
         return await self.store.run(
-            lambda: merge_branch(self.store, self.workspaces, plan, summary, remove)
+            lambda: merge_branch(self.store, self.workspaces, plan, summary, remove, usage)
         )
 
     # --- closing ---------------------------------------------------------------------------

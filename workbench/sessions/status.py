@@ -1,7 +1,8 @@
 """What a branch did since it forked: its conversation (entries, skills, tokens) and its files.
 
-Skill loads come from the enforcer's records on the messages (`records_of`), tokens
-from the assistant messages' `usage`, files from the branch's worktree against the point where it
+Skill loads come from the enforcer's records on the messages (`records_of`), tokens and cost
+from the assistant messages' `usage`, the sub-agents they ran and the experiments merged in
+(`workbench.agent.costs`), files from the branch's worktree against the point where it
 left its parent (the merge base of the two, so a merged-and-continued branch shows only what is
 new).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.agent.costs import UsageTotals, entry_totals
 from workbench.agent.store import Entry, messages_of
 from workbench.enforcer.state import records_of
 from workbench.sessions.files import FileChange, changed_files
@@ -37,6 +39,12 @@ class BranchStatus:
     worktree: str | None
     base: str | None
     notes: list[str] = field(default_factory=list)
+    usage: UsageTotals = field(default_factory=UsageTotals)
+    """What the branch cost since its fork: tokens (with the cache's), USD, hit rate."""
+
+    @property
+    def cost(self) -> float | None:
+        return self.usage.cost
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,6 +60,8 @@ class BranchStatus:
             "worktree": self.worktree,
             "base": self.base,
             "notes": self.notes,
+            "cost": self.usage.cost,
+            "usage": self.usage.to_json(),
         }
 
     def render_text(self) -> str:
@@ -62,6 +72,7 @@ class BranchStatus:
             f"  conversation: {count_of(self.entries_since_fork, 'entry', 'entries')}{since}, "
             f"{self.tokens['input']} input / {self.tokens['output']} output tokens"
         )
+        lines.append(f"  cost: {cost_line(self.usage)}")
         lines.append(f"  skills loaded: {', '.join(self.skills_loaded) or 'none'}")
         if self.worktree:
             state = "uncommitted changes" if self.dirty else "clean"
@@ -89,32 +100,39 @@ def skills_loaded(entries: list[Entry]) -> list[str]:
     return list(names)
 
 
-def token_totals(entries: list[Entry]) -> dict[str, int]:
-    totals = {"input": 0, "output": 0}
-    for entry in entries:
-        usage = entry.payload.get("usage") if entry.type == "assistant" else None
-        if isinstance(usage, dict):
-            totals["input"] += int(usage.get("input_tokens") or 0)
-            totals["output"] += int(usage.get("output_tokens") or 0)
-    return totals
+def token_totals(usage: UsageTotals) -> dict[str, int]:
+    """The `tokens` of a status: input (uncached), output, cache reads and writes."""
+    return {
+        "input": usage.input_tokens,
+        "output": usage.output_tokens,
+        "cache_read": usage.cache_read_tokens,
+        "cache_write": usage.cache_write_tokens,
+    }
+
+
+def cost_line(usage: UsageTotals) -> str:
+    """`$0.1234 · 12,000 in / 800 out / 40,000 cache read · cache hit rate 75%`."""
+    return f"{usage.cost_text()} · {usage.tokens_text()} · {usage.hit_rate_text()}"
 
 
 def branch_status(store: GitConversationStore, workspaces: Workspaces, branch: str) -> BranchStatus:
     """The status of `branch`: its own entries and its workspace's files."""
     record = store.record(branch)
     own = store.own_entries(branch)
+    usage = entry_totals(own)
     status = BranchStatus(
         branch=branch,
         parent_branch=record.parent,
         fork_entry=record.fork_entry,
         entries_since_fork=len(own),
         skills_loaded=skills_loaded(own),
-        tokens=token_totals(own),
+        tokens=token_totals(usage),
         commits_ahead=0,
         dirty=False,
         files=[],
         worktree=None,
         base=None,
+        usage=usage,
     )
     if not workspaces.available:
         status.notes.append("files are not tracked: the project is not a git repository")

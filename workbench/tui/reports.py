@@ -44,7 +44,8 @@ def status_report(status: Any, show_path: PathStyle = str) -> RenderableType:
     since = " since the fork" if status.parent_branch else ""
     rows: list[tuple[str, RenderableType]] = [
         ("conversation", f"{count_of(status.entries_since_fork, 'entry', 'entries')}{since}"),
-        ("tokens", f"{status.tokens['input']:,} in · {status.tokens['output']:,} out"),
+        ("tokens", status.usage.tokens_text().replace(" / ", " · ")),
+        ("cost", f"{status.usage.cost_text()}{since}  ({status.usage.hit_rate_text()})"),
         ("skills loaded", ", ".join(status.skills_loaded) or Text("none", palette.DIM)),
     ]
     if status.worktree:
@@ -93,6 +94,7 @@ def merge_report(result: Any) -> RenderableType:
         )
         rows = [("files", Text("no file commits to merge", palette.DIM))]
     rows.append(("merge entry", f"{result.entry.id[:SHORT]} on {result.into}"))
+    rows.append(("the experiment cost", f"{result.usage.cost_text()}"))
     if result.removed_worktree:
         rows.append(("worktree", f"removed the worktree of {result.branch}"))
     files = [Text(f"  {path}") for path in result.files]

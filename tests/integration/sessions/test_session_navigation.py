@@ -39,6 +39,7 @@ def test_continuing_from_an_old_entry_starts_a_new_branch_and_keeps_the_old_one(
 
     branches = {b["name"]: b for b in tree["branches"]}
     assert branches["main"]["head"] == ids[-1]
+    assert branches["main-1"].pop("usage")["calls"] == 0, "no model call on it yet"
     assert branches["main-1"] == {
         "name": "main-1",
         "head": new.id,

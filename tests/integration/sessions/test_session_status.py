@@ -38,7 +38,7 @@ def test_status_counts_the_branch_conversation_skills_tokens_and_files(project: 
     assert status.branch == "exp" and status.parent_branch == "main"
     assert status.entries_since_fork == 7  # six messages and the checkpoint
     assert status.skills_loaded == ["write", "tone"]
-    assert status.tokens == {"input": 1200, "output": 80}
+    assert status.tokens == {"input": 1200, "output": 80, "cache_read": 0, "cache_write": 0}
     assert status.commits_ahead == 1
     assert status.dirty is True
     assert [(f.path, f.change, f.uncommitted) for f in status.files] == [
@@ -105,6 +105,7 @@ def test_status_without_git_reports_the_conversation_and_says_files_need_git(
         run(session.store.append("user", user("hello")))
         run(session.store.append("assistant", assistant("hi", 10, 2)))
         status = run(session.status())
-    assert status.entries_since_fork == 2 and status.tokens == {"input": 10, "output": 2}
+    assert status.entries_since_fork == 2
+    assert status.tokens == {"input": 10, "output": 2, "cache_read": 0, "cache_write": 0}
     assert status.files == [] and status.worktree is None
     assert status.notes == ["files are not tracked: the project is not a git repository"]

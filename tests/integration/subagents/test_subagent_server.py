@@ -8,11 +8,15 @@ import os
 import uuid
 from pathlib import Path
 
+import pytest
 from subagent_kit import call, user_agents, write_agent
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench, write_user_settings
 
 from workbench.agent import forkserver
+from workbench.agent.costs import message_totals
+from workbench.agent.events import TurnEnd
+from workbench.messages import Message
 
 
 def serve_models(project: Path, server: OpenAIServer, *names: str) -> None:
@@ -165,3 +169,29 @@ async def test_a_childs_api_key_reaches_its_model_but_never_a_command_line(
     assert done.reports[0]["answer"] == "helped", done.result.text
     assert server.headers[0]["authorization"] == f"Bearer {key}", "the child used the key"
     assert exposed == [], "the key was visible to `ps`"
+
+
+async def test_a_childs_tokens_cache_and_cost_roll_up_into_the_parents_totals(
+    project: Path, server: OpenAIServer, warm: Path
+) -> None:
+    price = {"input": 1, "output": 2, "cache_read": 0.1}  # USD per million
+    entry = {"api_base": server.url, "api_key": "none", "cost": price}
+    write_user_settings({"models": {"openai/scout": entry}})
+    write_agent(user_agents(), "scout", model="openai/scout", tools="read")
+    usage = {"prompt_tokens": 1000, "completion_tokens": 10}
+    usage["prompt_tokens_details"] = {"cached_tokens": 800}  # type: ignore[assignment]
+    server.add(Reply(text="found it", usage=usage))
+
+    done = await call(project, {"agent": "scout", "task": "find"})
+
+    assert not done.result.is_error, done.result.text
+    report = done.reports[0]
+    assert report["usage"] == {"input": 200, "output": 10, "cache_read": 800, "cache_write": 0}
+    # 200 x $1 + 800 x $0.10 + 10 x $2, per million
+    assert report["cost"] == pytest.approx(300e-6)
+    assert "1 turn · 200 in / 10 out · 800 cached · $0.0003" in done.result.text
+    parent = Message(role="tool_result", text=done.result.text, details=done.result.details)
+    totals = message_totals([parent])
+    assert (totals.input_tokens, totals.cache_read_tokens, totals.calls) == (200, 800, 1)
+    assert totals.cost == pytest.approx(300e-6)
+    assert TurnEnd(None, [parent]).to_dict()["usage"]["cost"] == pytest.approx(300e-6)

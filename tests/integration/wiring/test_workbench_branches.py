@@ -39,7 +39,7 @@ async def test_a_fork_runs_the_tools_in_its_worktree_not_in_the_users_checkout(
     pwd = next(m for m in session.wb.messages() if m.tool_name == "bash")
     assert pwd.text.splitlines()[0] == str(worktree)
     assert session.wb.state().cwd == str(worktree)
-    assert f"Working folder: {worktree}" in session.wb.system_prompt
+    assert session.wb.system_suffix == f"Working folder: {worktree}"
     after = snapshot(project)
     assert after.pop("branches") == f"* main\n+ wb/{session.wb.state().session_id}/exp"
     before.pop("branches")

@@ -6,9 +6,12 @@ starting with `scripted:` play a script; every other name is a litellm model str
 then). Settings may override a model's window and price and give its server:
 
     "models": {"openai/local": {"context_window": 32768, "api_base": "http://127.0.0.1:8000/v1",
-               "api_key": "none", "cost": {"input": 0.5, "output": 1.5, "cache_read": 0.05}}}
+               "api_key": "none", "cost": {"input": 0.5, "output": 1.5, "cache_read": 0.05,
+               "cache_write": 0.625}}}
 
-Prices in settings are USD per million tokens.
+Prices in settings are USD per million tokens. Prompt caching (`workbench.agent.models.caching`)
+is on unless the `cache` setting is false or `--no-cache` is given; `cache_retention: "long"`
+asks for the provider's longer cache (and prices writes at its rate).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from workbench.config import Settings
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:  # kept off the import path: a warm-started run only needs the name
+    from workbench.agent.models.caching import CachePolicy
     from workbench.agent.models.client import ModelClient, ModelInfo
     from workbench.skills.graph import SkillGraph
 
@@ -91,15 +95,35 @@ def apply_overrides(info: ModelInfo, entry: dict[str, Any]) -> ModelInfo:
                 ("input", "input_cost"),
                 ("output", "output_cost"),
                 ("cache_read", "cache_read_cost"),
+                ("cache_write", "cache_write_cost"),
             )
             if key in cost
         }
     except (TypeError, ValueError) as exc:
         raise WorkbenchError(
             f"setting models.{info.name} has a value that is not a number: {exc}",
-            "context_window is a whole number; cost.input/output/cache_read are USD per million",
+            "context_window is a whole number; cost.input/output/cache_read/cache_write are USD "
+            "per million",
         ) from exc
     return replace(info, **prices)
+
+
+def cache_policy(settings: Settings, no_cache: bool = False) -> CachePolicy:
+    """The `cache` and `cache_retention` settings, and `--no-cache` over them."""
+    from workbench.agent.models.caching import RETENTIONS, CachePolicy
+
+    enabled = settings.get("cache", True)
+    retention = settings.get("cache_retention", "short")
+    if not isinstance(enabled, bool):
+        raise WorkbenchError(
+            "setting cache must be true or false", "see README, ## Costs and caching"
+        )
+    if retention not in RETENTIONS:
+        raise WorkbenchError(
+            f"setting cache_retention must be one of {', '.join(RETENTIONS)}, not {retention!r}",
+            "see README, ## Costs and caching",
+        )
+    return CachePolicy(enabled=enabled and not no_cache, retention=retention)
 
 
 def open_model(
@@ -110,6 +134,7 @@ def open_model(
     api_base: str | None = None,
     api_key: str | None = None,
     folder: Callable[[], Path] | None = None,
+    cache: CachePolicy | None = None,
 ) -> ModelClient:
     """A ready model client for `name`. Scripts are named relative to `cwd`; the demo model asks
     `skills` for the current graph and `folder` (default: `cwd`) where the tools run now."""
@@ -127,9 +152,14 @@ def open_model(
         return model
     from workbench.agent.models import litellm_client
 
-    info = apply_overrides(litellm_client.model_info(name), entry)
+    cache = cache or cache_policy(settings)
+    info = litellm_client.model_info(name)
+    if cache.enabled and cache.retention == "long" and info.cache_style == "anthropic":
+        long_write = litellm_client.long_cache_write_cost(name)
+        info = replace(info, cache_write_cost=long_write or info.cache_write_cost)
     return litellm_client.LitellmModel(
-        info,
+        apply_overrides(info, entry),
         api_base=api_base or entry.get("api_base") or settings.get("api_base"),
         api_key=api_key or entry.get("api_key") or settings.get("api_key"),
+        cache=cache,
     )

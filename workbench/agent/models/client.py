@@ -22,7 +22,11 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 @dataclass
 class ModelInfo:
     """A model's name, whether it runs offline, its context window and price (USD per token;
-    None when unknown, so that cost shows as unknown rather than zero)."""
+    None when unknown, so that cost shows as unknown rather than zero). Cache reads and writes
+    have their own prices (Anthropic: a tenth of the input price, and a quarter more than it);
+    where the map names none, a cached token costs what an input token costs. `cache_style`
+    says how the model is asked to cache: `anthropic` (explicit `cache_control` breakpoints),
+    `key` (automatic caching steered by `prompt_cache_key`) or None."""
 
     name: str
     offline: bool = False
@@ -30,6 +34,8 @@ class ModelInfo:
     input_cost: float | None = None
     output_cost: float | None = None
     cache_read_cost: float | None = None
+    cache_write_cost: float | None = None
+    cache_style: Literal["anthropic", "key"] | None = None
 
     @property
     def priced(self) -> bool:
@@ -37,15 +43,16 @@ class ModelInfo:
         return self.offline or (self.input_cost is not None and self.output_cost is not None)
 
     def cost(self, usage: Usage) -> float | None:
-        if self.offline:
-            return 0.0
+        """The call's cost in USD; None when the model has no price (never a made-up $0). An
+        offline model costs nothing unless the settings price it (as tests of costs do)."""
         if self.input_cost is None or self.output_cost is None:
-            return None
-        cache_price = self.cache_read_cost if self.cache_read_cost is not None else self.input_cost
-        uncached = max(usage.input_tokens - usage.cache_read_tokens, 0)
+            return 0.0 if self.offline else None
+        read = self.cache_read_cost if self.cache_read_cost is not None else self.input_cost
+        write = self.cache_write_cost if self.cache_write_cost is not None else self.input_cost
         return (
-            uncached * self.input_cost
-            + usage.cache_read_tokens * cache_price
+            usage.input_tokens * self.input_cost
+            + usage.cache_read_tokens * read
+            + usage.cache_write_tokens * write
             + usage.output_tokens * self.output_cost
         )
 
@@ -60,6 +67,18 @@ class ModelRequest:
     tools: list[Tool] = field(default_factory=list)
     purpose: Literal["turn", "summary", "commit_message"] = "turn"
     max_tokens: int | None = None
+    system_suffix: str = ""
+    """What follows the system prompt but differs per workspace (the working folder): sent after
+    the cached prefix, so that forks in other worktrees share the cache."""
+    cache_key: str | None = None
+    """A stable key for providers that cache by themselves (`prompt_cache_key`): the session."""
+
+    @property
+    def full_system_prompt(self) -> str:
+        """The system prompt as one text: the prompt, then the suffix."""
+        if not self.system_suffix:
+            return self.system_prompt
+        return f"{self.system_prompt.rstrip()}\n\n{self.system_suffix.strip()}\n"
 
 
 @dataclass

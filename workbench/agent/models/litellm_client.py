@@ -20,6 +20,7 @@ Its counter is switched off; such a reply has no usage, and the context is estim
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import re
@@ -30,6 +31,13 @@ from types import ModuleType
 from typing import Any
 
 from workbench.agent.forkserver import LITELLM_ENV_DEFAULTS
+from workbench.agent.models.caching import (
+    CachePolicy,
+    CacheStyle,
+    cache_style,
+    key_arguments,
+    with_breakpoints,
+)
 from workbench.agent.models.client import (
     Delta,
     ErrorKind,
@@ -112,21 +120,54 @@ async def _ready() -> ModuleType:
 
 
 def model_info(name: str) -> ModelInfo:
-    """Context window and prices from litellm's bundled model map; unknown models keep the
-    defaults (window assumed, cost unknown)."""
-    info = ModelInfo(name=name)
+    """Context window, prices and how to ask for caching, from litellm's bundled model map;
+    unknown models keep the defaults (window assumed, cost unknown)."""
+    litellm = _litellm()
     try:
-        known: dict[str, Any] = _litellm().get_model_info(name)
+        known: dict[str, Any] = litellm.get_model_info(name)
     except Exception:  # litellm raises plain Exceptions for models it does not know
-        return info
+        return ModelInfo(name=name, cache_style=_cache_style(litellm, name, {}))
+    info = ModelInfo(name=name, cache_style=_cache_style(litellm, name, known))
     window = known.get("max_input_tokens") or known.get("max_tokens")
+    prices = (known.get("input_cost_per_token"), known.get("output_cost_per_token"))
+    if not any(prices):  # litellm makes up entries priced 0 for models it guesses at
+        prices = (None, None)  # (a free local model is priced 0 in the settings)
     return replace(
         info,
         context_window=int(window) if window else info.context_window,
-        input_cost=known.get("input_cost_per_token"),
-        output_cost=known.get("output_cost_per_token"),
+        input_cost=prices[0],
+        output_cost=prices[1],
         cache_read_cost=known.get("cache_read_input_token_cost"),
+        cache_write_cost=known.get("cache_creation_input_token_cost"),
     )
+
+
+def long_cache_write_cost(name: str) -> float | None:
+    """The price of a cache write kept for an hour (Anthropic's `ttl: 1h`), when the map has it."""
+    try:
+        known: dict[str, Any] = _litellm().get_model_info(name)
+    except Exception:
+        return None
+    return known.get("cache_creation_input_token_cost_above_1hr")
+
+
+@functools.lru_cache(maxsize=32)
+def _supported(name: str) -> tuple[str, ...]:
+    """The OpenAI parameters litellm passes on for `name` (empty when it cannot tell)."""
+    try:
+        return tuple(_litellm().get_supported_openai_params(model=name) or [])
+    except Exception:
+        return ()
+
+
+def _cache_style(litellm: ModuleType, name: str, known: dict[str, Any]) -> CacheStyle | None:
+    """How `name` is asked to cache (`caching.cache_style`); `known` is its map entry or {}."""
+    try:
+        provider = str(litellm.get_llm_provider(name)[1])
+    except Exception:
+        return None
+    caches = known.get("supports_prompt_caching") is True
+    return cache_style(name, provider, _supported(name), caches)
 
 
 def _retry_after(exc: Exception) -> float | None:
@@ -174,17 +215,24 @@ def classify(exc: Exception) -> ModelError:
 
 
 def _usage(raw: Any) -> Usage | None:
-    """The usage the server reported; None when it reported none (litellm then fills in zeros,
-    its own counter being off)."""
+    """The usage the server reported, in our vocabulary (see `Usage`); None when it reported none
+    (litellm then fills in zeros, its own counter being off). litellm gives every provider's
+    usage the OpenAI shape: `prompt_tokens` counts the cached tokens (read and written) too,
+    Anthropic's `input_tokens` are what remains once they are taken out."""
     details = getattr(raw, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) or 0
-    usage = Usage(
-        input_tokens=int(getattr(raw, "prompt_tokens", 0) or 0),
-        output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
-        cache_read_tokens=int(cached),
-        cache_write_tokens=int(getattr(raw, "cache_creation_input_tokens", 0) or 0),
+    read = getattr(details, "cached_tokens", None) or getattr(raw, "cache_read_input_tokens", 0)
+    written = getattr(raw, "cache_creation_input_tokens", None) or getattr(
+        details, "cache_creation_tokens", 0
     )
-    return usage if usage.input_tokens or usage.output_tokens else None
+    prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
+    read, written = int(read or 0), int(written or 0)
+    usage = Usage(
+        input_tokens=max(prompt - read - written, 0),
+        output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
+        cache_read_tokens=read,
+        cache_write_tokens=written,
+    )
+    return usage if usage.prompt_tokens or usage.output_tokens else None
 
 
 LOCAL_SERVER_KEY = "no-key"
@@ -204,16 +252,26 @@ class LitellmModel:
         api_base: str | None = None,
         api_key: str | None = None,
         extra: dict[str, Any] | None = None,
+        cache: CachePolicy | None = None,
     ) -> None:
         self.info = info
         self.api_base = api_base
         self.api_key = api_key
         self.extra = extra or {}
+        self.cache = cache or CachePolicy()
+
+    def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
+        """The conversation in OpenAI format, with Anthropic's breakpoints when they apply."""
+        turn = request.purpose == "turn"  # a one-off summary would pay for writes never read
+        if turn and self.cache.enabled and self.info.cache_style == "anthropic":
+            messages = to_openai(request.system_prompt, request.messages)
+            return with_breakpoints(messages, request.system_suffix, self.cache)
+        return to_openai(request.full_system_prompt, request.messages)
 
     def _arguments(self, request: ModelRequest) -> dict[str, Any]:
         arguments: dict[str, Any] = {
             "model": self.info.name,
-            "messages": to_openai(request.system_prompt, request.messages),
+            "messages": self._messages(request),
             "stream": True,
             "stream_options": {"include_usage": True},
             "num_retries": 0,
@@ -223,6 +281,9 @@ class LitellmModel:
         }
         if request.tools:
             arguments["tools"] = [tool.schema() for tool in request.tools]
+        if request.purpose == "turn" and self.cache.enabled and self.info.cache_style == "key":
+            supported = _supported(self.info.name)
+            arguments.update(key_arguments(self.cache, request.cache_key, supported))
         if request.max_tokens:
             arguments["max_tokens"] = request.max_tokens
         if self.api_base:

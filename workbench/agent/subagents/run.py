@@ -45,6 +45,7 @@ class Launch:
     api_base: str | None = None
     api_key: str | None = None
     trust: bool = False
+    no_cache: bool = False
 
     def argv(self, folder: Path) -> list[str]:
         """The child's command line; the API key and system prompt are written into `folder`."""
@@ -65,6 +66,8 @@ class Launch:
             argv.append("--trust")
         if self.agent.confined:
             argv.append("--confine-tools")
+        if self.no_cache:
+            argv.append("--no-cache")
         return argv
 
     def command(self, folder: Path) -> ChildCommand:

@@ -28,13 +28,15 @@ HINT = "see README, ## Sub-agents"
 
 class SessionOptions(Protocol):
     """What the parent session was opened with (`WorkbenchOptions` offers it): its folder, how to
-    reach its model, whether the user trusts that project for this run (`--trust`), and a way to
-    ask the user (None when no one can answer, as in headless runs)."""
+    reach its model, whether the user trusts that project for this run (`--trust`), whether to ask
+    for no prompt caching (`--no-cache`, passed on to children), and a way to ask the user (None
+    when no one can answer, as in headless runs)."""
 
     cwd: Path
     api_base: str | None
     api_key: str | None
     trust: bool
+    no_cache: bool
     confirm: Confirm | None
 
 

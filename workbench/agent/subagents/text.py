@@ -29,6 +29,8 @@ def usage_line(report: ChildReport) -> str:
     parts.append(f"{_tokens(usage.input)} in / {_tokens(usage.output)} out")
     if usage.cache_read:
         parts.append(f"{_tokens(usage.cache_read)} cached")
+    if usage.cache_write:
+        parts.append(f"{_tokens(usage.cache_write)} cache write")
     parts.append(f"${report.cost:.4f}" if report.cost is not None else "cost unknown")
     if report.model:
         parts.append(report.model)

@@ -127,6 +127,7 @@ class SubagentTool:
             api_base=self.host.options.api_base if inherits else None,
             api_key=self.host.options.api_key if inherits else None,
             trust=self.host.options.trust and _same_project(cwd, self.host.options.cwd),
+            no_cache=self.host.options.no_cache,
         )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
