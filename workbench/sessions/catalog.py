@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,10 @@ class SessionInfo:
     last_activity: float
     branches: list[str]
     current_branch: str
+    authors: list[str] = field(default_factory=list)
+    """The git authors of the branches' newest entries: who worked on it."""
+    remote: str = ""
+    """The remote it was pulled from ("": made here)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -30,7 +34,9 @@ class SessionInfo:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.last_activity))
         count = len(self.branches)
         branches = f"{count} branch{'es' if count != 1 else ''}"
-        return f"{self.id}  {when}  {branches}  {self.name or '(unnamed)'}"
+        who = f"  by {', '.join(self.authors)}" if self.authors else ""
+        where = f"  from {self.remote}" if self.remote else ""
+        return f"{self.id}  {when}  {branches}  {self.name or '(unnamed)'}{who}{where}"
 
 
 def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo]:
@@ -43,6 +49,8 @@ def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo
             max(refs.state.updated, refs.last_entry_time),
             sorted(refs.state.branches),
             refs.state.position.branch,
+            sorted({a for a in refs.authors.values() if a}),
+            refs.state.remote,
         )
         for refs in found
         if refs.state is not None and refs.state.belongs_to(directory)

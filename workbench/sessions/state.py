@@ -42,6 +42,9 @@ class BranchRecord:
     fork_entry: str | None
     created: float
     worktree: Worktree | None = None
+    upstream: str | None = None
+    """The remote branch this one pushes to and pulls from, when not its own name: a line
+    kept from a diverged pull (`main@bob`) follows the remote's `main`."""
 
 
 @dataclass
@@ -77,6 +80,8 @@ class SessionState:
     """The checkout the session was started in: the workspace of `main`."""
     pending_merge: PendingMerge | None = None
     version: int = STATE_VERSION
+    remote: str = ""
+    """The git remote the session was first pulled from ("": made here)."""
 
     @classmethod
     def new(cls, session_id: str, now: float, root: Path) -> SessionState:
@@ -120,6 +125,7 @@ class SessionState:
                 root=raw.get("root", ""),
                 pending_merge=PendingMerge(**pending) if pending else None,
                 version=raw.get("version", STATE_VERSION),
+                remote=raw.get("remote", ""),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise WorkbenchError(
