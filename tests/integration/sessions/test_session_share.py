@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -130,3 +131,90 @@ def test_diverged_branch_push_is_refused_and_pull_keeps_both_lines(
     assert "alice's idea" in texts and "bob's idea" in texts
     main_ref = f"refs/workbench/{sid}/branches/main"
     assert git(remote, "merge-base", "--is-ancestor", remote_main, main_ref) == ""
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    """Every living descendant of `pid` (git runs in sessions of its own): pid -> command."""
+    children: dict[int, list[int]] = {}
+    commands: dict[int, str] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z":
+            child = int(stat.parent.name)
+            children.setdefault(int(fields[1]), []).append(child)
+            commands[child] = cmdline
+    found: dict[int, str] = {}
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found[child] = commands[child]
+            todo.append(child)
+    return found
+
+
+def test_a_push_killed_midway_changes_nothing_there_and_pushing_again_sends_it_all(
+    team: tuple[Path, Person, Person],
+) -> None:
+    import os
+    import signal
+    import time
+
+    remote, alice, bob = team
+    with Session.create(alice.clone) as session:
+        run(session.store.append("user", user("add the model weights")))
+        run(session.fork("weights"))
+        # 24 MiB that do not compress: packing them takes long enough to be interrupted.
+        (session.workspace("weights") / "weights.bin").write_bytes(os.urandom(24 << 20))
+        run(session.commit("Add the weights", branch="weights"))
+        sid = session.id
+    before = remote_refs(remote)
+
+    push = alice.spawn("push")
+    killed: dict[int, str] = {}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and push.poll() is None:
+        below = _descendants(push.pid)
+        if any(
+            "pack-objects" in command or "receive-pack" in command for command in below.values()
+        ):
+            killed = below
+            break
+        time.sleep(0.005)
+    assert killed, "the push finished before it could be interrupted"
+    for pid in [push.pid, *killed]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    push.wait(timeout=10)
+    assert push.returncode == -signal.SIGKILL
+
+    # Atomic: the remote has none of the session's refs, and nothing of it is broken.
+    assert remote_refs(remote) == before
+    fsck = git(remote, "fsck", "--no-dangling", check=False)
+    assert "error" not in fsck.lower()
+
+    again = alice.cli("push")
+    assert again.returncode == 0, again.stderr
+    assert "files of weights: new" in again.stdout
+    assert bob.cli("pull").returncode == 0
+    bob_session = Session.open(bob.clone, sid, branch="weights")
+    try:
+        data = (bob_session.workspace("weights") / "weights.bin").stat().st_size
+    finally:
+        bob_session.close()
+    assert data == 24 << 20
+
+
+def test_a_prompt_that_starts_with_a_subcommand_goes_after_a_double_dash(
+    team: tuple[Path, Person, Person], tmp_path: Path
+) -> None:
+    _, alice, _ = team
+    assert "goes after `--`" in alice.cli("--help").stdout
+    script = tmp_path / "echo.json"
+    script.write_text(json.dumps([{"text": "pushed nothing, only talked"}]))
+    done = alice.cli("-p", "--no-session", "--model", f"scripted:{script}", "--", "push", "it")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "pushed nothing, only talked"
