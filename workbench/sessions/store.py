@@ -123,6 +123,11 @@ class GitConversationStore:
         known = [fork, self.head(not_in) if not_in else None]
         return self._read_path(tip, *(commit for commit in known if commit))
 
+    def branch_path(self, branch: str) -> list[Entry]:
+        """The entries from the root to the head of `branch` (first parents)."""
+        tip = self.head(branch)
+        return self._read_path(tip) if tip else []
+
     def all_entries(self) -> list[Entry]:
         return self._named(self.repo.read_all(self.session_id))
 
