@@ -218,3 +218,41 @@ def test_a_prompt_that_starts_with_a_subcommand_goes_after_a_double_dash(
     done = alice.cli("-p", "--no-session", "--model", f"scripted:{script}", "--", "push", "it")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "pushed nothing, only talked"
+
+
+def test_the_app_pushes_and_exports_through_the_workbench_object(
+    team: tuple[Path, Person, Person], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `/push` and `/export` call: `Workbench.push`, `.export`, `.export_text`."""
+    import asyncio
+
+    from workbench.runtime import Workbench, WorkbenchOptions
+    from workbench.skills.graph import SkillGraph
+
+    remote, alice, _ = team
+    script = tmp_path / "turns.json"
+    script.write_text(json.dumps([{"text": "the parser is table-driven now"}]))
+    monkeypatch.setenv("GIT_COMMITTER_NAME", alice.name)
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", alice.email)
+
+    async def scenario() -> tuple:
+        options = WorkbenchOptions(
+            cwd=alice.clone, model=f"scripted:{script}", skills=SkillGraph([])
+        )
+        wb = await Workbench.open(options)
+        try:
+            await wb.prompt("make the parser faster")
+            await wb.wait_idle()
+            pushed = await wb.push()
+            exported = await wb.export(path=tmp_path / "out.html")
+            markdown = await wb.export_text(fmt="md")
+            return wb.session.id, pushed, exported, markdown
+        finally:
+            await wb.close()
+
+    sid, pushed, exported, markdown = asyncio.run(scenario())
+    assert pushed.branches == {"main": "new"} and "main: new" in pushed.render_text()
+    assert f"refs/workbench/{sid}/branches/main" in remote_refs(remote)
+    assert exported.path == tmp_path / "out.html" and exported.entries == 2
+    assert "the parser is table-driven now" in exported.path.read_text()
+    assert "**Assistant**" in markdown and "make the parser faster" in markdown
