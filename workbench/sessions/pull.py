@@ -103,6 +103,7 @@ class _Puller:
         self.lines: list[str] = []
         self.diverged: list[str] = []
         self.moves: list[tuple[str, str, str | None]] = []
+        self.retired = False
 
     def run(self) -> list[str]:
         shared = read_shared(self.git, self.theirs.shared) or {}
@@ -129,7 +130,7 @@ class _Puller:
             local_of[name] = self._branch(state, heads, name, described.get(name, {}), local_of)
         if state.position.branch not in state.branches and state.branches:
             state.position = Position(next(iter(state.branches)))
-        changed = bool(self.moves) or blob is None
+        changed = bool(self.moves) or blob is None or self.retired
         if changed:
             self.repo.write_state(state, blob)
         for ref, new, old in self.moves:
@@ -150,6 +151,13 @@ class _Puller:
         """Bring remote branch `name` in; return the local branch that follows it."""
         oid = self.theirs.branches[name]
         tracker = _tracker(state, name)
+        own = state.branches.get(name)
+        if tracker not in (None, name) and own is not None and own.upstream is None:
+            joined, ours = heads.get(tracker), heads.get(name)
+            if joined and ours and self.repo.is_ancestor(joined, ours):
+                state.branches[tracker].upstream = ""  # merged into ours: ours follows it now
+                self.retired = True
+                tracker = name
         if tracker is None:
             parent = info.get("parent")
             local = name if name not in state.branches else self._free(state, name, oid)

@@ -120,7 +120,11 @@ def _push(
     state = found.state
     assert state is not None
     sid = found.session_id
-    names = {b: (state.branches[b].upstream or b) for b in found.heads if b in state.branches}
+    names = {
+        b: state.branches[b].upstream or b
+        for b in found.heads
+        if b in state.branches and state.branches[b].upstream != ""
+    }
     known = [*theirs.branches.values(), *theirs.files.values()]
     file_tips = _file_tips(git, found, names)
     findings = scan_entries(git, [found.heads[b] for b in names], known)

@@ -118,12 +118,14 @@ def shared_record(state: SessionState, names: dict[str, str]) -> dict[str, Any]:
     """What others need to know about the session's branches: no paths, position or locks.
     `names` maps each local branch to its name on the remote."""
     branches = {}
-    for local, record in state.branches.items():
+    own_name_first = sorted(state.branches.items(), key=lambda item: item[0] == names.get(item[0]))
+    for local, record in own_name_first:  # a branch of the remote's name wins over a follower
         if local not in names:
             continue
         worktree = record.worktree
+        parent = names.get(record.parent or "", record.parent)
         branches[names[local]] = {
-            "parent": names.get(record.parent or "", record.parent),
+            "parent": parent if parent != names[local] else None,
             "fork_entry": record.fork_entry,
             "created": record.created,
             "files_base": worktree.base if worktree else None,

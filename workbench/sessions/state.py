@@ -44,7 +44,8 @@ class BranchRecord:
     worktree: Worktree | None = None
     upstream: str | None = None
     """The remote branch this one pushes to and pulls from, when not its own name: a line
-    kept from a diverged pull (`main@bob`) follows the remote's `main`."""
+    kept from a diverged pull (`main@bob`) follows the remote's `main` until it is merged into
+    our `main`; then it is "" (kept here, following nothing)."""
 
 
 @dataclass

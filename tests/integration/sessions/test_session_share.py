@@ -132,6 +132,41 @@ def test_diverged_branch_push_is_refused_and_pull_keeps_both_lines(
     main_ref = f"refs/workbench/{sid}/branches/main"
     assert git(remote, "merge-base", "--is-ancestor", remote_main, main_ref) == ""
 
+    # Once joined, Bob's main follows the remote's main again: Alice's next entries arrive there.
+    assert bob.cli("pull").returncode == 0
+    alice.say(sid, "alice goes on", ["fine"])
+    assert alice.cli("push").returncode == 0
+    again = bob.cli("pull")
+    assert again.returncode == 0 and "main: updated" in again.stdout, again.stdout
+    assert "diverged" not in again.stdout
+    assert git(bob.clone, "rev-parse", main_ref) == git(alice.clone, "rev-parse", main_ref)
+    assert bob.cli("push").stdout.count("up to date") == 1
+
+
+def test_a_diverged_experiment_keeps_both_lines_with_their_files(
+    team: tuple[Path, Person, Person],
+) -> None:
+    _, alice, bob = team
+    sid = start_session(alice)
+    assert alice.cli("push").returncode == 0
+    assert bob.cli("pull").returncode == 0
+    for person, text in ((alice, "alice"), (bob, "bob")):
+        with Session.open(person.clone, sid, branch="exp") as session:
+            (session.workspace("exp") / "parser.py").write_text(f"TABLE = {text!r}\n")
+            run(session.commit(f"{text}'s table", branch="exp"))
+    assert alice.cli("push").returncode == 0
+    refused = bob.cli("push")
+    assert refused.returncode == 1 and "exp has entries there" in refused.stderr
+
+    pulled = bob.cli("pull")
+    assert "exp diverged: their line is now the branch exp@alice" in pulled.stdout
+    assert "files of exp@alice: new" in pulled.stdout
+    with Session.open(bob.clone, sid, branch="exp@alice") as session:
+        assert (session.workspace() / "parser.py").read_text() == "TABLE = 'alice'\n"
+        assert (session.workspace("exp") / "parser.py").read_text() == "TABLE = 'bob'\n"
+        status = run(session.status("exp@alice"))
+        assert status.parent_branch == "exp"
+
 
 def _descendants(pid: int) -> dict[int, str]:
     """Every living descendant of `pid` (git runs in sessions of its own): pid -> command."""
