@@ -291,3 +291,29 @@ def test_the_app_pushes_and_exports_through_the_workbench_object(
     assert exported.path == tmp_path / "out.html" and exported.entries == 2
     assert "the parser is table-driven now" in exported.path.read_text()
     assert "**Assistant**" in markdown and "make the parser faster" in markdown
+
+
+def test_a_pulled_session_grants_no_trust_and_an_open_one_is_left_for_later(
+    team: tuple[Path, Person, Person],
+) -> None:
+    from workbench.trust import TrustStore
+
+    _, alice, bob = team
+    # Alice's project trusts itself and ships a settings key that needs trust.
+    (alice.clone / ".pi").mkdir()
+    (alice.clone / ".pi" / "settings.json").write_text('{"model": "openai/evil"}')
+    TrustStore().trust(alice.clone)
+    sid = start_session(alice, with_experiment=False)
+    assert alice.cli("push").returncode == 0
+    assert bob.cli("pull").returncode == 0
+    assert not TrustStore().is_trusted(bob.clone)
+    assert not (bob.clone / ".pi" / "settings.json").exists()
+
+    alice.say(sid, "more", ["more"])
+    assert alice.cli("push").returncode == 0
+    with Session.open(bob.clone, sid):  # Bob has it open: the pull leaves it alone
+        held = bob.cli("pull")
+    assert held.returncode == 0
+    assert f"session {sid}: not pulled: session {sid} is open in another process" in held.stdout
+    assert "pull again once it is closed" in held.stdout
+    assert "main: updated" in bob.cli("pull").stdout
