@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from workbench.errors import WorkbenchError
+from workbench.sessions.file_redaction import original_commit, redacted_files
 from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.identity import conversation_identity
 from workbench.sessions.location import StorageLocation
@@ -50,6 +51,7 @@ class PushResult:
     branches: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     redacted: int = 0
+    redacted_files: int = 0
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -63,21 +65,23 @@ class PushResult:
             lines.append(f"  files of {name}: {status}")
         if self.redacted:
             lines.append(f"  {self.redacted} entries sent redacted (yours are unchanged)")
+        if self.redacted_files:
+            lines.append(
+                f"  {self.redacted_files} file versions sent redacted (your commits are unchanged)"
+            )
         return "\n".join(lines)
 
 
 class SecretsFound(WorkbenchError):
     """Credentials in what a push would send; nothing was sent."""
 
-    def __init__(self, findings: list[Finding], redactable: bool) -> None:
+    def __init__(self, findings: list[Finding]) -> None:
         named = "\n".join(f"  {f.describe()}" for f in findings[:MAX_NAMED])
         more = f"\n  … and {len(findings) - MAX_NAMED} more" if len(findings) > MAX_NAMED else ""
         super().__init__(
             f"not pushed: {len(findings)} credential(s) found in what would be sent\n{named}{more}",
-            "push with --redact to send a copy with them replaced (your entries stay as they are)"
-            if redactable
-            else "remove them from the experiment's files, commit again (a new commit that "
-            "drops them is not enough: the old one would be sent too), then push",
+            "push with --redact to send a copy with them replaced (your entries and commits stay "
+            "as they are), or rotate the credential and remove it first",
         )
         self.findings = findings
 
@@ -133,12 +137,15 @@ def _push(
         for branch, (tip, base) in file_tips.items()
         for finding in scan_files(git, branch, tip, base, known)
     ]
-    if file_findings:
-        raise SecretsFound(file_findings + findings, redactable=False)
+    if (findings or file_findings) and not redact:
+        raise SecretsFound(findings + file_findings)
     heads = {b: found.heads[b] for b in names}
     result = PushResult(remote, sid)
-    if findings and not redact:
-        raise SecretsFound(findings, redactable=True)
+    for branch in sorted({f.branch for f in file_findings if f.branch}):
+        tip, base = file_tips[branch]
+        copy, count = redacted_files(git, tip, base)
+        file_tips[branch] = (copy, base)
+        result.redacted_files += count
     description = shared_record(state, names)
     if findings:
         mapping, result.redacted = redacted_copy(git, list(heads.values()))
@@ -163,7 +170,13 @@ def _push(
         dest = names[branch]
         status = _compare(repo, tip, theirs.files.get(dest))
         if status == "diverged":
-            diverged.append(f"the files of {branch} (its project branch has other commits there)")
+            original = original_commit(git, theirs.files[dest])
+            redacted_there = original is not None and repo.is_ancestor(original, tip)
+            diverged.append(
+                f"the files of {branch} were pushed with --redact: push with --redact again"
+                if redacted_there
+                else f"the files of {branch} (its project branch has other commits there)"
+            )
             continue
         result.files[dest] = status
         if status in ("new", "updated"):

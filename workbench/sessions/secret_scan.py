@@ -31,7 +31,8 @@ class Finding:
     """`entry 1a2b3c4d5e (tool_result on main)` or `file commit 1a2b3c4d5e (exp): path`."""
     kind: str
     shown: str
-    in_files: bool = False
+    branch: str | None = None
+    """The experiment whose file commit holds it (None: an entry)."""
 
     def describe(self) -> str:
         return f"{self.where}: {self.kind} {self.shown}"
@@ -82,7 +83,7 @@ def scan_files(
         elif line.startswith("+") and not line.startswith("+++"):
             for secret in find_secrets(line[1:]):
                 where = f"file commit {commit[:10]} ({branch}): {path}"
-                findings.append(Finding(where, secret.kind, secret.shown, in_files=True))
+                findings.append(Finding(where, secret.kind, secret.shown, branch))
     return findings
 
 
