@@ -14,6 +14,7 @@ from pathlib import Path
 
 from workbench.redaction import find_secrets, redact_secrets
 from workbench.sessions.gitcmd import GitRunner
+from workbench.sessions.secret_scan import COMMIT_ID
 
 TRAILER = "Workbench-Redacts"
 MAX_TEXT_BYTES = 8 << 20
@@ -124,4 +125,4 @@ def original_commit(git: GitRunner, commit: str) -> str | None:
     """The file commit a redacted copy stands for (None: not a copy)."""
     fmt = f"--format=%(trailers:key={TRAILER},valueonly,separator=%x20)"
     found = git.run("log", "-1", fmt, commit, "--").strip().split()
-    return found[-1] if found else None
+    return found[-1] if found and COMMIT_ID.match(found[-1]) else None

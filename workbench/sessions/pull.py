@@ -28,7 +28,7 @@ from workbench.sessions.location import StorageLocation
 from workbench.sessions.lock import SessionLock
 from workbench.sessions.refs import ConversationRepo, branch_ref
 from workbench.sessions.remote import RemoteSession, default_remote, fetch, read_shared
-from workbench.sessions.secret_scan import original_of
+from workbench.sessions.secret_scan import COMMIT_ID, original_of
 from workbench.sessions.state import BranchRecord, Position, SessionState, Worktree
 from workbench.sessions.workspace import project_branch_name
 
@@ -108,13 +108,13 @@ class _Puller:
 
     def run(self) -> list[str]:
         shared = read_shared(self.git, self.theirs.shared) or {}
-        described: dict[str, dict[str, Any]] = shared.get("branches", {})
+        described = _described(shared)
         found = next(iter(self.repo.sessions(self.sid)), None)
         if found is None or found.state is None:
             now = time.time()
             state = SessionState.new(self.sid, now, self.location.project_root)
-            state.name = str(shared.get("name") or "")
-            state.created = float(shared.get("created") or now)
+            state.name = str(shared.get("name") or "")[:200]
+            state.created = _number(shared.get("created"), now)
             state.remote = self.remote
             state.branches = {}
             heads: dict[str, str] = {}
@@ -125,7 +125,7 @@ class _Puller:
 
         def order(name: str) -> tuple[bool, float, str]:
             info = described.get(name, {})
-            return (info.get("parent") is not None, float(info.get("created") or 0), name)
+            return (info.get("parent") is not None, _number(info.get("created"), 0.0), name)
 
         for name in sorted(self.theirs.branches, key=order):
             local_of[name] = self._branch(state, heads, name, described.get(name, {}), local_of)
@@ -160,13 +160,13 @@ class _Puller:
                 self.retired = True
                 tracker = name
         if tracker is None:
-            parent = info.get("parent")
+            parent = info.get("parent") if info.get("parent") in self.theirs.branches else None
             local = name if name not in state.branches else self._free(state, name, oid)
             record = BranchRecord(
                 local,
                 local_of.get(parent, parent) if parent else None,
-                info.get("fork_entry"),
-                float(info.get("created") or time.time()),
+                _commit_id(info.get("fork_entry")),
+                _number(info.get("created"), time.time()),
                 self._worktree(local, info) if name in self.theirs.files else None,
                 upstream=None if local == name else name,
             )
@@ -217,7 +217,7 @@ class _Puller:
 
     def _worktree(self, local: str, info: dict[str, Any]) -> Worktree:
         path = self.location.default_worktree_root(self.sid) / local
-        base = str(info.get("files_base") or "")
+        base = _commit_id(info.get("files_base")) or ""
         return Worktree(str(path), project_branch_name(self.sid, local), base)
 
     def _files(self, state: SessionState, local: str, oid: str) -> None:
@@ -250,6 +250,24 @@ class _Puller:
         else:
             self.git.run("update-ref", ref, oid, have or "0" * 40)
         self.lines.append(f"files of {local}: {'updated' if have else 'new'}")
+
+
+def _described(shared: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The branch records of a shared description, dropping what is not a record: it comes from
+    someone else's repository."""
+    branches = shared.get("branches")
+    if not isinstance(branches, dict):
+        return {}
+    return {str(k): v for k, v in branches.items() if isinstance(v, dict)}
+
+
+def _commit_id(value: Any) -> str | None:
+    """A full commit id from someone else's description, or None: never an option or a path."""
+    return value if isinstance(value, str) and COMMIT_ID.match(value) else None
+
+
+def _number(value: Any, default: float) -> float:
+    return float(value) if isinstance(value, int | float) else default
 
 
 def _tracker(state: SessionState, remote_name: str) -> str | None:

@@ -11,6 +11,7 @@ recognised as ours, not as a divergence.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from workbench.redaction import find_secrets, redact_secrets
@@ -21,6 +22,8 @@ _FIELD, _RECORD = "\x1f", "\x00"
 REDACTS = "redacts"
 """The key, in a copied entry's record, of the original entry's id."""
 MAX_NAMED = 10
+COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
+"""What an original's id must look like: it comes from someone else's commit."""
 
 
 @dataclass(frozen=True)
@@ -140,4 +143,4 @@ def original_of(git: GitRunner, commit: str) -> str | None:
     except ValueError:
         return None
     original = record.get(REDACTS) if isinstance(record, dict) else None
-    return str(original) if original else None
+    return original if isinstance(original, str) and COMMIT_ID.match(original) else None

@@ -317,3 +317,41 @@ def test_a_pulled_session_grants_no_trust_and_an_open_one_is_left_for_later(
     assert f"session {sid}: not pulled: session {sid} is open in another process" in held.stdout
     assert "pull again once it is closed" in held.stdout
     assert "main: updated" in bob.cli("pull").stdout
+
+
+def test_a_hostile_shared_description_is_not_trusted(
+    team: tuple[Path, Person, Person], tmp_path: Path
+) -> None:
+    """The description comes from someone else's repository: ids that are not commit ids (an
+    option, a path), numbers that are not numbers and parents that are not branches are dropped."""
+    import subprocess
+
+    remote, alice, bob = team
+    sid = start_session(alice)
+    assert alice.cli("push").returncode == 0
+    trap = tmp_path / "written-by-git"
+    hostile = {
+        "version": 1, "session_id": sid, "name": "x" * 5000, "created": "soon",
+        "branches": {
+            "main": {"parent": None, "fork_entry": None, "created": 1, "files_base": None},
+            "exp": {"parent": "../../elsewhere", "fork_entry": f"--output={trap}",
+                    "created": {"a": 1}, "files_base": f"--output={trap}"},
+        },
+    }  # fmt: skip
+    message = "workbench: shared session description\n\n" + json.dumps(hostile)
+    shared_ref = f"refs/workbench/{sid}/shared"
+    old = git(remote, "rev-parse", shared_ref)
+    empty = git(remote, "hash-object", "-t", "tree", "-w", "--stdin", check=True)
+    new = subprocess.run(
+        ["git", "-c", "user.name=M", "-c", "user.email=m@x", "commit-tree", empty, "-p", old],
+        cwd=remote, input=message, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    git(remote, "update-ref", shared_ref, new, old)
+
+    pulled = bob.cli("pull")
+    assert pulled.returncode == 0, pulled.stderr
+    assert not trap.exists()
+    tree = tree_json(bob, "--session", sid)
+    branches = {b["name"]: b for b in tree["branches"]}
+    assert branches["exp"]["fork_entry"] is None and branches["exp"]["parent_branch"] is None
+    assert len(tree["name"]) <= 200
