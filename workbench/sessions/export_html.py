@@ -2,15 +2,19 @@
 
 Styles and the one small script are inline; nothing is fetched (no `src`, no external `href`:
 a Content-Security-Policy meta tag forbids it too). Every piece of text from the session is
-escaped, so a message that holds `<script>` shows as text. Tool calls are collapsed
+escaped, so a message that holds `<script>` shows as text; messages are rendered as Markdown
+with raw HTML, links and images left as text. Tool calls are collapsed
 (`<details>`) with their results; skill loads show beside the call that made them, violations in
 red; long results are cut on screen only after a generous limit, never silently.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from html import escape
+
+from markdown_it import MarkdownIt
 
 from workbench import __version__
 from workbench.enforcer.state import LoadRecord
@@ -45,6 +49,9 @@ padding:8px 12px;background:var(--panel);border-radius:6px;border:1px solid var(
 .entry.notice,.entry.checkpoint,.entry.merge,.entry.label,.entry.compaction,
 .entry.branch_summary{border-color:var(--warn);background:var(--panel)}
 .text{white-space:pre-wrap;overflow-wrap:anywhere}
+.md{overflow-wrap:anywhere}.md p{margin:4px 0}.md table{border-collapse:collapse}
+.md td,.md th{border:1px solid var(--line);padding:2px 6px}
+.md code{background:var(--panel);border-radius:4px;padding:0 3px;font-size:.9em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0;padding:8px;
 background:var(--panel);border-radius:6px;
 font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace}
@@ -97,6 +104,22 @@ def render_html(transcript: Transcript) -> str:
         f"</main><script>{SCRIPT}</script></body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+MARKDOWN_KINDS = {"user", "assistant", "compaction", "branch_summary", "merge"}
+"""What is written in Markdown and shown rendered; the rest is shown as it is."""
+
+
+@functools.cache
+def _markdown() -> MarkdownIt:
+    """CommonMark with tables and strikethrough; raw HTML shows as text, and links and images as
+    the text they are written with: nothing in a message can fetch or point anywhere."""
+    parser = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    return parser.disable(["link", "image", "autolink"])
+
+
+def markdown_html(text: str) -> str:
+    return _markdown().render(text)
 
 
 def _when(seconds: float) -> str:
@@ -167,7 +190,9 @@ def _item(item: Item) -> str:
     body = []
     if item.thinking:
         body.append(f'<div class="text thinking">{escape(item.thinking)}</div>')
-    if item.text:
+    if item.text and item.kind in MARKDOWN_KINDS:
+        body.append(f'<div class="md">{markdown_html(item.text)}</div>')
+    elif item.text:
         body.append(f'<div class="text">{escape(item.text)}</div>')
     body += [_loads(item.loads)] if item.loads else []
     body += [_call(call) for call in item.calls]

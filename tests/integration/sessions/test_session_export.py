@@ -51,7 +51,8 @@ def make_session(project: Path) -> str:
         run(append("tool_result", tool_result("read", "refused", skill_load=bad, is_error=True)))
         (session.workspace("exp") / "fast.py").write_text("TABLE = '<table>'\n")
         run(session.commit("Table-driven parser", branch="exp"))
-        run(append("assistant", assistant("done: 3x faster", 300, 40)))
+        done = "done: **3x** faster, see [the report](https://evil.example/r) ![x](http://e/x.png)"
+        run(append("assistant", assistant(done, 300, 40)))
         return session.id
 
 
@@ -90,6 +91,9 @@ def test_html_export_is_self_contained_escaped_and_complete(project: Path, tmp_p
         assert f'<div class="figure">{label}<b>{value}</b></div>' in page
     assert "main → exp (from " in text and "⎇ exp (6 entries)  ◀ this export" in text
     assert "+TABLE = '<table>'" in text
+    # Messages are Markdown: rendered, but a link or an image stays text.
+    assert "<strong>3x</strong>" in page and "[the report](https://evil.example/r)" in text
+    assert "![x](http://e/x.png)" in text
 
 
 def test_markdown_export_for_a_pull_request(project: Path) -> None:
