@@ -28,11 +28,14 @@ FOUND = [
     ("secret assignment", "DATABASE_PASSWORD=Zx8Qp2Lm9Vr4Tk7Wn3Yb6Hc1"),
     ("secret assignment", 'api_key = "q7W9e2R4t6Y8u1I3o5P7a9S2d4F6"'),
     ("secret assignment", "STRIPE_SECRET: 9f8e7d6c5b4a39281716a5b4c3d2e1f0"),
+    ("secret assignment", "const apiKey = 'q7W9e2R4t6Y8u1I3o5P7a9S2d4F6'"),
 ]
 IDS = [f"{kind}-{n}" for n, (kind, _) in enumerate(FOUND)]
 
 NOT_FOUND = [
     "sk-short",  # too short to be a key
+    "task-abcdEFGH1234ijklMNOP5678qrstUVWX",  # `sk-` inside a word
+    "XAKIAIOSFODNN7EXAMPLE",  # `AKIA` inside a word
     "the task-ant-colony is sk-ant-",
     "AKIA lower akiaiosfodnn7example",
     "ghp_short",
