@@ -18,7 +18,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--redact",
         action="store_true",
-        help="send credentials found in entries replaced (a copy: your entries are unchanged)",
+        help="send credentials found in entries and file commits replaced "
+        "(a copy: your entries and commits are unchanged)",
     )
     add_format_option(parser)
 
