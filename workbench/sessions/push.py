@@ -269,15 +269,22 @@ def _send(git: GitRunner, remote: str, session_id: str, specs: dict[str, str]) -
     refspecs = [f"{oid}:{ref}" for ref, oid in specs.items()]
     done = git.try_run("push", "--atomic", "--porcelain", "--quiet", remote, *refspecs)
     if done.status != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
-        rejected = any(line.startswith("!") for line in done.stdout.splitlines())
+        refused = [line.split("\t") for line in done.stdout.splitlines() if line.startswith("!")]
+        why = [f"{parts[1].split(':')[-1]} {parts[2]}" for parts in refused if len(parts) >= 3]
+        detail = "; ".join(why) or _last_line(done.stderr or done.stdout, done.status)
+        moved = any("[rejected]" in line for line in why)
         raise WorkbenchError(
-            f"not pushed to {remote}: " + (detail[-1] if detail else f"git exit {done.status}"),
+            f"not pushed to {remote}: {detail}",
             f"someone pushed meanwhile: `workbench pull {remote}`, then push again"
-            if rejected
+            if moved
             else "nothing was changed there (the push is atomic); try again",
         )
     prefix = tracking_prefix(remote, session_id)
     for ref, oid in specs.items():
         tracking = prefix + ref.removeprefix(f"refs/workbench/{session_id}/")
         git.run("update-ref", tracking, oid)
+
+
+def _last_line(text: str, status: int) -> str:
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else f"git exit {status}"
