@@ -28,7 +28,8 @@ from workbench.sessions.worker import SerialWorker
 
 T = TypeVar("T")
 MAX_BRANCH_NAME = 64
-BRANCH_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_BRANCH_NAME - 1}}}$")
+BRANCH_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._@-]{{0,{MAX_BRANCH_NAME - 1}}}$")
+"""`@` for the lines a diverged pull keeps (`main@bob`) and the branches made from them."""
 SESSION_NAME_WIDTH = 60
 FULL_ID = re.compile(r"^[0-9a-f]{40}$")
 
@@ -258,7 +259,7 @@ class GitConversationStore:
         if not BRANCH_NAME.match(name) or name.endswith(".lock") or ".." in name:
             raise UsageError(
                 f"invalid branch name {name[:80]!r}{'…' if len(name) > 80 else ''}",
-                f"use letters, digits, '.', '_' and '-' (up to {MAX_BRANCH_NAME} characters), "
+                f"use letters, digits, '.', '_', '-' and '@' (up to {MAX_BRANCH_NAME} characters), "
                 "starting with a letter or digit",
             )
         if name in self.state.branches:

@@ -121,6 +121,13 @@ def test_diverged_branch_push_is_refused_and_pull_keeps_both_lines(
     assert branches["main@alice"]["parent_branch"] == "main"
     assert branches["main@alice"]["head"] == remote_main
 
+    # Her line is a branch like any other: going back on it and writing starts a branch of it.
+    with Session.open(bob.clone, sid, branch="main@alice") as session:
+        idea = next(e for e in session.store.path() if e.type == "user" and e.branch != "main")
+        run(session.navigate(idea.id))
+        run(session.store.append("user", user("what if we combine them?")))
+        assert session.store.branch == "main@alice-1"
+
     # Bob joins Alice's line into his and pushes: a fast-forward there, nothing forced.
     merged = bob.cli("merge", "main@alice", "--session", sid)
     assert merged.returncode == 0, merged.stderr
@@ -140,7 +147,7 @@ def test_diverged_branch_push_is_refused_and_pull_keeps_both_lines(
     assert again.returncode == 0 and "main: updated" in again.stdout, again.stdout
     assert "diverged" not in again.stdout
     assert git(bob.clone, "rev-parse", main_ref) == git(alice.clone, "rev-parse", main_ref)
-    assert bob.cli("push").stdout.count("up to date") == 1
+    assert "main: up to date" in bob.cli("push").stdout
 
 
 def test_a_diverged_experiment_keeps_both_lines_with_their_files(
