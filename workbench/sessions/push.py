@@ -166,8 +166,13 @@ def _push(
         result.branches[dest] = status
         if status in ("new", "updated"):
             specs[remote_ref(sid, "branches", dest)] = tip
-    for branch, (tip, _) in file_tips.items():
-        dest = names[branch]
+    with_files = {b: names[b] for b in file_tips}
+    for dest, local in _by_destination(with_files).items():
+        branch = ", ".join(local)
+        tip = _newest(repo, [file_tips[b][0] for b in local])
+        if tip is None:
+            diverged.append(f"the files of {branch} (all sent to {dest}) have different commits")
+            continue
         status = _compare(repo, tip, theirs.files.get(dest))
         if status == "diverged":
             original = original_commit(git, theirs.files[dest])
