@@ -169,6 +169,7 @@ class _Puller:
                 _number(info.get("created"), time.time()),
                 self._worktree(local, info) if name in self.theirs.files else None,
                 upstream=None if local == name else name,
+                written_as=None if local == name else name,
             )
             state.branches[local] = record
             self.moves.append((branch_ref(self.sid, local), oid, None))
@@ -193,7 +194,10 @@ class _Puller:
             time.time(),
             self._worktree(local, info) if name in self.theirs.files else None,
             upstream=name,
+            written_as=name,
         )
+        if tracker != name:  # a kept line we wrote on ourselves: it goes on under its own name
+            state.branches[tracker].upstream = None
         state.branches[local] = record
         self.moves.append((branch_ref(self.sid, local), oid, None))
         line = (

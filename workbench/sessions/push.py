@@ -154,10 +154,12 @@ def _push(
             record["fork_entry"] = mapping.get(record["fork_entry"], record["fork_entry"])
     specs: dict[str, str] = {}
     diverged: list[str] = []
+    joins: list[str] = []
     for dest, local in _by_destination(names).items():
         tip = _newest(repo, [heads[b] for b in local])
         if tip is None:
             diverged.append(f"{', '.join(local)} (all sent to {dest}) have different entries")
+            joins += [f"`workbench merge {b} --into {dest}`" for b in local if b != dest]
             continue
         status = _compare(repo, tip, theirs.branches.get(dest))
         if status == "diverged":
@@ -186,12 +188,17 @@ def _push(
         result.files[dest] = status
         if status in ("new", "updated"):
             specs[remote_ref(sid, "files", dest)] = tip
+    if joins:
+        raise WorkbenchError(
+            "not pushed: " + "; ".join(diverged),
+            f"join the lines you pulled into yours first ({', '.join(joins)}), then push again",
+        )
     if diverged:
         raise WorkbenchError(
             f"not pushed: {remote} has moved on: " + "; ".join(diverged),
             f"`workbench pull {remote}` first: their line becomes a branch of its own beside "
-            f"yours (e.g. main@them); then `workbench merge main@them` to join it into yours "
-            "and push again (pushes are never forced)",
+            f"yours (e.g. main@them); then `workbench merge main@them --into main` to join it "
+            "into yours and push again (pushes are never forced)",
         )
     shared = _shared_commit(repo, git, theirs, description)
     if shared is not None:

@@ -46,6 +46,9 @@ class BranchRecord:
     """The remote branch this one pushes to and pulls from, when not its own name: a line
     kept from a diverged pull (`main@bob`) follows the remote's `main` until it is merged into
     our `main`; then it is "" (kept here, following nothing)."""
+    written_as: str | None = None
+    """The name its entries were written under elsewhere, when not its own: a line a diverged
+    pull kept (`main@bob`, written as `main` on Bob's side): the tree shows them as ours."""
 
 
 @dataclass

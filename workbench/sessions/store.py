@@ -66,7 +66,7 @@ class GitConversationStore:
         found: dict[str, str] = {}
         for record in self.state.branches.values():
             head = self._heads.get(record.name)
-            if record.upstream in (None, record.name) or head is None:
+            if record.written_as in (None, record.name) or head is None:
                 continue
             parent_head = self._heads.get(record.parent or "")
             known = [c for c in (record.fork_entry, parent_head) if c]

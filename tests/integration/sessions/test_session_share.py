@@ -376,3 +376,40 @@ def test_a_hostile_shared_description_is_not_trusted(
     branches = {b["name"]: b for b in tree["branches"]}
     assert branches["exp"]["fork_entry"] is None and branches["exp"]["parent_branch"] is None
     assert len(tree["name"]) <= 200
+
+
+def test_a_kept_line_written_on_and_diverged_again_goes_on_under_its_own_name(
+    team: tuple[Path, Person, Person], tmp_path: Path
+) -> None:
+    remote, alice, bob = team
+    sid = start_session(alice, with_experiment=False)
+    assert alice.cli("push").returncode == 0
+    assert bob.cli("pull").returncode == 0
+    alice.say(sid, "a1")
+    assert alice.cli("push").returncode == 0
+    bob.say(sid, "b1")
+    assert "main@alice" in bob.cli("pull").stdout
+    script = tmp_path / "b2.json"
+    script.write_text(json.dumps([{"text": "ok b2"}]))
+    wrote = bob.cli("-p", "--session", sid, "--branch", "main@alice", "--model",
+                    f"scripted:{script}", "b2 on her line")  # fmt: skip
+    assert wrote.returncode == 0, wrote.stderr
+    alice.say(sid, "a2")
+    assert alice.cli("push").returncode == 0
+
+    pulled = bob.cli("pull")
+    assert "main diverged: their line is now the branch main@alice-2" in pulled.stdout
+    tree = tree_json(bob, "--session", sid)
+    by_text = {e["text"]: e["branch"] for e in tree["entries"]}
+    assert by_text["a2"] == "main@alice-2" and by_text["b2 on her line"] == "main@alice"
+    assert by_text["a1"] == "main@alice" and by_text["b1"] == "main"
+    refused = bob.cli("push")
+    assert refused.returncode == 1 and "main, main@alice-2 (all sent to main)" in refused.stderr
+    assert "`workbench merge main@alice-2 --into main`" in refused.stderr
+
+    merged = bob.cli("merge", "main@alice-2", "--into", "main", "--session", sid)
+    assert merged.returncode == 0, merged.stderr
+    pushed = bob.cli("push")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "main: updated" in pushed.stdout and "main@alice: new" in pushed.stdout
+    assert f"refs/workbench/{sid}/branches/main@alice" in remote_refs(remote)
