@@ -8,18 +8,21 @@
 
 Pushing reads refs only, so it runs beside the agent (on a thread of its own): what is pushed is
 the session as it stood when the push began. An export reads on the session's git worker, in
-order with the appends.
+order with the appends. Their modules load on first use, off the start-up path.
 """
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.errors import UsageError
-from workbench.sessions.export import ExportResult, default_path, export_text, write_export
-from workbench.sessions.push import PushResult, push_session
-from workbench.sessions.session import Session
+
+if TYPE_CHECKING:
+    from workbench.sessions.export import ExportResult
+    from workbench.sessions.push import PushResult
+    from workbench.sessions.session import Session
 
 
 class ShareControls:
@@ -38,6 +41,8 @@ class ShareControls:
 
     async def push(self, remote: str | None = None, redact: bool = False) -> PushResult:
         """Push this session to `remote` (default: the branch's upstream remote, else origin)."""
+        from workbench.sessions.push import push_session
+
         session = self._stored_session("push")
         return await asyncio.to_thread(push_session, session.location, session.id, remote, redact)
 
@@ -46,6 +51,8 @@ class ShareControls:
     ) -> ExportResult:
         """Write `branch` (default: the current one) as HTML or Markdown to `path` (default:
         `workbench-<session>-<branch>.<fmt>` in the project folder)."""
+        from workbench.sessions.export import default_path, write_export
+
         session = self._stored_session("export")
         name = branch or session.branch
         target = path or default_path(self.project_root, session.id, name, fmt)
@@ -55,6 +62,8 @@ class ShareControls:
 
     async def export_text(self, branch: str | None = None, fmt: str = "md") -> str:
         """`branch` rendered as text, nothing written (Markdown to paste into a pull request)."""
+        from workbench.sessions.export import export_text
+
         session = self._stored_session("export")
         text, _, _ = await session.store.run(
             lambda: export_text(session.store, session.workspaces, branch, fmt)
