@@ -73,6 +73,11 @@ def test_push_sends_only_the_sessions_namespace_and_pull_brings_it_to_a_colleagu
     ]
     assert {b["name"] for b in tree["branches"]} == {"main", "exp"}
 
+    # Bob can read it before he opens it: the export shows her experiment's committed files.
+    md = bob.cli("export", "--session", sid, "--branch", "exp", "--format", "md", "-o", "-")
+    assert md.returncode == 0, md.stderr
+    assert "+TABLE = {}" in md.stdout and "I will try a table-driven parser" in md.stdout
+
     # Bob continues Alice's experiment: the worktree is made from her file commits, and the
     # new entries are his.
     bob.say(sid, "now cache the table")
