@@ -23,7 +23,8 @@ class SessionInfo:
     branches: list[str]
     current_branch: str
     authors: list[str] = field(default_factory=list)
-    """The git authors of the branches' newest entries: who worked on it."""
+    """Who worked on it: the git authors of its first entry (when pulled) and of the branches'
+    newest entries."""
     remote: str = ""
     """The remote it was pulled from ("": made here)."""
 
@@ -49,7 +50,7 @@ def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo
             max(refs.state.updated, refs.last_entry_time),
             sorted(refs.state.branches),
             refs.state.position.branch,
-            sorted({a for a in refs.authors.values() if a}),
+            sorted({a for a in [*refs.authors.values(), refs.state.made_by] if a}),
             refs.state.remote,
         )
         for refs in found

@@ -116,6 +116,7 @@ class _Puller:
             state.name = str(shared.get("name") or "")[:200]
             state.created = _number(shared.get("created"), now)
             state.remote = self.remote
+            state.made_by = str(shared.get("made_by") or "")[:100]
             state.branches = {}
             heads: dict[str, str] = {}
             blob = None

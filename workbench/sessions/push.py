@@ -147,6 +147,7 @@ def _push(
         file_tips[branch] = (copy, base)
         result.redacted_files += count
     description = shared_record(state, names)
+    description["made_by"] = state.made_by or _first_author(git, list(heads.values()))
     if findings:
         mapping, result.redacted = redacted_copy(git, list(heads.values()))
         heads = {b: mapping[h] for b, h in heads.items()}
@@ -206,6 +207,12 @@ def _push(
     if specs:
         _send(git, remote, sid, specs)
     return result
+
+
+def _first_author(git: GitRunner, heads: list[str]) -> str:
+    """The git author of the session's first entry."""
+    roots = git.run("rev-list", "--max-parents=0", *heads, "--").split()
+    return git.run("log", "-1", "--format=%an", roots[-1], "--") if roots else ""
 
 
 def _file_tips(

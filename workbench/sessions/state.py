@@ -86,6 +86,8 @@ class SessionState:
     version: int = STATE_VERSION
     remote: str = ""
     """The git remote the session was first pulled from ("": made here)."""
+    made_by: str = ""
+    """Who wrote its first entry, for a pulled session (the git author; "": made here)."""
 
     @classmethod
     def new(cls, session_id: str, now: float, root: Path) -> SessionState:
@@ -130,6 +132,7 @@ class SessionState:
                 pending_merge=PendingMerge(**pending) if pending else None,
                 version=raw.get("version", STATE_VERSION),
                 remote=raw.get("remote", ""),
+                made_by=raw.get("made_by", ""),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise WorkbenchError(

@@ -418,3 +418,35 @@ def test_a_kept_line_written_on_and_diverged_again_goes_on_under_its_own_name(
     assert pushed.returncode == 0, pushed.stderr
     assert "main: updated" in pushed.stdout and "main@alice: new" in pushed.stdout
     assert f"refs/workbench/{sid}/branches/main@alice" in remote_refs(remote)
+
+
+def test_folders_without_git_share_through_a_remote_path_and_c_continues_it(
+    tmp_path: Path,
+) -> None:
+    """Outside git the sessions live in .pi/sessions.git; a remote is then named by its path."""
+    remote = tmp_path / "shared.git"
+    git(tmp_path, "init", "--quiet", "--bare", str(remote))
+    alice = Person("Alice Smith", "alice@example.com", tmp_path / "a")
+    bob = Person("Bob Jones", "bob@example.com", tmp_path / "b")
+    for person in (alice, bob):
+        person.clone.mkdir()
+    alice.cli("-p", "--model", "demo", "which skill fits?")
+    no_remote = alice.cli("push")
+    assert no_remote.returncode == 2 and "no remote to share sessions through" in no_remote.stderr
+    assert alice.cli("push", str(remote)).returncode == 0
+    pulled = bob.cli("pull", str(remote))
+    assert pulled.returncode == 0 and "main: new" in pulled.stdout, pulled.stderr
+    assert (bob.clone / ".pi" / "sessions.git").is_dir()
+    listed = json.loads(bob.cli("sessions", "--format", "json").stdout)
+    assert listed[0]["authors"] == ["Alice Smith"] and listed[0]["remote"] == str(remote)
+
+    script = tmp_path / "turn.json"
+    script.write_text(json.dumps([{"text": "continuing"}]))
+    went_on = bob.cli("-p", "-c", "--model", f"scripted:{script}", "go on")
+    assert went_on.returncode == 0 and went_on.stdout.strip() == "continuing", went_on.stderr
+    tree = tree_json(bob)
+    assert tree["session"] == listed[0]["id"] and tree["entries"][-2]["text"] == "go on"
+    assert sorted(json.loads(bob.cli("sessions", "--format", "json").stdout)[0]["authors"]) == [
+        "Alice Smith",
+        "Bob Jones",
+    ]
