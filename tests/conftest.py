@@ -38,6 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ["WORKBENCH_WARM_START"] = "0"  # no background warm servers outliving a test
+    os.environ["WORKBENCH_DEMO_PACE"] = "0"  # the demo model answers at once in tests
     for var in PROVIDER_KEY_VARS:
         os.environ.pop(var, None)
 

@@ -77,9 +77,10 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--mode",
-        choices=("text", "json", "rpc"),
+        choices=("text", "json", "rpc", "acp"),
         default="text",
-        help="json: every event as a JSON line; rpc: JSON commands on stdin, events on stdout",
+        help="json: every event as a JSON line; rpc: JSON commands on stdin, events on stdout; "
+        "acp: an Agent Client Protocol agent for editors (Zed, JetBrains, Toad)",
     )
     parser.add_argument("--model", help="a litellm model string, scripted:PATH, or demo")
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
@@ -266,6 +267,8 @@ def _run_agent(
         return EXIT_OK
     if args.mode == "rpc" and args.prompt:
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
+    if args.mode == "acp":
+        return _run_acp(args)
     cwd = Path.cwd()
     name = model_name(args.model, project_settings(find_project_root(cwd), args.trust), os.environ)
     if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
@@ -289,6 +292,26 @@ def _run_agent(
     from workbench.modes import print_mode
 
     return asyncio.run(print_mode.run(options, prompt or ""))
+
+
+def _run_acp(args: argparse.Namespace) -> int:
+    """The ACP agent: sessions open in the folders the client names, so the model is resolved
+    per session; no warm interpreter (stdio belongs to the protocol), litellm loads meanwhile."""
+    import asyncio
+
+    from workbench.errors import UsageError
+
+    if args.prompt:
+        raise UsageError("--mode acp reads its prompts from the client", "drop the prompt")
+    from workbench.agent.models.choice import uses_litellm
+
+    if args.model is None or uses_litellm(args.model):
+        from workbench.agent.models.litellm_client import preload
+
+        preload()
+    from workbench.modes import acp
+
+    return asyncio.run(acp.run(_options(args, args.model)))
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:

@@ -46,6 +46,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 FIRST_FRAME_MARK = b"essage the agent"  # the cursor cell splits off the "M"
 READY_MARK = "Skills · 16".encode()
 SIZE = (40, 140)
+KEY_INTERVAL = 0.02
+"""Between keystrokes while a reply streams: a fast typist."""
 
 
 def example_project(base: Path) -> Path:
@@ -203,11 +205,12 @@ async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[f
             )
             app.editor.insert("stream please")
             start = time.perf_counter()
-            app.post_message(events.Key("enter", "\r"))  # as the terminal sends it; no waiting
+            app.post_message(events.Key("enter", "\r"))  # as the terminal sends it
+            await _until(pilot, lambda: app.busy)  # text right after Enter would be a paste
             keys: list[float] = []
             while not received:
                 keys.append(await _keystroke(app))
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(KEY_INTERVAL)
             done = time.perf_counter() - start
             await _until(pilot, lambda: app.transcript._reply is None)
             await pilot.pause(0.2)
@@ -236,9 +239,12 @@ def stream(runs: int, chunks: int = 2000) -> None:
         f"{statistics.median(shown):.2f} s; Markdown writes per second: median "
         f"{statistics.median(rates):.1f} (limit 20)"
     )
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     print(
         f"keystrokes while streaming: {len(latencies)}, handled in median "
-        f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
+        f"{statistics.median(latencies) * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
+        f"worst {ordered[-1] * 1000:.0f} ms (goal: p99 under 100 ms over 500+ keystrokes)"
     )
 
 

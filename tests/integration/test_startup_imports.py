@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-HEAVY = {"litellm", "git", "textual", "networkx"}
+HEAVY = {"litellm", "git", "textual", "networkx", "acp", "pydantic"}
 
 
 def imported_modules(*args: str) -> set[str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from support.workbench_process import write_user_settings
 from textual.command import CommandPalette
+from textual.widgets import OptionList, TextArea
 from tuitools import (
     SIZE,
     ask,
@@ -23,6 +24,7 @@ from tuitools import (
 
 from workbench.errors import WorkbenchError
 from workbench.sessions.session import Session
+from workbench.tui.components.commit_draft import CommitDraft
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.session_picker import SessionPicker
@@ -208,9 +210,14 @@ async def test_new_and_resume_sessions(make_app, script) -> None:
         await until(pilot, lambda: user_texts(app) == [], "an empty chat")
         assert app.workbench.state().session_id != first
         await ask(pilot, app, "in the second session")
-        app.editor.insert("/resume")
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await type_text(pilot, "/resume")
+        await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the picker, at once")
+        shown = plain(app.screen.query_one(OptionList).get_option_at_index(1).prompt)
+        assert "in the first session" in shown and "just now · 2 entries · 1 branch" in shown
         position = [info.id for info in app.screen.sessions].index(first)
         await pilot.press("home", *["down"] * position, "enter")
         await until(pilot, lambda: user_texts(app) == ["in the first session"], "the first session")
@@ -280,3 +287,48 @@ async def test_new_starts_with_nothing_of_the_session_before(make_app) -> None:
         assert app.workbench._next_turn == [], "A's held notices are not B's entries"
         await until(pilot, lambda: "nothing of the one before" in chat_text(app), "the note")
         assert "atom-edit-code" not in app.query_one(SkillPanel).loaded
+
+
+async def test_commit_shows_the_drafted_message_to_edit_before_committing(
+    make_app, project: Path, script
+) -> None:
+    draft = "Add the notes\n\nThey say what the session found."
+    app = make_app(script({"text": "ok"}, summaries=[draft, draft]))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        (project / "NOTES.md").write_text("notes\n")
+        await type_text(pilot, "/commit")  # the command waits for the dialog: no `command`
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitDraft), "the draft")
+        area = app.screen.query_one(TextArea)
+        assert area.text.strip() == draft and app.focused is area
+        await pilot.press("escape")
+        await until(pilot, lambda: "the draft was dropped" in chat_text(app), "the note")
+        assert "notes" not in git(project, "log", "--format=%s"), "nothing was committed"
+
+        await type_text(pilot, "/commit")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitDraft), "the draft again")
+        area = app.screen.query_one(TextArea)
+        area.move_cursor((0, len("Add the notes")))
+        await pilot.press(*" on main", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the commit report")
+        assert git(project, "log", "-1", "--format=%s").strip() == "Add the notes on main"
+        assert "They say what the session found." in git(project, "log", "-1", "--format=%b")
+
+
+async def test_a_new_session_opens_with_a_welcome_and_the_way_back_to_the_last(
+    make_app, script
+) -> None:
+    app = make_app(script({"text": "one"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await until(pilot, lambda: "Welcome to workbench" in chat_text(app), "the welcome")
+        assert "/resume" not in chat_text(app), "no earlier session to offer"
+        await ask(pilot, app, "fix the parser")
+        first = app.workbench.state().session_id
+    again = make_app(script({"text": "two"}))
+    async with again.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await until(pilot, lambda: "Welcome to workbench" in chat_text(again), "the welcome")
+        assert f"the last one ('fix the parser') is {first}" in chat_text(again)

@@ -9,7 +9,18 @@ from textual.command import CommandPalette
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import OptionList
-from tuitools import SIZE, build_app, chat_text, idle, opened, plain, type_text, until, user_texts
+from tuitools import (
+    SIZE,
+    build_app,
+    chat_text,
+    idle,
+    opened,
+    plain,
+    terminal_keys,
+    type_text,
+    until,
+    user_texts,
+)
 
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.status_view import StatusView
@@ -89,7 +100,7 @@ async def test_enter_on_a_file_in_the_status_view_opens_its_diff_and_esc_goes_ba
         await pilot.press("escape")
 
         await until(pilot, lambda: app.screen is status, "the status view again")
-        await pilot.press("alt+d")
+        await terminal_keys(pilot, "\x1bd")
         whole = await open_diff(pilot, app)
         assert app.screen.title_text == "Diff of notes since the fork"
         assert "2 files changed  +121 -1" in whole

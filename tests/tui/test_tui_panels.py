@@ -8,6 +8,7 @@ from tuitools import (
     chat_text,
     opened,
     plain,
+    terminal_keys,
     tree_lines,
     type_text,
     until,
@@ -85,10 +86,10 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         assert isinstance(app.screen, type(app.screen_stack[0]))
         await until(pilot, lambda: app.focused is app.editor, "the focus back in the editor")
         await pilot.press("f2")
-        await pilot.press("alt+a")
+        await terminal_keys(pilot, "\x1ba")
         await until(pilot, lambda: "atom-edit-code" in panel.loaded, "the activation")
         assert "●" in panel.label_of("atom-edit-code").plain
-        await pilot.press("alt+d")
+        await terminal_keys(pilot, "\x1bd")
         await until(pilot, lambda: "atom-edit-code" not in panel.loaded, "the deactivation")
 
 
@@ -132,13 +133,13 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         )
 
         await select(pilot, tree, "⎇ alt")
-        await pilot.press("alt+s")
+        await terminal_keys(pilot, "\x1bs")
         await until(pilot, lambda: isinstance(app.screen, ReportView), "the status view")
         assert "alt" in plain(app.screen.body)
         await pilot.press("escape")
 
         await select(pilot, tree, "⎇ alt")
-        await pilot.press("alt+m")
+        await terminal_keys(pilot, "\x1bm")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the merge question")
         await pilot.press("y")
         await until(
@@ -236,17 +237,22 @@ async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, scri
         assert app.editor.text == "x" and app.focused is app.editor
 
 
+async def two_questions(pilot, app) -> TreePanel:
+    """Open the app, ask two questions; the tree panel, showing the second as where you are."""
+    await opened(pilot)
+    await ask(pilot, app, "first question")
+    await ask(pilot, app, "second question")
+    tree = app.query_one(TreePanel)
+    await until(pilot, lambda: any("▶ › second" in x for x in tree_lines(tree)), "the tree")
+    return tree
+
+
 async def test_going_to_a_turn_shows_it_with_its_reply_and_says_what_stays_behind(
     make_app, script
 ) -> None:
     app = make_app(script({"text": "one"}, {"text": "two"}, {"text": "three"}))
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await ask(pilot, app, "first question")
-        await ask(pilot, app, "second question")
-        tree = app.query_one(TreePanel)
-        await until(pilot, lambda: any("▶ › second" in x for x in tree_lines(tree)), "the tree")
-
+        tree = await two_questions(pilot, app)
         await select(pilot, tree, "second question")  # where the conversation is
         await pilot.press("enter")
         await until(pilot, lambda: "You are there already" in chat_text(app), "the note")
@@ -269,14 +275,9 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
 ) -> None:
     app = make_app(script({"text": "one"}, {"text": "two"}, {"text": "two again"}))
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await ask(pilot, app, "first question")
-        await ask(pilot, app, "second question")
-        tree = app.query_one(TreePanel)
-        await until(pilot, lambda: any("second" in x for x in tree_lines(tree)), "the tree")
-
+        tree = await two_questions(pilot, app)
         await select(pilot, tree, "second question")
-        await pilot.press("alt+e")
+        await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: app.editor.text == "second question", "the text to edit")
         assert app.focused is app.editor
         assert user_texts(app) == ["first question"] and "one" in chat_text(app)
@@ -287,7 +288,7 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
         assert len(branches) == 2, "the old answer stays on its own branch"
 
         await select(pilot, tree, "first question")
-        await pilot.press("alt+e")
+        await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: "nothing before it" in chat_text(app), "the refusal")
 
 
@@ -298,7 +299,32 @@ async def test_merge_is_not_offered_on_a_branch_with_no_parent(make_app, script)
         await ask(pilot, app, "first question")
         tree = app.query_one(TreePanel)
         await select(pilot, tree, "⎇ main")
-        await pilot.press("alt+m")
+        await terminal_keys(pilot, "\x1bm")
         await until(pilot, lambda: "main has no parent branch" in chat_text(app), "the error")
         assert not isinstance(app.screen, ConfirmDialog)
         assert "Alt+F" in chat_text(app), "the hint names an in-app key"
+
+
+async def test_on_a_narrow_screen_the_panels_fold_away_and_the_footer_keeps_what_matters(
+    make_app, script
+) -> None:
+    long_model = script({"text": "one"})
+    app = make_app(long_model)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        side, chat = app.query_one("#side"), app.query_one("#chat")
+        assert side.region.width == 0 and chat.region.width == 80, "the chat keeps the width"
+        await pilot.press("f3")
+        await until(pilot, lambda: side.region.width == 80, "the tree in the chat's place")
+        assert app.focused is app.query_one(TreePanel)
+        await type_text(pilot, "hi")
+        await until(pilot, lambda: side.region.width == 0, "the panels folded again")
+        assert app.editor.text == "hi" and chat.region.width == 80
+        app.status_bar.change(busy=True, branch="experiment-with-a-long-name")
+        footer = plain(app.status_bar.render(), 80)
+        assert "⎇ experiment-with-a-long-name" in footer, footer
+        assert "enforcer warn" in footer and "● working" in footer, footer
+        assert len(footer.rstrip()) <= 78
+    async with make_app(long_model).run_test(size=(160, 48)) as pilot:
+        await opened(pilot)
+        assert pilot.app.query_one("#side").region.width > 28, "wide: the panels show"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console, RenderableType
+from textual._xterm_parser import XTermParser
 from textual.pilot import Pilot
 from textual.widgets import Tree
 
@@ -81,6 +82,17 @@ async def until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.02)
+
+
+async def terminal_keys(pilot: Pilot[Any], data: str) -> None:
+    """Send `data` as a terminal does, through Textual's own input parser: Alt+S is "\x1bs" and
+    arrives as `alt+s` carrying the character "s" (Pilot's `press` leaves the character out)."""
+    parser = XTermParser()
+    keys = [*parser.feed(data), *parser.feed("")]  # the end resolves a pending Esc sequence
+    for key in keys:
+        key.set_sender(pilot.app)
+        pilot.app._driver.send_message(key)  # as the terminal driver delivers input
+        await pilot.pause()
 
 
 def app_of(pilot: Pilot[Any]) -> WorkbenchApp:

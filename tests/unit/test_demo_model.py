@@ -125,3 +125,27 @@ async def test_a_read_skipped_for_steering_is_made_for_the_next_prompt_and_nothi
     answer = agent.messages[-1].text
     assert "`compound-bake-bread` (read earlier)" in answer
     assert "`atom-add-water`: The atom-add-water body" in answer
+
+
+async def test_the_demo_streams_a_reply_at_a_human_pace_that_settings_set(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import time
+
+    from workbench.agent.models.choice import demo_pace
+    from workbench.agent.models.client import ModelRequest, TextDelta
+
+    write_skills(tmp_path / "skills")
+    graph = load_skills([SkillRoot(tmp_path / "skills", "explicit")], use_cache=False).graph
+    model = DemoModel(lambda: graph, lambda: tmp_path, pace=0.4)
+    request = ModelRequest("system", [Message(role="user", text="knead bread dough")])
+    arrivals = []
+    async for delta in model.stream(request):
+        if isinstance(delta, TextDelta):
+            arrivals.append(time.monotonic())
+    assert len(arrivals) > 5 and arrivals[-1] - arrivals[0] >= 0.3, "a visible stream"
+
+    monkeypatch.delenv("WORKBENCH_DEMO_PACE")
+    assert demo_pace({}) == 1.0 and demo_pace({"pace": 0.25}) == 0.25
+    monkeypatch.setenv("WORKBENCH_DEMO_PACE", "0")
+    assert demo_pace({"pace": 2}) == 0.0, "off in tests"

@@ -9,6 +9,7 @@ from workbench.agent.events import Notice
 from workbench.agent.loop import Agent
 from workbench.agent.tools.allowlist import offered_tools
 from workbench.enforcer.core import Enforcer
+from workbench.enforcer.settings import MODES
 from workbench.enforcer.skill_view import SKILL_TOOLS
 from workbench.enforcer.state import LoadingState
 from workbench.errors import WorkbenchError
@@ -51,6 +52,12 @@ class SkillControls:
     def enforcer_mode(self) -> str:
         """`warn`, `block` or `off` (`enforcer.mode` in the settings)."""
         return self.enforcer.mode
+
+    def set_enforcer_mode(self, mode: str) -> None:
+        """Switch enforcement for the rest of this session (the settings file is not changed)."""
+        if mode not in MODES:
+            raise WorkbenchError(f"no enforcer mode {mode!r}", f"modes: {', '.join(MODES)}")
+        self.enforcer.mode = mode
 
     def loading_state(self) -> LoadingState:
         """Loaded skills by layer, the active compound and the load history of this branch."""

@@ -153,6 +153,11 @@ class ConversationTree:
         async with self._changing("commit"):
             return await session.commit(message, draft=self._draft_commit)
 
+    async def draft_commit_message(self) -> str | None:
+        """The model's draft of a commit message for the current branch's changes, for the user
+        to edit before `commit`; None when there is nothing to commit."""
+        return await self._session("commit").draft_commit_message(self._draft_commit)
+
     async def merge(
         self, branch: str | None, into: str | None = None, remove_worktree: bool | None = None
     ) -> MergeResult:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from workbench.errors import UsageError
 from workbench.sessions.location import find_storage
 from workbench.sessions.refs import ConversationRepo, SessionRefs
+from workbench.skills.render import count_of
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class SessionInfo:
     last_activity: float
     branches: list[str]
     current_branch: str
+    first_prompt: str = ""
+    entries: int = 0
+    """On the current branch's path; both filled by `list_sessions`."""
     authors: list[str] = field(default_factory=list)
     """Who worked on it: the git authors of its first entry (when pulled) and of the branches'
     newest entries."""
@@ -33,11 +37,12 @@ class SessionInfo:
 
     def render_text(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.last_activity))
-        count = len(self.branches)
-        branches = f"{count} branch{'es' if count != 1 else ''}"
+        branches = count_of(len(self.branches), "branch", "branches")
+        size = count_of(self.entries, "entry", "entries")
+        title = self.name or self.first_prompt or "(unnamed)"
         who = f"  by {', '.join(self.authors)}" if self.authors else ""
         where = f"  from {self.remote}" if self.remote else ""
-        return f"{self.id}  {when}  {branches}  {self.name or '(unnamed)'}{who}{where}"
+        return f"{self.id}  {when}  {branches}  {size}  {title}{who}{where}"
 
 
 def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo]:
@@ -50,8 +55,8 @@ def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo
             max(refs.state.updated, refs.last_entry_time),
             sorted(refs.state.branches),
             refs.state.position.branch,
-            sorted({a for a in [*refs.authors.values(), refs.state.made_by] if a}),
-            refs.state.remote,
+            authors=sorted({a for a in [*refs.authors.values(), refs.state.made_by] if a}),
+            remote=refs.state.remote,
         )
         for refs in found
         if refs.state is not None and refs.state.belongs_to(directory)
@@ -66,7 +71,15 @@ def list_sessions(project_root: Path) -> list[SessionInfo]:
         return []
     repo = ConversationRepo(location.runner())
     try:
-        return session_infos(repo.sessions(), project_root)
+        found = repo.sessions()
+        infos = session_infos(found, project_root)
+        heads = {refs.session_id: refs.heads for refs in found}
+        outlined = []
+        for info in infos:
+            head = heads[info.id].get(info.current_branch)
+            first, size = repo.outline(head) if head else ("", 0)
+            outlined.append(replace(info, first_prompt=first, entries=size))
+        return outlined
     finally:
         repo.close()
 

@@ -114,6 +114,12 @@ class ConversationRepo:
             entries.append(decode_entry(commit.strip(), first_parent, message))
         return entries
 
+    def outline(self, head: str) -> tuple[str, int]:
+        """The first question on the path to `head` (one line) and the path's entry count."""
+        subjects = self.git.run("log", "--reverse", "--format=%s", head, "--").splitlines()
+        first = next((s for s in subjects if s.startswith("user: ")), "")
+        return first.removeprefix("user: "), len(subjects)
+
     def sessions(self, session_id: str | None = None) -> list[SessionRefs]:
         """Every session in the repository (or one): heads and state from one `for-each-ref`."""
         prefix = f"{REF_ROOT}/{session_id}/" if session_id else f"{REF_ROOT}/"

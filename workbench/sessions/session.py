@@ -271,17 +271,26 @@ class Session:
         """Commit the branch's files; without `message`, `draft` (the model) writes it."""
         name = branch or self.store.branch
         if message is None:
-            prompt = await self.store.run(lambda: draft_prompt(self.store, self.workspaces, name))
-            if prompt is None:
+            message = await self.draft_commit_message(draft, name)
+            if message is None:
                 return CommitResult(name, None, "", [], None)
-            if draft is None:
-                raise UsageError(
-                    "commit needs a message: pass -m MESSAGE",
-                    "without -m, the model drafts the message (in the TUI, once a model is set)",
-                )
-            message = format_commit_message(await draft(prompt))
         final = message
         return await self.store.run(lambda: commit_branch(self.store, self.workspaces, name, final))
+
+    async def draft_commit_message(
+        self, draft: Drafter | None, branch: str | None = None
+    ) -> str | None:
+        """The model's commit message for the branch's changes; None when nothing changed."""
+        name = branch or self.store.branch
+        prompt = await self.store.run(lambda: draft_prompt(self.store, self.workspaces, name))
+        if prompt is None:
+            return None
+        if draft is None:
+            raise UsageError(
+                "commit needs a message: pass -m MESSAGE",
+                "without -m, the model drafts the message (in the TUI, once a model is set)",
+            )
+        return format_commit_message(await draft(prompt))
 
     async def merge(
         self,

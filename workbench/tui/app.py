@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -52,6 +52,7 @@ T = TypeVar("T")
 QUIT_WINDOW_S = 2.0
 IDLE_HINT = "Message the agent · / for commands · Ctrl+P palette · F1 help"
 BUSY_HINT = "Enter steers now · Alt+Enter or Ctrl+J queues a follow-up · Esc stops"
+NARROW = 100
 PANES = {"skills": "#skills", "tree": "#tree", "chat": "#chat", "editor": "#editor"}
 
 
@@ -70,6 +71,9 @@ class WorkbenchApp(App[int]):
         Binding("f3", "focus_pane('tree')", "Tree", show=False),
         Binding("f4", "focus_pane('chat')", "Chat", show=False),
     ]
+
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (NARROW, "-wide")]
+    """Below `NARROW` columns the side panels fold away (see app.tcss)."""
 
     busy: reactive[bool] = reactive(False)
 
@@ -131,7 +135,16 @@ class WorkbenchApp(App[int]):
         return self.query_one("#status", StatusBar)
 
     def focus_pane(self, pane: str) -> None:
+        if pane in ("skills", "tree"):
+            self.screen.add_class("-side-open")  # folded on a narrow screen: shown now
         self.query_one(PANES[pane]).focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The side panels stay open (on a narrow screen) only while one of them has focus."""
+        screen = event.widget.screen
+        if screen.query("#side"):
+            in_side = any(node.id == "side" for node in event.widget.ancestors)
+            screen.set_class(in_side, "-side-open")
 
     def action_focus_pane(self, pane: str) -> None:
         self.focus_pane(pane)
@@ -360,7 +373,7 @@ class WorkbenchApp(App[int]):
 
     async def _palette_command(self, command: slash.SlashCommand) -> None:
         args = ""
-        if command.args:
+        if command.args and not command.picks:
             answer = await self.ask(
                 TextPrompt(command.usage, command.help, allow_empty=not command.needs_argument)
             )

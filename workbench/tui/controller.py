@@ -12,6 +12,7 @@ from rich.text import Text
 
 from workbench.errors import WorkbenchError
 from workbench.tui import reports
+from workbench.tui.components.commit_draft import CommitDraft
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.session_picker import SessionPicker
 from workbench.tui.components.status_view import StatusView
@@ -88,9 +89,18 @@ class Controller:
         self.host.push_screen(ReportView(title, body, "↑↓ PgUp PgDn scroll · Esc back"))
 
     async def cmd_commit(self, args: str) -> None:
-        if not args:
+        """With a message, commit; without, the model drafts one for the user to edit."""
+        message = args.strip() or None
+        if message is None:
             self.host.note("info", "Drafting a commit message with the model…")
-        result = await self.wb.commit(args or None)
+            draft = await self.wb.draft_commit_message()
+            if draft is not None:
+                branch = self.wb.state().branch
+                message = await self.host.ask(CommitDraft(branch, draft))
+                if message is None:
+                    self.host.note("info", "Nothing committed: the draft was dropped.")
+                    return
+        result = await self.wb.commit(message)  # None: nothing to commit, no model asked
         self.show("Commit", reports.commit_report(result))
 
     async def cmd_merge(self, args: str) -> None:

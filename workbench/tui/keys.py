@@ -28,9 +28,9 @@ KEYS: list[tuple[str, str]] = [
         "open a skill (projections, lint findings), activate, deactivate",
     ),
     (
-        "Tree: Enter, Alt+G, Alt+F, Alt+L, Alt+M, Alt+S",
-        "go to the entry or branch, go and summarise the path left, fork there, label, merge, "
-        "status",
+        "Tree: Enter, Alt+E, Alt+G, Alt+F, Alt+L, Alt+M, Alt+S",
+        "go to the turn (with its reply) or branch, edit and resend that question, go and "
+        "summarise the path left, fork after the turn, label, merge, status",
     ),
     ("Status: Up/Down, Enter, Alt+D", "choose a changed file, show its diff, show the whole diff"),
     (
@@ -43,3 +43,8 @@ KEYS: list[tuple[str, str]] = [
         "one, or type your own answer",
     ),
 ]
+
+WELCOME = (
+    "Welcome to workbench. Enter sends · Ctrl+J queues a follow-up · Esc stops the agent · "
+    "F2 skill graph · F3 conversation tree · Ctrl+P every command · F1 keys and help."
+)

@@ -17,6 +17,7 @@ from workbench.skills.projection import first_sentence
 from workbench.skills.render import count_of
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.keys import WELCOME
 from workbench.tui.slash import ArgumentSource, SkillCommand
 
 if TYPE_CHECKING:
@@ -35,11 +36,25 @@ class SessionView:
         return self.host.workbench
 
     async def show_all(self) -> None:
-        """Everything, as after opening a session."""
-        self.host.transcript.load(self.wb.messages())
+        """Everything, as after opening a session; a new one gets a welcome."""
+        messages = self.wb.messages()
+        self.host.transcript.load(messages)
         self.show_footing()
         await self.show_skills()
         await self.show_tree()
+        if not messages:
+            await self.welcome()
+
+    async def welcome(self) -> None:
+        """The keys that matter and, when the project has earlier sessions, how to go on."""
+        self.sessions = await asyncio.to_thread(self.wb.list_sessions)
+        earlier = [s for s in self.sessions if s.id != self.wb.state().session_id and s.entries]
+        hint = None
+        if earlier:
+            last = earlier[0]
+            about = f" ({one_line(last.first_prompt, 40)!r})" if last.first_prompt else ""
+            hint = f"/resume continues an earlier session; the last one{about} is {last.id}"
+        self.host.note("info", WELCOME, hint)
 
     def show_footing(self) -> None:
         state = self.wb.state()

@@ -21,6 +21,8 @@ class SlashCommand:
     args: str
     help: str
     complete: ArgumentSource | None = None
+    picks: bool = False
+    """Without an argument, the command offers its own picker (the palette asks nothing)."""
 
     @property
     def usage(self) -> str:
@@ -46,7 +48,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("activate", "<skill>", "activate a skill for this branch", "skills"),
     SlashCommand("deactivate", "<skill>", "deactivate a skill", "skills"),
     SlashCommand("new", "", "start a new session"),
-    SlashCommand("resume", "[session]", "open another session of this project", "sessions"),
+    SlashCommand(
+        "resume", "[session]", "open another session of this project", "sessions", picks=True
+    ),
     SlashCommand("help", "", "keys and commands"),
     SlashCommand("quit", "", "leave workbench"),
 )

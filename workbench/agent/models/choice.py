@@ -13,6 +13,7 @@ Prices in settings are USD per million tokens.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +27,8 @@ if TYPE_CHECKING:  # kept off the import path: a warm-started run only needs the
     from workbench.skills.graph import SkillGraph
 
 DEMO = "demo"
+DEMO_PACE = 1.0
+"""Seconds over which the offline demo streams each reply: steering and Esc can be tried."""
 SCRIPTED = "scripted:"
 KEY_DEFAULTS: tuple[tuple[str, str], ...] = (
     ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
@@ -62,6 +65,18 @@ def model_settings(settings: Settings, name: str) -> dict[str, Any]:
     if not isinstance(entry, dict):
         raise WorkbenchError(f"setting models.{name} must be an object", "see README, ## Agent")
     return entry
+
+
+def demo_pace(entry: dict[str, Any]) -> float:
+    """Seconds over which the demo streams a reply: `models.demo.pace` (default 1), or
+    `WORKBENCH_DEMO_PACE` (the tests set 0)."""
+    raw = os.environ.get("WORKBENCH_DEMO_PACE", entry.get("pace", DEMO_PACE))
+    try:
+        return max(0.0, min(float(raw), 10.0))
+    except (TypeError, ValueError):
+        raise WorkbenchError(
+            f"models.demo.pace must be a number of seconds, not {raw!r}", "for example: 0.5"
+        ) from None
 
 
 def apply_overrides(info: ModelInfo, entry: dict[str, Any]) -> ModelInfo:
@@ -102,7 +117,7 @@ def open_model(
     if name == DEMO:
         from workbench.agent.models.demo import DemoModel
 
-        return DemoModel(skills, folder or (lambda: cwd))
+        return DemoModel(skills, folder or (lambda: cwd), demo_pace(entry))
     if name.startswith(SCRIPTED):
         from workbench.agent.models.scripted import ScriptedModel
 

@@ -13,6 +13,7 @@ calls, and a commit message drafted from the file list.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Callable
@@ -87,10 +88,14 @@ def _names(skills: list[Skill]) -> str:
 class DemoModel:
     """Follows compound -> molecule -> atoms with read calls, then summarises what it read."""
 
-    def __init__(self, skills: Callable[[], SkillGraph], folder: Callable[[], Path]) -> None:
-        """`folder` is where the tools run now (it moves to a fork's worktree)."""
+    def __init__(
+        self, skills: Callable[[], SkillGraph], folder: Callable[[], Path], pace: float = 0.0
+    ) -> None:
+        """`folder` is where the tools run now (it moves to a fork's worktree); each reply
+        streams over `pace` seconds, so that steering and Esc can be tried on it."""
         self.skills = skills
         self.folder = folder
+        self.pace = pace
         self.info = ModelInfo(name=NAME, offline=True)
 
     def _path(self, skill: Skill) -> str:
@@ -217,7 +222,11 @@ class DemoModel:
             text, paths = self._summary(request.messages[-1].text), []
         else:
             text, paths = self._reply(request.messages)
-        for piece in re.findall(r"\s*\S+\s*|\s+", text):
+        pieces = re.findall(r"\s*\S+\s*|\s+", text)
+        delay = self.pace / len(pieces) if pieces and request.purpose == "turn" else 0.0
+        for piece in pieces:
+            if delay:
+                await asyncio.sleep(delay)
             yield TextDelta(piece)
         for index, path in enumerate(paths):
             yield ToolCallDelta(index, name="read", arguments=json.dumps({"path": path}))

@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from workbench.tui import palette
 from workbench.tui.choices import Choice, preselected
+from workbench.tui.components.typing import typed_character
 
 LETTER_PAUSE_S = 0.6
 """How long a lone letter waits for more typing before it is taken as the pick."""
@@ -115,13 +116,14 @@ class QuickPick(Widget, can_focus=True):
     def on_key(self, event: events.Key) -> None:
         letters = {c.letter.lower(): c for c in self.choices}
         held = self._held is not None
-        if not held and event.character and event.character.lower() in letters:
+        character = typed_character(event)
+        if not held and character and character.lower() in letters:
             event.stop()
-            self.highlighted = self.choices.index(letters[event.character.lower()])
-            self._held = (event.character, self.set_timer(LETTER_PAUSE_S, self._take_held))
+            self.highlighted = self.choices.index(letters[character.lower()])
+            self._held = (character, self.set_timer(LETTER_PAUSE_S, self._take_held))
             self.refresh()
-        elif event.is_printable and event.character:  # more than a letter: the user's words
+        elif character:  # more than a letter: the user's words
             event.stop()
-            typed = self._release() + event.character
+            typed = self._release() + character
             self.close()
             self.post_message(self.Dismissed(typed))

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from workbench.tui.components.typing import TypedAway
+from workbench.tui.components.typing import TypedAway, typed_character
 
 
 class ReportView(ModalScreen[None]):
@@ -55,7 +55,8 @@ class ReportView(ModalScreen[None]):
         self.dismiss(None)
 
     def on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character:
+        character = typed_character(event)
+        if character is not None:
             event.stop()
             self.dismiss(None)
-            self.app.post_message(TypedAway(event.character))
+            self.app.post_message(TypedAway(character))

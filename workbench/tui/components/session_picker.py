@@ -1,7 +1,9 @@
-"""Pick a session of this project to resume (`/resume` without an id)."""
+"""Pick a session of this project to resume (`/resume` without an id): each shows its first
+question (or its name), when it was last used and its size."""
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -12,7 +14,20 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from workbench.sessions.entries import one_line
+from workbench.skills.render import count_of
 from workbench.tui import palette
+
+
+def ago(seconds: float) -> str:
+    """How long ago, in the largest whole unit: "just now", "5 min ago", "3 h ago", "2 days ago"."""
+    if seconds < 60:
+        return "just now"
+    for size, unit in ((86400, "day"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if unit == 'day' and count != 1 else ''} ago"
+    return "just now"
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -32,10 +47,16 @@ class SessionPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         options = []
+        now = time.time()
         for info in self.sessions:
-            label = Text.assemble((info.name or "(unnamed)", "bold"), (f"  {info.id}", palette.DIM))
+            title = one_line(info.name or info.first_prompt or "(no question yet)", 60)
+            label = Text.assemble((title, "bold"))
             if info.id == self.current:
                 label.append("  (open now)", palette.WARNING)
+            size = count_of(info.entries, "entry", "entries")
+            branches = count_of(len(info.branches), "branch", "branches")
+            facts = f"\n  {ago(now - info.last_activity)} · {size} · {branches} · {info.id}"
+            label.append(facts, palette.DIM)
             options.append(Option(label, id=info.id))
         with Vertical() as frame:
             frame.border_title = "Resume a session"

@@ -55,23 +55,23 @@ class StatusBar(Static):
     footing: reactive[Footing] = reactive(Footing, always_update=True)
 
     def render(self) -> Text:
+        """What must stay (branch, run state, enforcer mode, a message) always shows; on a
+        narrow screen the rest goes first: tokens, then context and cost shortened, then the
+        model's name cut with an ellipsis, then all of them."""
         f = self.footing
-        parts: list[Text] = []
-        model = Text(model_label(f.model), "bold")
-        if f.offline:
-            model.append(" (offline demo)" if f.model == "demo" else " (offline)", palette.DIM)
-        parts.append(model)
-        parts.append(Text(f"↑{short_count(f.tokens_in)} ↓{short_count(f.tokens_out)}"))
-        if f.offline:
-            parts.append(Text("no cost", palette.DIM))
-        else:
-            parts.append(Text("cost unknown" if f.cost is None else f"${f.cost:.4f}"))
-        if f.context_window:
-            share = f.context_tokens / f.context_window
-            style = (
-                palette.ERROR if share > ERROR_AT else palette.WARNING if share > WARN_AT else ""
-            )
-            parts.append(Text(f"context {share:.0%} of {short_count(f.context_window)}", style))
+        width = max(self.size.width - 2, 20)
+        for level in range(5):
+            line = Text(" │ ", "dim").join(self._parts(f, level))
+            if line.cell_len <= width:
+                return line
+        line.truncate(width, overflow="ellipsis")
+        return line
+
+    @staticmethod
+    def _parts(f: Footing, level: int) -> list[Text]:
+        """The footer's parts; each `level` above 0 makes the optional ones shorter, and at 4
+        only those that must stay are left."""
+        parts = _optional_parts(f, level) if level < 4 else []
         if f.branch:
             parts.append(Text(f"⎇ {f.branch}", palette.PRIMARY))
         if f.mode:
@@ -80,7 +80,7 @@ class StatusBar(Static):
             parts.append(Text("● working", palette.WARNING))
         if f.message:
             parts.append(Text(f.message, f"bold {palette.WARNING_COLOUR}"))
-        return Text(" │ ", "dim").join(parts)
+        return parts
 
     def change(self, **values: Any) -> None:
         for key, value in values.items():
@@ -102,3 +102,28 @@ class StatusBar(Static):
             )
         elif event.type in ("agent_start", "agent_end"):
             self.change(busy=event.type == "agent_start")
+
+
+def _optional_parts(f: Footing, level: int) -> list[Text]:
+    """Model, tokens, cost and context: level 0 in full, 1 without tokens, 2 shorter, 3 with
+    the model's name cut."""
+    name = model_label(f.model)
+    if level >= 3 and len(name) > 16:
+        name = name[:15] + "…"
+    model = Text(name, "bold")
+    if f.offline and level < 2:
+        model.append(" (offline demo)" if f.model == "demo" else " (offline)", palette.DIM)
+    parts = [model]
+    if level == 0:
+        parts.append(Text(f"↑{short_count(f.tokens_in)} ↓{short_count(f.tokens_out)}"))
+    if not f.offline:
+        unknown = "cost unknown" if level < 2 else "cost ?"
+        parts.append(Text(unknown if f.cost is None else f"${f.cost:.4f}"))
+    elif level < 2:
+        parts.append(Text("no cost", palette.DIM))
+    if f.context_window:
+        share = f.context_tokens / f.context_window
+        style = palette.ERROR if share > ERROR_AT else palette.WARNING if share > WARN_AT else ""
+        size = f" of {short_count(f.context_window)}" if level < 2 else ""
+        parts.append(Text(f"context {share:.0%}{size}", style))
+    return parts

@@ -19,13 +19,28 @@ class TypedAway(Message):
         self.character = character
 
 
+MODIFIERS = {"alt", "ctrl", "super", "meta", "hyper"}
+
+
+def typed_character(event: events.Key) -> str | None:
+    """The character `event` types, or None when it is an action. A key with a modifier is an
+    action even when the terminal sends its character too (Alt+S arrives as `alt+s` with the
+    character "s")."""
+    if not (event.is_printable and event.character):
+        return None
+    if MODIFIERS.intersection(event.key.split("+")[:-1]):
+        return None
+    return event.character
+
+
 def hand_to_editor(widget: Widget, event: events.Key) -> bool:
     """Forward `event` to the editor when it types a character; True when it did."""
-    if not (event.is_printable and event.character):
+    character = typed_character(event)
+    if character is None:
         return False
     event.stop()
     event.prevent_default()
-    widget.post_message(TypedAway(event.character))
+    widget.post_message(TypedAway(character))
     return True
 
 

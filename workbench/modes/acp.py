@@ -1,0 +1,350 @@
+"""`workbench --mode acp`: workbench as an Agent Client Protocol agent (JSON-RPC over stdio) that
+editors such as Zed, JetBrains and Toad drive. Built on the protocol's Python SDK (`acp`).
+
+One process serves every session its client opens. `session/new` opens a `Workbench` in the
+client's folder, `session/load` resumes a stored one (replaying its branch), `session/list` lists
+the project's sessions, `session/fork` makes a real branch with its own worktree (the SDK serves
+fork only with its unstable protocol, switched on here), `session/prompt` runs a turn or a slash
+command and streams it (`acp_updates`), a prompt during a turn steers it, `session/cancel`
+aborts. Session modes are the enforcer's modes; the model is a config option. Where workbench
+asks the user to confirm (project sub-agents), the client is asked with
+`session/request_permission`.
+
+stdout carries the protocol only: fd 1 is pointed at stderr for the whole process (stray prints,
+child processes), the protocol writes to a private copy of the real stdout, and logs go to the
+log file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    ForkSessionResponse,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SessionForkCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SetSessionConfigOptionResponse,
+)
+
+from workbench import __version__
+from workbench.agent.store import MemoryStore
+from workbench.config import agent_dir, find_project_root
+from workbench.errors import WorkbenchError
+from workbench.modes.acp_session import AcpSession, Bench, Outbox
+from workbench.modes.acp_updates import replay
+from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.sessions.catalog import list_sessions
+
+log = logging.getLogger(__name__)
+BUFFER_LIMIT = 50 * 1024 * 1024
+MCP_NOTE = (
+    "Note: workbench has no MCP client, so these MCP servers were not started and their tools "
+    "are not available: {names}."
+)
+
+
+def _failure(exc: WorkbenchError) -> RequestError:
+    return RequestError.invalid_request({"message": exc.message, "hint": exc.hint})
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt as one text: text blocks as they are, a link as `@uri`, an embedded text
+    resource as a fenced block named by its uri."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            parts.append(f"@{block.uri}")
+        elif kind == "resource" and hasattr(block.resource, "text"):
+            parts.append(f"{block.resource.uri}:\n```\n{block.resource.text}\n```")
+        else:
+            raise RequestError.invalid_params({"message": f"{kind} content is not accepted"})
+    return "\n".join(parts)
+
+
+class WorkbenchAgent:
+    """The ACP agent (duck-typed: an `acp.Agent` subclass would answer unimplemented methods
+    with null instead of "method not found")."""
+
+    def __init__(self, options: WorkbenchOptions) -> None:
+        self.options = options
+        self.conn: Any = None
+        self.outbox: Outbox
+        self.sessions: dict[str, AcpSession] = {}
+        self.benches: dict[str, Bench] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+        self.outbox = Outbox(conn)
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=True
+                ),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(), fork=SessionForkCapabilities()
+                ),
+            ),
+            agent_info=Implementation(name="workbench", title="Workbench", version=__version__),
+        )
+
+    # -- opening sessions ---------------------------------------------------------------------
+
+    async def _open(self, cwd: str, session_id: str | None, branch: str | None) -> Bench:
+        holder: list[Bench] = []
+        options = dataclasses.replace(
+            self.options,
+            cwd=Path(cwd),
+            store=None if self.options.store is None else MemoryStore(),  # --no-session
+            session_id=session_id,
+            branch=branch,
+            continue_session=False,
+            confirm=lambda title, text: self._confirm(holder, title, text),
+        )
+        try:
+            workbench = await Workbench.open(options)
+        except WorkbenchError as exc:
+            raise _failure(exc) from exc
+        bench = Bench(workbench, self.outbox)
+        holder.append(bench)
+        self.benches[workbench.state().session_id] = bench
+        return bench
+
+    def _later(self, bench: Bench, session: AcpSession, notes: list[str]) -> None:
+        """Send the session's first updates once its response is out."""
+
+        async def send() -> None:
+            await asyncio.sleep(0)
+            bench.release(session, notes)
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    def _mcp_notes(mcp_servers: list[Any] | None) -> tuple[list[str], dict[str, Any] | None]:
+        names = [getattr(s, "name", "?") for s in mcp_servers or []]
+        if not names:
+            return [], None
+        meta = {
+            "workbench": {
+                "mcpServers": {
+                    "used": False,
+                    "ignored": names,
+                    "reason": "workbench has no MCP client",
+                }
+            }
+        }
+        return [MCP_NOTE.format(names=", ".join(names))], meta
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        bench = await self._open(cwd, None, None)
+        state = bench.wb.state()
+        session = AcpSession(f"{state.session_id}@{state.branch}", bench, state.branch)
+        self.sessions[session.id] = session
+        notes, meta = self._mcp_notes(mcp_servers)
+        self._later(bench, session, notes)
+        return NewSessionResponse(
+            session_id=session.id,
+            modes=bench.modes(),
+            config_options=bench.config_options(),
+            field_meta=meta,
+        )
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        stored, _, branch = session_id.partition("@")
+        bench = self.benches.get(stored)
+        if bench is None:
+            bench = await self._open(cwd, stored, branch or None)
+        session = self.sessions.get(session_id)
+        if session is None:
+            session = AcpSession(session_id, bench, branch or bench.wb.state().branch)
+            self.sessions[session_id] = session
+        if bench.wb.state().busy and bench.active is not session:
+            raise RequestError.invalid_request({"message": "the session is working; try later"})
+        try:
+            await bench.activate(session)
+        except WorkbenchError as exc:
+            raise _failure(exc) from exc
+        for update in replay(bench.wb.messages(), bench.wb.cwd):
+            self.outbox.send(session.id, update)
+        await self.outbox.flush()
+        notes, meta = self._mcp_notes(mcp_servers)
+        self._later(bench, session, notes)
+        return LoadSessionResponse(
+            modes=bench.modes(), config_options=bench.config_options(), field_meta=meta
+        )
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """Each branch of each stored session of the project as `ID@BRANCH` (the current branch
+        first), most recently active sessions first."""
+        root = find_project_root(Path(cwd) if cwd else Path.cwd()).resolve()
+        bench = next((b for b in self.benches.values() if b.wb.project_root == root), None)
+        infos = bench.wb.list_sessions() if bench is not None else list_sessions(root)
+        found: list[SessionInfo] = []
+        for info in infos:
+            title = info.name or f"session {info.id[:8]}"
+            others = [b for b in info.branches if b != info.current_branch]
+            found += [
+                SessionInfo(
+                    session_id=f"{info.id}@{branch}",
+                    cwd=str(root),
+                    title=title if branch == "main" else f"{title} ({branch})",
+                    updated_at=_iso(info.last_activity),
+                )
+                for branch in [info.current_branch, *others]
+            ]
+        return ListSessionsResponse(sessions=found)
+
+    async def fork_session(
+        self, session_id: str, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
+    ) -> ForkSessionResponse:
+        parent = self._session(session_id)
+        bench = parent.bench
+        try:
+            await bench.activate(parent)
+            branch = parent.branch
+            result = await bench.wb.fork()
+            await bench.wb.workspace_ready()
+        except WorkbenchError as exc:
+            raise _failure(exc) from exc
+        parent.branch = branch
+        stored = session_id.partition("@")[0]
+        session = AcpSession(f"{stored}@{result.branch}", bench, result.branch)
+        self.sessions[session.id] = session
+        bench.active = session
+        notes, meta = self._mcp_notes(mcp_servers)
+        self._later(bench, session, [*notes, result.render_text()])
+        return ForkSessionResponse(
+            session_id=session.id,
+            modes=bench.modes(),
+            config_options=bench.config_options(),
+            field_meta={**(meta or {}), "workbench.fork": result.to_json()},
+        )
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.resource_not_found(session_id)
+        return session
+
+    # -- in a session ---------------------------------------------------------------------------
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
+        await self._session(session_id).bench.set_mode(mode_id)
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        bench = self._session(session_id).bench
+        if config_id != "model" or not isinstance(value, str):
+            raise RequestError.invalid_params({"message": f"no config option {config_id!r}"})
+        try:
+            await bench.wb.set_model(value)
+        except WorkbenchError as exc:
+            raise _failure(exc) from exc
+        return SetSessionConfigOptionResponse(config_options=bench.config_options())
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        reason = await session.bench.prompt(session, prompt_text(prompt))
+        return PromptResponse(stop_reason=reason)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None and session.bench.running is session:
+            await session.bench.cancel()
+
+    async def _confirm(self, holder: list[Bench], title: str, text: str) -> bool:
+        """`WorkbenchOptions.confirm`: the client answers (see `Bench.ask`)."""
+        return await holder[0].ask(title, text) if holder else False
+
+    async def close(self) -> None:
+        for bench in self.benches.values():
+            try:
+                await bench.wb.close()
+            except Exception:
+                log.exception("closing a session failed")
+
+
+def _iso(when: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(when, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _log_to_file() -> None:
+    """Warnings and errors (the SDK's too) go to the log file, never to stdout."""
+    path = agent_dir() / "logs" / "workbench.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
+async def run(options: WorkbenchOptions) -> int:
+    """Serve ACP on stdin/stdout until the client closes stdin."""
+    _log_to_file()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)  # prints and child processes now write to stderr
+    sys.stdout = open(protocol_fd, "w", closefd=False)  # noqa: SIM115 (stdio_streams reads its fd)
+    reader, writer = await acp.stdio_streams(limit=BUFFER_LIMIT)
+    sys.stdout = sys.stderr
+    agent = WorkbenchAgent(options)
+    serving = asyncio.ensure_future(
+        acp.run_agent(agent, writer, reader, use_unstable_protocol=True)
+    )
+    received: list[int] = []
+
+    def stop(signum: int) -> None:  # the editor quits: runs are aborted and recorded, not cut
+        received.append(signum)
+        serving.cancel()
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        await serving
+    except asyncio.CancelledError:
+        if not received:
+            raise
+    finally:
+        await agent.close()
+    return 128 + received[0] if received else 0
