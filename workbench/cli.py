@@ -33,6 +33,9 @@ SUBCOMMANDS: dict[str, str] = {
     "merge": "merge a branch's commits and conversation into its parent",
     "label": "label an entry of a session",
     "skills": "skill commands: `skills status` shows a session's skill loading state",
+    "push": "send a session and its experiments' commits to a git remote (never forced)",
+    "pull": "fetch the sessions others pushed; a diverged branch keeps both lines",
+    "export": "write a branch as one self-contained HTML file, or Markdown",
 }
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 
@@ -76,7 +79,8 @@ def _main_parser() -> argparse.ArgumentParser:
         description="A keyboard-driven terminal workbench for LLM agent sessions.",
         epilog="subcommands:\n"
         + "\n".join(f"  {name:<10} {text}" for name, text in SUBCOMMANDS.items())
-        + "\n\nRun `workbench SUBCOMMAND --help` for a subcommand's options.",
+        + "\n\nRun `workbench SUBCOMMAND --help` for a subcommand's options. A prompt that starts"
+        "\nwith a subcommand's name goes after `--`: workbench -p -- push the fix to staging",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")

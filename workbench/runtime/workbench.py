@@ -23,7 +23,8 @@ The conversation tree (`tree.py`): tree, fork, navigate, switch_branch, status, 
 merge, label, list_sessions, new_session, resume, messages; each change emits `tree_update`. Skills
 (`skill_controls.py`): activate, deactivate, skills_status, skill_set, enforcer_mode,
 loading_state. Queues (`queue_controls.py`): queues, edit_queued, remove_queued, clear_queue,
-deliver. Trust (`trust_controls.py`): needs_trust, trust_project. Options and state: `options.py`.
+deliver. Trust (`trust_controls.py`): needs_trust, trust_project. Sharing (`share_controls.py`):
+push, export, export_text. Options and state: `options.py`.
 
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
 `follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
@@ -72,6 +73,7 @@ from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
+from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree
 from workbench.runtime.trust_controls import TrustControls
@@ -87,7 +89,7 @@ Listener = Callable[[Any], None]
 (serialise either with `event_dict`)."""
 
 
-class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls):
+class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, ShareControls):
     """See the module docstring. Create with `await Workbench.open(options)`."""
 
     def __init__(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,11 @@ class SessionInfo:
     first_prompt: str = ""
     entries: int = 0
     """On the current branch's path; both filled by `list_sessions`."""
+    authors: list[str] = field(default_factory=list)
+    """Who worked on it: the git authors of its first entry (when pulled) and of the branches'
+    newest entries."""
+    remote: str = ""
+    """The remote it was pulled from ("": made here)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -35,7 +40,9 @@ class SessionInfo:
         branches = count_of(len(self.branches), "branch", "branches")
         size = count_of(self.entries, "entry", "entries")
         title = self.name or self.first_prompt or "(unnamed)"
-        return f"{self.id}  {when}  {branches}  {size}  {title}"
+        who = f"  by {', '.join(self.authors)}" if self.authors else ""
+        where = f"  from {self.remote}" if self.remote else ""
+        return f"{self.id}  {when}  {branches}  {size}  {title}{who}{where}"
 
 
 def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo]:
@@ -48,6 +55,8 @@ def session_infos(found: list[SessionRefs], directory: Path) -> list[SessionInfo
             max(refs.state.updated, refs.last_entry_time),
             sorted(refs.state.branches),
             refs.state.position.branch,
+            authors=sorted({a for a in [*refs.authors.values(), refs.state.made_by] if a}),
+            remote=refs.state.remote,
         )
         for refs in found
         if refs.state is not None and refs.state.belongs_to(directory)

@@ -13,7 +13,7 @@ Both cost the same at any depth: no file that grows with the history is ever rew
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from workbench.agent.store import Entry
 from workbench.sessions.entries import decode_entry
@@ -25,7 +25,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _FIELD, _RECORD = "\x1f", "\x00"
 _LOG_FORMAT = "--format=%H%x1f%P%x1f%B"
 _REFS_FORMAT = (
-    "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00"
+    "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00%(authorname)%00"
     "%(if:equals=blob)%(objecttype)%(then)%(raw)%(end)%00"
 )
 
@@ -47,6 +47,8 @@ class SessionRefs:
     state_blob: str | None
     heads: dict[str, str]
     last_entry_time: float
+    authors: dict[str, str] = field(default_factory=dict)
+    """Branch -> the git author of its head entry (who wrote it, here or on a remote)."""
 
 
 class ConversationRepo:
@@ -126,7 +128,7 @@ class ConversationRepo:
         for record in out.split("\0\n"):
             if not record:
                 continue
-            refname, oid, date, raw = record.split("\0")
+            refname, oid, date, author, raw = record.split("\0")
             session, _, rest = refname[len(REF_ROOT) + 1 :].partition("/")
             refs = found.setdefault(session, SessionRefs(session, None, None, {}, 0.0))
             if rest == "state":
@@ -134,6 +136,7 @@ class ConversationRepo:
                 refs.state = SessionState.from_json(raw.encode(), refname)
             elif rest.startswith("branches/"):
                 refs.heads[rest.removeprefix("branches/")] = oid
+                refs.authors[rest.removeprefix("branches/")] = author
                 refs.last_entry_time = max(refs.last_entry_time, float(date or 0))
         return list(found.values())
 

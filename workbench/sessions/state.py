@@ -42,6 +42,13 @@ class BranchRecord:
     fork_entry: str | None
     created: float
     worktree: Worktree | None = None
+    upstream: str | None = None
+    """The remote branch this one pushes to and pulls from, when not its own name: a line
+    kept from a diverged pull (`main@bob`) follows the remote's `main` until it is merged into
+    our `main`; then it is "" (kept here, following nothing)."""
+    written_as: str | None = None
+    """The name its entries were written under elsewhere, when not its own: a line a diverged
+    pull kept (`main@bob`, written as `main` on Bob's side): the tree shows them as ours."""
 
 
 @dataclass
@@ -77,6 +84,10 @@ class SessionState:
     """The checkout the session was started in: the workspace of `main`."""
     pending_merge: PendingMerge | None = None
     version: int = STATE_VERSION
+    remote: str = ""
+    """The git remote the session was first pulled from ("": made here)."""
+    made_by: str = ""
+    """Who wrote its first entry, for a pulled session (the git author; "": made here)."""
 
     @classmethod
     def new(cls, session_id: str, now: float, root: Path) -> SessionState:
@@ -120,6 +131,8 @@ class SessionState:
                 root=raw.get("root", ""),
                 pending_merge=PendingMerge(**pending) if pending else None,
                 version=raw.get("version", STATE_VERSION),
+                remote=raw.get("remote", ""),
+                made_by=raw.get("made_by", ""),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise WorkbenchError(

@@ -11,6 +11,7 @@ never an existing name) whose parent is the branch left behind.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import time
@@ -27,7 +28,8 @@ from workbench.sessions.worker import SerialWorker
 
 T = TypeVar("T")
 MAX_BRANCH_NAME = 64
-BRANCH_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_BRANCH_NAME - 1}}}$")
+BRANCH_NAME = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._@-]{{0,{MAX_BRANCH_NAME - 1}}}$")
+"""`@` for the lines a diverged pull keeps (`main@bob`) and the branches made from them."""
 SESSION_NAME_WIDTH = 60
 FULL_ID = re.compile(r"^[0-9a-f]{40}$")
 
@@ -51,11 +53,34 @@ class GitConversationStore:
         self._heads = dict(heads)
         self._lock = lock
         self._writable = lock is not None
+        self._pulled_lines = self._lines_of_pulled_branches()
         tip = self.position_entry()
-        self._path: list[Entry] = repo.read_path(tip) if tip else []
+        self._path: list[Entry] = self._read_path(tip) if tip else []
         self._worker = SerialWorker(f"workbench-git-{self.session_id}")
 
     # --- reading -------------------------------------------------------------------------
+
+    def _lines_of_pulled_branches(self) -> dict[str, str]:
+        """Entry id -> branch for the lines a diverged pull kept (`main@bob`): their entries
+        were written on the other side under the remote's name (`main`)."""
+        found: dict[str, str] = {}
+        for record in self.state.branches.values():
+            head = self._heads.get(record.name)
+            if record.written_as in (None, record.name) or head is None:
+                continue
+            parent_head = self._heads.get(record.parent or "")
+            known = [c for c in (record.fork_entry, parent_head) if c]
+            found.update((e.id, record.name) for e in self.repo.read_path(head, *known))
+        return found
+
+    def _named(self, entries: list[Entry]) -> list[Entry]:
+        if not self._pulled_lines:
+            return entries
+        lines = self._pulled_lines
+        return [dataclasses.replace(e, branch=lines[e.id]) if e.id in lines else e for e in entries]
+
+    def _read_path(self, tip: str, *known: str) -> list[Entry]:
+        return self._named(self.repo.read_path(tip, *known))
 
     @property
     def branch(self) -> str:
@@ -97,15 +122,21 @@ class GitConversationStore:
         if fork == tip:
             return []
         known = [fork, self.head(not_in) if not_in else None]
-        return self.repo.read_path(tip, *(commit for commit in known if commit))
+        return self._read_path(tip, *(commit for commit in known if commit))
+
+    def branch_path(self, branch: str) -> list[Entry]:
+        """The entries from the root to the head of `branch` (first parents)."""
+        tip = self.head(branch)
+        return self._read_path(tip) if tip else []
 
     def all_entries(self) -> list[Entry]:
-        return self.repo.read_all(self.session_id)
+        return self._named(self.repo.read_all(self.session_id))
 
     def resolve(self, text: str) -> Entry:
         """An entry named by its id, an id prefix (4+ hex digits) or a label."""
         if FULL_ID.match(text):
-            entry = self.repo.read_entry(text) if self.repo.has_commit(text) else None
+            found_entry = self.repo.read_entry(text) if self.repo.has_commit(text) else None
+            entry = self._named([found_entry])[0] if found_entry else None
             if entry and entry.branch in self.state.branches:
                 tip = self.head(entry.branch)
                 if tip and self.repo.is_ancestor(entry.id, tip):
@@ -188,7 +219,7 @@ class GitConversationStore:
             self.repo.move_ref(branch_ref(self.session_id, name), fork_entry, None)
             self._heads[name] = fork_entry
         if fork_entry != (self._path[-1].id if self._path else None):
-            self._path = self.repo.read_path(fork_entry) if fork_entry else []
+            self._path = self._read_path(fork_entry) if fork_entry else []
         return record
 
     def forget_branch(self, name: str, position: Position) -> None:
@@ -198,7 +229,7 @@ class GitConversationStore:
         head = self._heads.pop(name, None)
         self.state.position = position
         tip = position.entry or self.head(position.branch)
-        self._path = self.repo.read_path(tip) if tip else []
+        self._path = self._read_path(tip) if tip else []
         if head is not None:
             self.repo.delete_ref(branch_ref(self.session_id, name), head)
         self.save_state()
@@ -209,7 +240,7 @@ class GitConversationStore:
         at_head = self.head(entry.branch) == entry.id
         self.state.position = Position(entry.branch, None if at_head else entry.id)
         self.save_state()
-        self._path = self.repo.read_path(entry.id)
+        self._path = self._read_path(entry.id)
 
     def move_to_branch(self, branch: str) -> None:
         """Put the position on the head of `branch`."""
@@ -217,7 +248,7 @@ class GitConversationStore:
         tip = self.head(branch)
         self.state.position = Position(branch)
         self.save_state()
-        self._path = self.repo.read_path(tip) if tip else []
+        self._path = self._read_path(tip) if tip else []
 
     def save_state(self) -> None:
         self._check_writable()
@@ -228,7 +259,7 @@ class GitConversationStore:
         if not BRANCH_NAME.match(name) or name.endswith(".lock") or ".." in name:
             raise UsageError(
                 f"invalid branch name {name[:80]!r}{'…' if len(name) > 80 else ''}",
-                f"use letters, digits, '.', '_' and '-' (up to {MAX_BRANCH_NAME} characters), "
+                f"use letters, digits, '.', '_', '-' and '@' (up to {MAX_BRANCH_NAME} characters), "
                 "starting with a letter or digit",
             )
         if name in self.state.branches:

@@ -34,7 +34,8 @@ def test_sessions_lists_names_and_last_activity_newest_first(project: Path) -> N
     assert listed[0]["branches"] == ["main"]
 
     text = cli(project, "sessions").stdout.splitlines()
-    assert text[0].startswith(newer_id) and text[0].endswith("1 branch  rename the module")
+    assert text[0].startswith(newer_id)
+    assert text[0].endswith("1 branch  2 entries  rename the module  by Test User")
 
 
 def test_tree_json_has_the_documented_shape(project: Path) -> None:
