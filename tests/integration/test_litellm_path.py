@@ -231,3 +231,16 @@ async def test_reasoning_streams_as_thinking_and_stays_home(project, server) -> 
     assert workbench.agent.messages[-1].thinking == "let me think"
     await run(workbench, "again")
     assert "let me think" not in json.dumps(server.requests[1]["messages"])
+
+
+async def test_a_first_call_during_the_preload_waits_for_it_off_the_event_loop(
+    project, server
+) -> None:
+    from workbench.agent.models import litellm_client
+
+    server.add(Reply(text="after the warm-up"))
+    preloading = litellm_client.preload()  # its own stub call must not wait for itself
+    workbench, _ = await open_session(project, server)
+    assert await asyncio.wait_for(run(workbench, "hi"), 60) == "completed"
+    assert not preloading.is_alive() and workbench.agent.messages[-1].text == "after the warm-up"
+    assert len(server.requests) == 1, "the warm-up called its own stub, not the model's server"

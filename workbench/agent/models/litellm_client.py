@@ -114,8 +114,9 @@ def _prepare() -> None:
 
 async def _ready() -> ModuleType:
     """litellm, once a preload still under way has finished: waited for off the event loop."""
-    if _preloading is not None and _preloading.is_alive():
-        await asyncio.to_thread(_preloading.join)
+    preloading = _preloading
+    if preloading not in (None, threading.current_thread()) and preloading.is_alive():
+        await asyncio.to_thread(preloading.join)
     return _litellm()
 
 
