@@ -215,3 +215,28 @@ async def test_the_context_meter_follows_each_turn_of_a_model_that_reports_no_us
         after = app.status_bar.footing.context_tokens
         assert after - before > 5000, "the file's tokens count in the meter"
         assert "context 0%" not in plain(app.status_bar.render(), 200)
+
+
+async def test_the_footer_shows_the_sessions_cost_and_cache_hit_rates(project: Path) -> None:
+    from support.anthropic_server import AnthropicReply, AnthropicServer
+    from tuitools import build_app
+
+    def usage(read: int, write: int) -> dict[str, int]:
+        keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        return {**dict(zip(keys, (10, read, write), strict=True)), "output_tokens": 7}
+
+    with AnthropicServer() as server:
+        server.add(AnthropicReply("first", usage=usage(read=0, write=990)))
+        server.add(AnthropicReply("second", usage=usage(read=990, write=0)))
+        options = {"api_base": server.url, "api_key": "test-key"}
+        app = build_app(project, model="anthropic/claude-sonnet-4-5", **options)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await opened(pilot)
+            await ask(pilot, app, "one")
+            await ask(pilot, app, "two")
+            footer = plain(app.status_bar.render(), 160)
+            # 990 read of 2,000 prompt tokens in all; the last call read 990 of 1,000
+            assert "cache 99% last, 50% all" in footer, footer
+            assert "↑2.0k ↓14" in footer, footer
+            # (20 x $3 + 990 x $3.75 + 990 x $0.30 + 14 x $15) per million
+            assert "$0.0043" in footer, footer

@@ -332,3 +332,30 @@ async def test_a_new_session_opens_with_a_welcome_and_the_way_back_to_the_last(
         await opened(pilot)
         await until(pilot, lambda: "Welcome to workbench" in chat_text(again), "the welcome")
         assert f"the last one ('fix the parser') is {first}" in chat_text(again)
+
+
+async def test_push_and_export_from_the_app(
+    make_app, project: Path, script, tmp_path: Path
+) -> None:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    app = make_app(script({"text": "noted"}, {"text": "noted too"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "the key is sk-ant-api03-Zx8Qp2Lm9Vr4Tk7Wn3Yb6Hc1Jd5Ge0Fa")
+        await command(pilot, app, "/push")
+        await until(pilot, lambda: "not pushed: 1 credential found" in chat_text(app), "the no")
+        assert "push with --redact" in chat_text(app)
+        assert git(remote, "for-each-ref").strip() == "", "nothing was sent"
+
+        await command(pilot, app, "/push --redact")
+        report = await close_view(pilot, app)
+        assert "main" in report and "redacted" in report, report
+        sid = app.workbench.state().session_id
+        assert f"refs/workbench/{sid}/branches/main" in git(remote, "for-each-ref")
+
+        await command(pilot, app, "/export md")
+        await until(pilot, lambda: "Exported main" in chat_text(app), "the export note")
+        written = project / f"workbench-{sid}-main.md"
+        assert "the key is" in written.read_text()

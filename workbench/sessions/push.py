@@ -40,6 +40,7 @@ from workbench.sessions.secret_scan import (
     scan_files,
 )
 from workbench.sessions.workspace import project_branch_name
+from workbench.skills.render import count_of
 
 
 @dataclass
@@ -79,7 +80,8 @@ class SecretsFound(WorkbenchError):
         named = "\n".join(f"  {f.describe()}" for f in findings[:MAX_NAMED])
         more = f"\n  … and {len(findings) - MAX_NAMED} more" if len(findings) > MAX_NAMED else ""
         super().__init__(
-            f"not pushed: {len(findings)} credential(s) found in what would be sent\n{named}{more}",
+            f"not pushed: {count_of(len(findings), 'credential')} found in what would be sent\n"
+            f"{named}{more}",
             "push with --redact to send a copy with them replaced (your entries and commits stay "
             "as they are), or rotate the credential and remove it first",
         )

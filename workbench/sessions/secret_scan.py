@@ -52,9 +52,9 @@ def scan_entries(git: GitRunner, heads: list[str], known: list[str]) -> list[Fin
         if not record.strip():
             continue
         commit, _, message = record.partition(_FIELD)
-        secrets = find_secrets(message)
-        if secrets:
-            findings += [Finding(_entry_name(commit, message), s.kind, s.shown) for s in secrets]
+        # an entry's subject repeats the start of its text: a credential there is named once
+        secrets = {(s.kind, s.shown): s for s in find_secrets(message)}
+        findings += [Finding(_entry_name(commit, message), k, shown) for k, shown in secrets]
     return findings
 
 

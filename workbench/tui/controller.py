@@ -170,6 +170,25 @@ class Controller:
         elif action == "status":
             await self.run("status", target.branch)
 
+    async def cmd_push(self, args: str) -> None:
+        words = args.split()
+        redact = "--redact" in words
+        remotes = [w for w in words if w != "--redact"]
+        if len(remotes) > 1:
+            raise WorkbenchError("/push takes one remote", "for example: /push origin --redact")
+        self.host.note("info", "Pushing the session…")
+        result = await self.wb.push(remotes[0] if remotes else None, redact=redact)
+        self.show("Push", Text(result.render_text()))
+
+    async def cmd_export(self, args: str) -> None:
+        fmt = args.strip() or "html"
+        if fmt not in ("html", "md"):
+            raise WorkbenchError(
+                f"/export writes html or md, not {fmt!r}", "for example: /export md"
+            )
+        result = await self.wb.export(fmt=fmt)
+        self.host.note("info", result.render_text().capitalize())
+
     # -- the session ----------------------------------------------------------------------------
 
     async def cmd_compact(self, args: str) -> None:

@@ -16,6 +16,7 @@ from workbench.skills.model import Diagnostic, user_invocable
 from workbench.skills.projection import first_sentence
 from workbench.skills.render import count_of
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
+from workbench.tui.components.status_bar import prompt_tokens
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.keys import WELCOME
 from workbench.tui.slash import ArgumentSource, SkillCommand
@@ -58,13 +59,14 @@ class SessionView:
 
     def show_footing(self) -> None:
         state = self.wb.state()
-        usages = [m.usage for m in self.wb.messages() if m.role == "assistant" and m.usage]
         self.host.status_bar.change(
             model=state.model,
             offline=state.offline,
-            tokens_in=sum(u.input_tokens for u in usages),
-            tokens_out=sum(u.output_tokens for u in usages),
+            tokens_in=prompt_tokens(state.to_dict()),
+            tokens_out=state.output_tokens,
             cost=state.total_cost,
+            hit_last=state.last_turn_hit_rate,
+            hit_session=state.session_hit_rate,
             context_tokens=state.context_tokens,
             context_window=state.context_window,
             branch=state.branch,

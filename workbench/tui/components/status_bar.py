@@ -1,4 +1,5 @@
-"""The footer: model, tokens, cost, context use, branch and enforcer mode, at a glance."""
+"""The footer: model, tokens, cost, cache hit rates, context use, branch, enforcer mode and run
+state, at a glance."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from workbench.agent.costs import UsageTotals
 from workbench.tui import palette
 
 WARN_AT, ERROR_AT = 0.70, 0.90
@@ -21,14 +23,23 @@ class Footing:
     model: str = "opening…"
     offline: bool = False
     tokens_in: int = 0
+    """Every prompt token, cached or not."""
     tokens_out: int = 0
     cost: float | None = 0.0
+    hit_last: float | None = None
+    """The share of the last call's prompt read from the provider's cache."""
+    hit_session: float | None = None
     context_tokens: int = 0
     context_window: int = 0
     branch: str = ""
     mode: str = ""
     busy: bool = False
     message: str = ""
+
+
+def prompt_tokens(totals: dict[str, Any]) -> int:
+    """Every prompt token of usage totals (an event's, a state's): cached or not."""
+    return UsageTotals.from_json(totals).prompt_tokens
 
 
 def short_count(number: int) -> str:
@@ -89,10 +100,13 @@ class StatusBar(Static):
 
     def on_workbench_event(self, event: Any) -> None:
         if event.type == "usage_update":
+            totals = event.totals
             self.change(
-                tokens_in=self.footing.tokens_in + event.usage.input_tokens,
-                tokens_out=self.footing.tokens_out + event.usage.output_tokens,
+                tokens_in=prompt_tokens(totals),
+                tokens_out=totals.get("output_tokens", 0),
                 cost=event.total_cost,
+                hit_last=event.last_turn_hit_rate,
+                hit_session=event.session_hit_rate,
                 context_tokens=event.context_tokens,
                 context_window=event.context_window,
             )
@@ -119,6 +133,9 @@ def _optional_parts(f: Footing, level: int) -> list[Text]:
     if not f.offline:
         unknown = "cost unknown" if level < 2 else "cost ?"
         parts.append(Text(unknown if f.cost is None else f"${f.cost:.4f}"))
+    if f.hit_session is not None and level < 3:
+        last = f"{f.hit_last:.0%} last, " if f.hit_last is not None and level < 2 else ""
+        parts.append(Text(f"cache {last}{f.hit_session:.0%} all"))
     elif level < 2:
         parts.append(Text("no cost", palette.DIM))
     if f.context_window:
