@@ -42,11 +42,14 @@ async def test_enter_sends_and_the_reply_streams_in(make_app, script) -> None:
         assert "Hello **there**, how can I help?" in chat_text(app)
 
 
-async def test_enter_while_a_tool_chain_runs_steers_and_skips_the_rest(make_app, script) -> None:
+async def test_enter_while_a_tool_chain_runs_steers_and_skips_the_rest(
+    make_app, script, project
+) -> None:
+    wait = "until [ -f go ]; do sleep 0.02; done"  # runs until the test lets it finish
     model = script(
         {
             "text": "Running the checks.",
-            "tool_calls": [bash("sleep 1"), bash("echo two"), bash("echo three")],
+            "tool_calls": [bash(wait), bash("echo two"), bash("echo three")],
         },
         {"text": "Understood: pytest -x it is."},
     )
@@ -63,6 +66,7 @@ async def test_enter_while_a_tool_chain_runs_steers_and_skips_the_rest(make_app,
         queue = app.query_one(QueueList)
         await until(pilot, lambda: queue.steering == ["use pytest -x"], "the steering queue")
         assert "Steering: use pytest -x" in str(queue.render())
+        (project / "go").touch()
         await idle(pilot)
         assert [t.status for t in tools(app)] == ["ok", "skipped", "skipped"]
         assert "skipped: Skipped due to queued user message." in tools(app)[1].header().plain

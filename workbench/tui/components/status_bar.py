@@ -70,10 +70,10 @@ class StatusBar(Static):
         narrow screen the rest goes first: tokens, then context and cost shortened, then the
         model's name cut with an ellipsis, then all of them."""
         f = self.footing
-        width = max(self.size.width - 2, 20)
+        width = self.size.width - 2  # (not laid out yet: no width, everything)
         for level in range(5):
             line = Text(" │ ", "dim").join(self._parts(f, level))
-            if line.cell_len <= width:
+            if width < 0 or line.cell_len <= width:
                 return line
         line.truncate(width, overflow="ellipsis")
         return line
