@@ -202,7 +202,7 @@ def _item(item: Item) -> str:
 
 def _call(call: ToolCallView) -> str:
     status = "no result" if call.result is None else ("error" if call.is_error else "done")
-    summary = f"▸ {escape(call.name)} {escape(call.key)} · {escape(status)}"
+    summary = f"{escape(call.name)} {escape(call.key)} · {escape(status)}"
     result = call.result or ""
     cut = ""
     if len(result) > MAX_RESULT_CHARS:
