@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from support.openai_server import _QuietServer, _words
+from support.openai_server import LocalServer, _words
 
 
 @dataclass
@@ -203,45 +203,21 @@ class PromptCache:
         return total - read - write, read, write
 
 
-class AnthropicServer:
-    """A threaded server on 127.0.0.1 at a random port that answers `POST /v1/messages`."""
+class AnthropicServer(LocalServer):
+    """The Anthropic Messages API (`POST /v1/messages`), streamed as SSE."""
 
     def __init__(
         self, script: list[Scripted] | None = None, cache: PromptCache | None = None
     ) -> None:
-        self.script: list[Scripted] = list(script or [])
         self.cache = cache
         """When given, each reply's input-side usage is what this simulated cache says."""
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
-        self._lock = threading.Lock()
-        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        super().__init__(script)
 
     @property
     def url(self) -> str:
         """The API base to hand to litellm (`--api-base`); it adds `/v1/messages`."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def add(self, *items: Scripted) -> None:
-        with self._lock:
-            self.script.extend(items)
-
-    def start(self) -> AnthropicServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> AnthropicServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return self.origin
 
     def _next(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> AnthropicReply:
         with self._lock:

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass
@@ -132,30 +132,28 @@ class _QuietServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class OpenAIServer:
-    """A threaded server on 127.0.0.1 at a random port; a context manager."""
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 at a random port that plays a script of replies and
+    records the requests; a context manager. Subclasses answer in their provider's format."""
 
-    def __init__(self, script: list[Scripted] | None = None) -> None:
-        self.script: list[Scripted] = list(script or [])
+    def __init__(self, script: list[Any] | None = None) -> None:
+        self.script: list[Any] = list(script or [])
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
-        self.request_times: list[float] = []
-        self.disconnects = 0
         self._lock = threading.Lock()
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
-    def url(self) -> str:
-        """The API base to hand to litellm (`--api-base`)."""
+    def origin(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host}:{port}"
 
-    def add(self, *items: Scripted) -> None:
+    def add(self, *items: Any) -> None:
         with self._lock:
             self.script.extend(items)
 
-    def start(self) -> OpenAIServer:
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -163,11 +161,28 @@ class OpenAIServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> OpenAIServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        raise NotImplementedError
+
+
+class OpenAIServer(LocalServer):
+    """The OpenAI chat completions API, streamed as SSE."""
+
+    def __init__(self, script: list[Scripted] | None = None) -> None:
+        self.request_times: list[float] = []
+        self.disconnects = 0
+        super().__init__(script)
+
+    @property
+    def url(self) -> str:
+        """The API base to hand to litellm (`--api-base`)."""
+        return f"{self.origin}/v1"
 
     def wait_for_disconnects(self, count: int, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
