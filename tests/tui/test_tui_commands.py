@@ -359,3 +359,28 @@ async def test_push_and_export_from_the_app(
         await until(pilot, lambda: "Exported main" in chat_text(app), "the export note")
         written = project / f"workbench-{sid}-main.md"
         assert "the key is" in written.read_text()
+
+
+async def test_the_tree_shows_what_each_branch_cost_and_the_commit_draft_carries_it(
+    make_app, project: Path, script
+) -> None:
+    usage = {"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 900}
+    model = script({"text": "ok", "usage": usage}, summaries=["Add the notes"])
+    write_user_settings({"models": {model: {"cost": {"input": 1, "output": 2, "cache_read": 0.1}}}})
+    app = make_app(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "write notes")  # 100 x $1 + 10 x $2 + 900 x $0.10 per million
+        tree = app.query_one(TreePanel)
+        await until(pilot, lambda: any("$0.0002" in x for x in tree_lines(tree)), "the cost")
+        assert any(x.startswith("⎇ main") and "$0.0002" in x for x in tree_lines(tree))
+        (project / "NOTES.md").write_text("notes\n")
+        await type_text(pilot, "/commit")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CommitDraft), "the draft")
+        shown = app.screen.query_one(TextArea).text
+        assert "Workbench-Cost: $0.0002" in shown and "Workbench-Tokens:" in shown, shown
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the commit report")
+        body = git(project, "log", "-1", "--format=%B")
+        assert body.count("Workbench-Cost:") == 1, body

@@ -96,7 +96,9 @@ class Controller:
             draft = await self.wb.draft_commit_message()
             if draft is not None:
                 branch = self.wb.state().branch
-                message = await self.host.ask(CommitDraft(branch, draft))
+                trailers = "\n".join(self.wb.commit_trailers())  # what the branch cost
+                shown = f"{draft}\n\n{trailers}" if trailers else draft
+                message = await self.host.ask(CommitDraft(branch, shown))
                 if message is None:
                     self.host.note("info", "Nothing committed: the draft was dropped.")
                     return

@@ -79,7 +79,9 @@ def test_html_export_is_self_contained_escaped_and_complete(project: Path, tmp_p
     # The conversation, tool calls collapsed with their results, loads and violations.
     assert tags.count("details") == 2
     assert "read skills/speed/SKILL.md · done" in text
-    assert "<summary>read skills/speed/SKILL.md · done" in page, "one disclosure mark: the browser's"
+    assert "<summary>read skills/speed/SKILL.md · done" in page, (
+        "one disclosure mark: the browser's"
+    )
     assert "speed (molecule) · ok" in text and "atom-x (atom) · violation" in text
     assert "atom-x: atom-x needs a molecule first — load speed" in text
     assert "committed " in text and "Table-driven parser" in text

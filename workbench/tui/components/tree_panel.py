@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from workbench.agent.costs import UsageTotals
 from workbench.sessions.entries import one_line
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
@@ -139,6 +140,8 @@ class TreePanel(TypingPanel, Tree[Target]):
         label = Text.assemble(("⎇ ", palette.PRIMARY), (branch.name, "bold" if current else ""))
         if branch.worktree:
             label.append("  worktree", palette.DIM)
+        if branch.usage.get("calls"):
+            label.append(f"  {UsageTotals.from_json(branch.usage).cost_text()}", palette.DIM)
         node = parent.add(label, data=Target(branch.name, head=branch.head), expand=True)
         if current and tree.current_entry is None:
             self._here = node
