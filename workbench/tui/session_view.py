@@ -125,19 +125,21 @@ class SessionView:
             self.sync_skills()
         if another_session:
             self.sessions = []
-        said = (
-            self.where_now()
-            if event.reason == "navigate"
-            else {
-                "new": f"New session {self.wb.store.session_id}: nothing of the one before comes "
-                "with it.",
-                "resume": f"Resumed session {self.wb.store.session_id}, on branch {event.branch}.",
-                "switch": f"On branch {event.branch} now.",
-            }.get(event.reason)
-        )
+        said = self._told(event.reason, event.branch)
         if said:
             self.host.note("info", said)
         self.show_footing()
+
+    def _told(self, reason: str, branch: str) -> str | None:
+        """What the chat says after a change of session, branch or position."""
+        session = self.wb.store.session_id
+        if reason == "navigate":
+            return self.where_now()
+        if reason == "new":
+            return f"New session {session}: nothing of the one before comes with it."
+        if reason == "resume":
+            return f"Resumed session {session}, on branch {branch}."
+        return f"On branch {branch} now." if reason == "switch" else None
 
     def position(self) -> str | None:
         """The entry the conversation is at, as the tree last showed it."""
