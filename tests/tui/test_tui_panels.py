@@ -290,6 +290,9 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
         await select(pilot, tree, "first question")
         await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: "nothing before it" in chat_text(app), "the refusal")
+        await select(pilot, tree, "⎇ main")
+        await terminal_keys(pilot, "\x1be")
+        await until(pilot, lambda: "only a question can be" in chat_text(app), "not a branch")
 
 
 async def test_merge_is_not_offered_on_a_branch_with_no_parent(make_app, script) -> None:

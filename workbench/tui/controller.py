@@ -138,11 +138,16 @@ class Controller:
 
     async def tree_request(self, action: TreeAction, target: Target) -> None:
         """A key in the tree panel, on a branch or an entry."""
+        if action == "resend":
+            if target.entry_type != "user" or target.entry is None:
+                raise WorkbenchError(
+                    "only a question can be edited and resent", "Alt+E on one of your messages (›)"
+                )
+            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry))
+            self.host.focus_pane("editor")
+            return
         if target.at is None or (action == "go" and target.entry is None):
             await self.wb.switch_branch(target.branch)
-        elif action == "resend":
-            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry or ""))
-            self.host.focus_pane("editor")
         elif action in ("go", "go_summarized"):
             summarize = action == "go_summarized"
             if target.after_turn == self.session.position():
