@@ -19,6 +19,7 @@ LAYERS: dict[str, int] = {
     "config": 0,
     "trust": 0,
     "redaction": 0,
+    "logfile": 0,
     "skills": 1,
     "messages": 2,
     "tool": 2,

@@ -47,8 +47,9 @@ from acp.schema import (
 
 from workbench import __version__
 from workbench.agent.store import MemoryStore
-from workbench.config import agent_dir, find_project_root
+from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
+from workbench.logfile import start_logging
 from workbench.modes.acp_session import AcpSession, Bench, Outbox
 from workbench.modes.acp_updates import replay
 from workbench.runtime import Workbench, WorkbenchOptions
@@ -305,23 +306,9 @@ def _iso(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).isoformat().replace("+00:00", "Z")
 
 
-def _log_to_file() -> None:
-    """Warnings and errors (the SDK's too) go to the log file, never to stdout."""
-    path = agent_dir() / "logs" / "workbench.log"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
-    except OSError:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.WARNING)
-
-
 async def run(options: WorkbenchOptions) -> int:
     """Serve ACP on stdin/stdout until the client closes stdin."""
-    _log_to_file()
+    start_logging()  # warnings and errors (the SDK's too) to the log file, never stdout
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # prints and child processes now write to stderr
     sys.stdout = open(protocol_fd, "w", closefd=False)  # noqa: SIM115 (stdio_streams reads its fd)

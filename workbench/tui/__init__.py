@@ -19,8 +19,8 @@ def run(
     open_workbench: Callable[[Confirm], Awaitable[Workbench]], prompt: str | None = None
 ) -> int:
     """Run the app until the user quits; the exit code."""
+    from workbench.logfile import start_logging
     from workbench.tui.app import WorkbenchApp
-    from workbench.tui.logfile import start_logging
 
     start_logging()
     app = WorkbenchApp(open_workbench, prompt=prompt)

@@ -25,6 +25,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from workbench.errors import WorkbenchError
+from workbench.logfile import log_path
 from workbench.tui import choices, slash
 from workbench.tui.components.completion_list import CompletionList
 from workbench.tui.components.confirm import ConfirmDialog
@@ -40,7 +41,6 @@ from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.components.typing import TypedAway
 from workbench.tui.composer import Composer
 from workbench.tui.controller import Controller
-from workbench.tui.logfile import log_path
 from workbench.tui.session_view import SessionView
 
 if TYPE_CHECKING:

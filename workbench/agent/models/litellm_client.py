@@ -107,7 +107,7 @@ def _prepare() -> None:
     try:
         asyncio.run(_warm_up_call())
     except Exception:  # only a head start: the first real call would do the same
-        log.debug("warming litellm up failed", exc_info=True)
+        log.warning("warming litellm up failed; its first call will do it", exc_info=True)
     finally:
         litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop
 
