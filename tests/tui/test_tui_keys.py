@@ -76,10 +76,11 @@ async def test_enter_while_a_tool_chain_runs_steers_and_skips_the_rest(
 
 
 async def test_ctrl_j_and_alt_enter_queue_follow_ups_delivered_when_the_agent_stops(
-    make_app, script
+    make_app, script, project
 ) -> None:
+    wait = "until [ -f go ]; do sleep 0.02; done"  # runs until the test lets it finish
     model = script(
-        {"text": "Working.", "tool_calls": [bash("sleep 1")]},
+        {"text": "Working.", "tool_calls": [bash(wait)]},
         {"text": "Done with the first part."},
         {"text": "README updated."},
         {"text": "Tests added."},
@@ -97,6 +98,7 @@ async def test_ctrl_j_and_alt_enter_queue_follow_ups_delivered_when_the_agent_st
         queue = app.query_one(QueueList)
         await until(pilot, lambda: len(queue.follow_up) == 2, "two follow-ups")
         assert "Follow-up: then update the README" in str(queue.render())
+        (project / "go").touch()
         await idle(pilot)
         assert user_texts(app) == ["do the first part", "then update the README", "then add tests"]
         text = chat_text(app)
