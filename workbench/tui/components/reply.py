@@ -15,7 +15,9 @@ import time
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from textual.await_complete import AwaitComplete
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
@@ -47,7 +49,7 @@ class ReplyView(Markdown):
 
     DEFAULT_CSS = """
     ReplyView { margin: 0; padding: 0 0 0 2; background: transparent; }
-    ReplyView > MarkdownBlock:last-child { margin-bottom: 0; }
+    ReplyView > MarkdownBlock.-reply-end { margin-bottom: 0; }
     ReplyView.-selected { background: $primary 30%; }
     """
 
@@ -63,10 +65,34 @@ class ReplyView(Markdown):
         self.writes: list[float] = []
         """When the stream was written to (`time.monotonic()`); a test checks the rate."""
         self.finished = False
+        self._end_block: Widget | None = None
 
     def on_mount(self) -> None:
         self._drawing = False
         self._schedule()
+
+    def update(self, markdown: str) -> AwaitComplete:
+        return self._then_mark_end(super().update(markdown))
+
+    def append(self, markdown: str) -> AwaitComplete:
+        return self._then_mark_end(super().append(markdown))
+
+    def _then_mark_end(self, writing: AwaitComplete) -> AwaitComplete:
+        """The last block has no bottom margin. A class set here and not `:last-child` in CSS:
+        Textual restyles every child that has a `:last-child` rule (and all it holds) each time
+        a child is mounted, which made every flush of a long reply restyle all of it."""
+
+        async def written() -> None:
+            await writing
+            last = self.children[-1] if self.children else None
+            if last is not self._end_block:
+                if self._end_block is not None:
+                    self._end_block.remove_class("-reply-end")
+                if last is not None:
+                    last.add_class("-reply-end")
+                self._end_block = last
+
+        return AwaitComplete(written())
 
     def append_text(self, text: str) -> None:
         """Take a streamed piece of the text (shown at the next flush)."""
