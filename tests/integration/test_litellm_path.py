@@ -130,7 +130,9 @@ async def test_a_stream_cut_off_without_finish_reason_is_truncated(project, serv
 
 
 async def test_a_dropped_connection_mid_stream_keeps_the_partial_reply(project, server) -> None:
-    server.add(Reply(text="Partial words then the line drops", cut_after=3, cut="drop"))
+    server.add(
+        Reply(text="Partial words then the line drops", cut_after=3, cut="drop", delay_s=0.05)
+    )
     workbench, events = await open_session(project, server)
     assert await run(workbench, "hi") == "error"
     reply = workbench.agent.messages[-1]

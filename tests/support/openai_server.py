@@ -32,8 +32,9 @@ class Reply:
 
     `tool_calls`: [{"name", "arguments" (dict or raw str), "id"?}]; arguments are sent in
     fragments of `fragment_size` characters. `finish_reason` None sends no finish reason at all.
-    `cut_after`: stop after this many chunks: `cut="clean"` ends the HTTP body properly (no finish
-    reason, no [DONE]); `cut="drop"` closes the socket mid-body.
+    `cut_after`: stop after this many chunks (`delay_s` after the last): `cut="clean"` ends the
+    HTTP body properly (no finish reason, no [DONE]); `cut="drop"` closes the socket mid-body
+    (what the client had not read by then is lost, as on a real dropped line).
     `hold_after`: after this many chunks, wait until the test sets `release` (a reply frozen
     mid-stream, for pictures of a stream in progress).
     """
@@ -256,13 +257,13 @@ class OpenAIServer(LocalServer):
                 self.end_headers()
                 try:
                     for number, chunk in enumerate(chunks(reply, model)):
+                        if reply.delay_s and number:
+                            time.sleep(reply.delay_s)
                         if reply.cut_after is not None and number >= reply.cut_after:
                             if reply.cut == "drop":
                                 self.close_connection = True
                                 return
                             break
-                        if reply.delay_s and number:
-                            time.sleep(reply.delay_s)
                         if number == reply.hold_after:
                             reply.release.wait()
                         self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())

@@ -49,6 +49,7 @@ from workbench.agent.models.client import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
 from workbench.messages import StopReason, Usage
 
@@ -110,6 +111,13 @@ def _prepare() -> None:
         log.warning("warming litellm up failed; its first call will do it", exc_info=True)
     finally:
         litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop
+
+
+def preloaded() -> None:
+    """Wait until a preload under way has finished (at once when none runs)."""
+    preloading = _preloading
+    if preloading not in (None, threading.current_thread()):
+        preloading.join()
 
 
 async def _ready() -> ModuleType:
@@ -320,7 +328,12 @@ class LitellmModel:
         )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
+        """The reply's pieces, read and parsed on the background loop (`off_loop`)."""
         litellm = await _ready()
+        async for delta in relayed(lambda: self._deltas(litellm, request)):
+            yield delta
+
+    async def _deltas(self, litellm: ModuleType, request: ModelRequest) -> AsyncIterator[Delta]:
         try:
             response = await litellm.acompletion(**self._arguments(request))
         except Exception as exc:
@@ -390,7 +403,7 @@ async def _warm_up_call() -> None:
     from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
 
     try:
-        async for _ in model.stream(request):
+        async for _ in model._deltas(_litellm(), request):  # here: this loop's clients are dropped
             pass
     finally:
         await close_litellm_async_clients()

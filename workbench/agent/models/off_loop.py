@@ -1,0 +1,110 @@
+"""Run an async iterator on a background event loop and relay its items to the caller's loop.
+
+A streamed reply costs Python work per chunk (litellm builds pydantic objects for each one, and
+puts them all together again when the stream ends). When the network delivers many chunks at
+once, iterating them never suspends, and on the app's event loop that work would hold keystrokes
+for a few hundred milliseconds. On the background loop's thread the same work only shares the
+interpreter lock, which changes hands every few milliseconds.
+
+Items are handed over in batches, one wake-up of the caller's loop for all that arrived since
+the last: a wake-up per item would have the caller's loop, in its own wake-up handling, wait for
+the interpreter lock once per item while this thread keeps writing. One background loop serves
+the whole process (a forked child starts its own). Items, the end and any exception reach the
+caller in order; when the caller stops early or is cancelled, the
+producer is cancelled on its loop and waited for, so its `finally` blocks (closing the HTTP
+response) have run before the caller goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+BUSY_S = 0.004
+PAUSE_S = 0.001
+"""After each `BUSY_S` of work the producer pauses for `PAUSE_S`, so that the caller's thread,
+when it waits for the interpreter lock, gets it at once."""
+
+_END = object()
+_CLOSED = object()
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_pid = 0
+
+
+def background_loop() -> asyncio.AbstractEventLoop:
+    """This process's background event loop, started on first use (again in a forked child)."""
+    global _loop, _loop_pid
+    with _lock:
+        if _loop is None or _loop_pid != os.getpid():
+            _loop, _loop_pid = asyncio.new_event_loop(), os.getpid()
+            threading.Thread(
+                target=_loop.run_forever, name="workbench-stream-loop", daemon=True
+            ).start()
+        return _loop
+
+
+async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
+    """The items of `produce()`, iterated on the background loop, in order."""
+    here = asyncio.get_running_loop()
+    inbox: asyncio.Queue[object] = asyncio.Queue()
+    waiting: list[object] = []
+    guard = threading.Lock()
+
+    def hand_over() -> None:
+        with guard:
+            items = waiting.copy()
+            waiting.clear()
+        for item in items:
+            inbox.put_nowait(item)
+
+    def deliver(item: object) -> None:
+        with guard:
+            waiting.append(item)
+            if len(waiting) > 1:  # a hand-over is on its way already
+                return
+        with contextlib.suppress(RuntimeError):  # raised when the caller's loop is closed
+            here.call_soon_threadsafe(hand_over)
+
+    async def pump() -> None:
+        try:
+            busy_since = time.thread_time()
+            async for item in produce():
+                deliver(item)
+                if time.thread_time() - busy_since > BUSY_S:
+                    await asyncio.sleep(PAUSE_S)
+                    busy_since = time.thread_time()
+            deliver(_END)
+        except Exception as exc:
+            deliver(exc)
+
+    background = background_loop()
+    task: asyncio.Task[None] | None = None
+
+    def begin() -> None:
+        nonlocal task
+        task = background.create_task(pump())
+        task.add_done_callback(lambda _: deliver(_CLOSED))  # also when cancelled before it ran
+
+    def cancel() -> None:
+        if task is not None:  # `begin` ran first: both go through the same loop, in order
+            task.cancel()
+
+    background.call_soon_threadsafe(begin)
+    item: object = None
+    try:
+        while (item := await inbox.get()) is not _END:
+            if isinstance(item, Exception):
+                raise item
+            yield item  # type: ignore[misc]
+    finally:
+        background.call_soon_threadsafe(cancel)  # nothing when it has finished
+        while item is not _CLOSED:
+            item = await inbox.get()
