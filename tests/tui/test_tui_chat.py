@@ -1,8 +1,10 @@
 """The chat pane against real sessions: expanding entries, the quick pick, retries and errors,
-long replies streamed in few writes, and the trust question for project extensions."""
+long replies streamed in few writes and without full garbage collections, and the trust
+question for project extensions."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from tuitools import (
     user_texts,
 )
 
+from workbench.tui.collector import NEVER
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.reply import ReplyView
@@ -144,6 +147,27 @@ async def test_a_long_reply_streams_in_few_markdown_writes(make_app, script) -> 
         gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
         assert len(reply.writes) >= 3, "the reply was shown while it streamed"
         assert min(gaps) > 0.045, "at most 20 writes a second, never one per token"
+
+
+async def test_no_full_garbage_collection_starts_while_a_reply_streams(make_app, script) -> None:
+    """A full collection holds the interpreter for a few hundred milliseconds: keystrokes typed
+    while a reply streams would wait that long. It may run once the turn is over."""
+    words = " ".join(f"word{i}" for i in range(100))
+    app = make_app(script({"text": words, "delay_ms": 2}))
+    thresholds_mid_stream: list[int] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        before = gc.get_threshold()
+        app.workbench.subscribe(
+            lambda e: (
+                thresholds_mid_stream.append(gc.get_threshold()[2])
+                if e.type == "message_update"
+                else None
+            )
+        )
+        await ask(pilot, app, "go")
+        assert thresholds_mid_stream and min(thresholds_mid_stream) >= NEVER
+        await until(pilot, lambda: gc.get_threshold() == before, "full collections, after the turn")
 
 
 async def test_project_extensions_run_only_after_the_user_trusts_the_project(

@@ -23,10 +23,12 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 
 from workbench.errors import WorkbenchError
 from workbench.logfile import log_path
 from workbench.tui import choices, slash
+from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.editor import PromptEditor
@@ -53,6 +55,9 @@ QUIT_WINDOW_S = 2.0
 IDLE_HINT = "Message the agent · / for commands · Ctrl+P palette · F1 help"
 BUSY_HINT = "Enter steers now · Alt+Enter or Ctrl+J queues a follow-up · Esc stops"
 NARROW = 100
+COLLECT_AFTER_S = 1.0
+"""Full garbage collections, held while the agent runs, are let go this long after it ends:
+the reply's last frames are drawn by then and the reader's eyes are on it."""
 PANES = {"skills": "#skills", "tree": "#tree", "chat": "#chat", "editor": "#editor"}
 
 
@@ -99,6 +104,8 @@ class WorkbenchApp(App[int]):
         self._last_interrupt = 0.0
         self._unsubscribe: Callable[[], None] = lambda: None
         self.opened = asyncio.Event()
+        self.collector = Collector()
+        self._collector_release: Timer | None = None
         self.resume_hint = ""
         """How to come back to the session, told on the terminal after quitting."""
 
@@ -201,10 +208,17 @@ class WorkbenchApp(App[int]):
         self._unsubscribe = workbench.subscribe(self.on_workbench_event)
         await self.session.show_all()
         self.opened.set()
+        self._settle()
         await self.session.offer_trust()
         await self.composer.send_waiting()
         if self._initial_prompt:
             await self.composer.submit(self._initial_prompt, "send")
+
+    def _settle(self) -> None:
+        """Start-up's objects out of the garbage collector's sight, once litellm is imported."""
+        from workbench.agent.models.litellm_client import preloaded
+
+        Collector.settle_after(preloaded)
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -217,6 +231,9 @@ class WorkbenchApp(App[int]):
         kind = event.type
         if kind == "agent_start":
             self.busy = True
+            if self._collector_release is not None:
+                self._collector_release.stop()
+            self.collector.hold()
             self.query_one(QuickPick).close()
         elif kind == "message_end" and event.message.role == "assistant":
             self._last_reply = event.message.text
@@ -226,6 +243,7 @@ class WorkbenchApp(App[int]):
             self.session.show_context()
         elif kind == "agent_end":
             self.busy = False
+            self._collector_release = self.set_timer(COLLECT_AFTER_S, self.collector.release)
             self._offer_choices(event.stop_reason)
             self.session.sync_skills()
             self.act(self.session.show_tree())
@@ -319,6 +337,7 @@ class WorkbenchApp(App[int]):
         await self.quit_app()
 
     async def on_unmount(self) -> None:
+        self.collector.release()
         await self._close_session()
 
     async def _close_session(self) -> None:
