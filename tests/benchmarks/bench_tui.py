@@ -7,8 +7,10 @@
    frame (the editor's placeholder), and until the session is open (the skill panel's title with
    the skill count). Then Ctrl+C twice quits it.
 2. Stream: a 2,000-chunk reply through the real litellm path from the local OpenAI-compatible
-   server, in the app (Pilot, headless): from the prompt to the finished reply, how often the
-   Markdown was written, and how long keystrokes typed meanwhile took to reach the editor.
+   server (its own process, streaming as fast as it can), in the app (Pilot, headless): from the
+   prompt to the finished reply, how often the Markdown was written, and how long keystrokes
+   typed meanwhile took to reach the editor (sent from a thread on a fixed beat, as the terminal
+   driver sends them).
 3. Long session: opening a branch of 10,000 entries (kept in memory, and stored in git): from
    creating the app until the chat shows the branch, until a keystroke sent then is handled, and
    until the skill graph and the conversation tree are shown too. In-process: Textual is imported
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import fcntl
+import json
 import os
 import pty
 import select
@@ -29,9 +33,11 @@ import shutil
 import signal
 import statistics
 import struct
+import subprocess
 import sys
 import tempfile
 import termios
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,7 +53,7 @@ FIRST_FRAME_MARK = b"essage the agent"  # the cursor cell splits off the "M"
 READY_MARK = "Skills · 16".encode()
 SIZE = (40, 140)
 KEY_INTERVAL = 0.02
-"""Between keystrokes while a reply streams: a fast typist."""
+"""Between keystrokes while a reply streams: a fast typist (50 keys a second)."""
 
 
 def example_project(base: Path) -> Path:
@@ -181,17 +187,76 @@ def reply_pieces(count: int) -> list[str]:
     return pieces
 
 
-async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[float], list[float]]:
-    from support.openai_server import OpenAIServer, Reply
+class Typist:
+    """Keys sent from a thread every `KEY_INTERVAL`, as the terminal driver's input thread sends
+    them: on time whatever the event loop is doing, so a busy loop shows in the latency. Each
+    key's latency runs from sending it to the editor having it (keys are handled in order)."""
 
+    def __init__(self, app: Any) -> None:
+        from workbench.tui.components.editor import PromptEditor
+
+        self.app = app
+        self.sent: list[float] = []
+        self.handled: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._type, daemon=True)
+        handle = PromptEditor._on_key
+
+        async def timed(editor: Any, event: events.Key) -> None:
+            await handle(editor, event)
+            if event.key == "x":
+                self.handled.append(time.perf_counter())
+
+        PromptEditor._on_key = timed  # type: ignore[method-assign]
+        self._restore = lambda: setattr(PromptEditor, "_on_key", handle)
+
+    def _type(self) -> None:
+        due = time.perf_counter()
+        while not self._stop.is_set():
+            self.sent.append(time.perf_counter())
+            self.app.post_message(events.Key("x", "x"))
+            due += KEY_INTERVAL
+            self._stop.wait(max(due - time.perf_counter(), 0))
+
+    def start(self) -> None:
+        self._thread.start()
+
+    async def stop(self) -> list[float]:
+        """Stop typing, wait for the keys sent to be handled; their latencies."""
+        self._stop.set()
+        self._thread.join()
+        while len(self.handled) < len(self.sent):
+            await asyncio.sleep(0.005)
+        self._restore()
+        return [done - sent for sent, done in zip(self.sent, self.handled, strict=True)]
+
+
+@contextlib.contextmanager
+def _server_process(script: list[dict[str, Any]], folder: Path) -> Iterator[str]:
+    """The local OpenAI-compatible server in a process of its own, as a real server is (in this
+    process its thread would compete with the app for the interpreter lock); its URL."""
+    script_file = folder / "script.json"
+    script_file.write_text(json.dumps(script))
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "support" / "openai_server.py"), str(script_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait()
+
+
+async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[float], list[float]]:
     from workbench.runtime import Workbench, WorkbenchOptions
 
     pieces = reply_pieces(chunks)
     writes = _markdown_writes()
-    with OpenAIServer([Reply(pieces=pieces)]) as server:
-        options = WorkbenchOptions(
-            cwd=project, model="openai/bench", api_base=server.url, api_key="none"
-        )
+    with _server_process([{"pieces": pieces}], project.parent) as url:
+        options = WorkbenchOptions(cwd=project, model="openai/bench", api_base=url, api_key="none")
         app = _app(lambda confirm: Workbench.open(options))
         async with app.run_test(size=(SIZE[1], SIZE[0])) as pilot:
             await _until(pilot, app.opened.is_set)
@@ -207,10 +272,10 @@ async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[f
             start = time.perf_counter()
             app.post_message(events.Key("enter", "\r"))  # as the terminal sends it
             await _until(pilot, lambda: app.busy)  # text right after Enter would be a paste
-            keys: list[float] = []
-            while not received:
-                keys.append(await _keystroke(app))
-                await asyncio.sleep(KEY_INTERVAL)
+            typist = Typist(app)
+            typist.start()
+            await _until(pilot, lambda: bool(received))
+            keys = await typist.stop()
             done = time.perf_counter() - start
             await _until(pilot, lambda: app.transcript._reply is None)
             await pilot.pause(0.2)
