@@ -1,10 +1,10 @@
 """Garbage collection kept out of the way of keystrokes.
 
 CPython's full collections walk every object the collector tracks: with litellm, pydantic and
-Textual loaded that is over half a million, and one full collection holds the interpreter for
-200-400 ms, the longest pause a person typing while a reply streams would feel. So:
+Textual loaded that is over half a million, and one full collection held the interpreter for
+200-650 ms, the longest pause a person typing while a reply streams would feel. So:
 
-- `settle()`, once start-up is over (the session open, litellm's import finished): what exists
+- `settle_after()`, once start-up is over (the session open, litellm's import finished): what exists
   then (modules, classes, the open session) lives as long as the process, and is moved out of
   the collector's sight (`gc.freeze`). Once per process.
 - `hold()` while the agent runs: full collections wait (young ones go on and free most garbage,

@@ -10,9 +10,9 @@ Items are handed over in batches, one wake-up of the caller's loop for all that 
 the last: a wake-up per item would have the caller's loop, in its own wake-up handling, wait for
 the interpreter lock once per item while this thread keeps writing. One background loop serves
 the whole process (a forked child starts its own). Items, the end and any exception reach the
-caller in order; when the caller stops early or is cancelled, the
-producer is cancelled on its loop and waited for, so its `finally` blocks (closing the HTTP
-response) have run before the caller goes on.
+caller in order; when the caller stops early or is cancelled, the producer is cancelled on its
+loop and waited for, so its `finally` blocks (closing the HTTP response) have run before the
+caller goes on.
 """
 
 from __future__ import annotations
