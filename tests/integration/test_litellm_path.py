@@ -6,10 +6,10 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.openai_server import CONTEXT_OVERFLOW, OpenAIServer, Reply, Status
+from support.turns import of_type, recorded, run
 from support.workbench_process import write_user_settings
 
 from workbench.agent.events import Event
@@ -35,18 +35,7 @@ async def open_session(
             skills=SkillGraph([]),
         )
     )
-    events: list[Event] = []
-    workbench.subscribe(events.append)
-    return workbench, events
-
-
-async def run(workbench: Workbench, text: str) -> str | None:
-    await workbench.prompt(text)
-    return await workbench.wait_idle()
-
-
-def of_type(events: list[Event], name: str) -> list[dict[str, Any]]:
-    return [e.to_dict() for e in events if e.type == name]
+    return workbench, recorded(workbench)
 
 
 async def test_text_streams_in_pieces_with_usage_and_unknown_cost(project, server) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.anthropic_server import AnthropicReply, AnthropicServer, PromptCache, breakpoints
 from support.openai_server import OpenAIServer, Reply
+from support.turns import of_type, recorded, run
 from support.workbench_process import write_user_settings
 
 from workbench.agent.events import Event
@@ -53,18 +53,7 @@ async def open_claude(
             no_cache=no_cache,
         )
     )
-    events: list[Event] = []
-    workbench.subscribe(events.append)
-    return workbench, events
-
-
-async def run(workbench: Workbench, text: str) -> str | None:
-    await workbench.prompt(text)
-    return await workbench.wait_idle()
-
-
-def of_type(events: list[Event], name: str) -> list[dict[str, Any]]:
-    return [e.to_dict() for e in events if e.type == name]
+    return workbench, recorded(workbench)
 
 
 async def test_cache_reads_and_writes_arrive_with_a_hand_computed_cost(project, anthropic) -> None:
