@@ -184,6 +184,13 @@ async def test_slash_commands_complete_with_tab_and_up_down(make_app) -> None:
         assert "/skill:atom-edit-code " in texts[3:], "then each skill, as /skill:NAME"
         skill = app.editor.completions[texts.index("/skill:atom-edit-code ")]
         assert skill.help.startswith("Make"), "its own description, not 'activate a skill'"
+        app.editor.replace_text("")
+        await type_text(pilot, "/activate atom-e")
+        [argument] = app.editor.completions
+        assert argument.text == "/activate atom-edit-code"
+        assert argument.help == skill.help, "the skill's words, not the command's"
+        app.editor.replace_text("")
+        await type_text(pilot, "/s")
         assert app.editor.suggestion == "tatus "
         await pilot.press("down")
         assert app.editor.suggestion == "kills"

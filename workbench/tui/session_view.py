@@ -8,6 +8,7 @@ that API onto the panes.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -15,11 +16,12 @@ from workbench.sessions.entries import one_line
 from workbench.skills.model import Diagnostic, user_invocable
 from workbench.skills.projection import first_sentence
 from workbench.skills.render import count_of
+from workbench.tui.components.session_picker import ago
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.status_bar import prompt_tokens
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.keys import WELCOME
-from workbench.tui.slash import ArgumentSource, SkillCommand
+from workbench.tui.slash import ArgumentSource, Candidate, SkillCommand
 
 if TYPE_CHECKING:
     from workbench.tui.host import Host
@@ -191,17 +193,34 @@ class SessionView:
             if user_invocable(skill)
         ]
 
-    def candidates(self, source: ArgumentSource) -> list[str]:
-        """Values for a command's argument, for completion."""
+    def candidates(self, source: ArgumentSource) -> list[Candidate]:
+        """Values for a command's argument, for completion, each with what it is."""
         if self.wb is None:
             return []
         if source == "skills":
-            return sorted(self.host.query_one(SkillPanel).graph.skills)
+            graph = self.host.query_one(SkillPanel).graph
+            return [
+                (name, first_sentence(skill.description) or "(no description)")
+                for name, skill in sorted(graph.skills.items())
+            ]
         if source == "branches":
-            return [b.name for b in self.tree.branches] if self.tree is not None else []
+            if self.tree is None:
+                return []
+            return [
+                (b.name, f"fork of {b.parent_branch}" if b.parent_branch else "first branch")
+                for b in self.tree.branches
+            ]
         if not self.sessions:
             self.sessions = self.wb.list_sessions()
-        return [info.id for info in self.sessions]
+        now = time.time()
+        return [
+            (
+                info.id,
+                f"{one_line(info.name or info.first_prompt or '(no question yet)', 50)} · "
+                f"{ago(now - info.last_activity)}",
+            )
+            for info in self.sessions
+        ]
 
     def open_skill(self, name: str) -> None:
         from workbench.tui.components.skill_detail import SkillDetail  # Markdown: off the start

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 ArgumentSource = Literal["skills", "branches", "sessions"]
+Candidate = tuple[str, str]
+"""A value for a command's argument and what it is (a skill's description, ...)."""
 
 
 @dataclass(frozen=True)
@@ -88,14 +90,14 @@ class Completion:
 def completions(
     text: str,
     extra: dict[str, str],
-    candidates: Callable[[ArgumentSource], list[str]],
+    candidates: Callable[[ArgumentSource], list[Candidate]],
     skills: Sequence[SkillCommand] = (),
 ) -> list[Completion]:
     """Completions for editor text that is a slash command being typed (one line).
 
     `extra` adds the session's own commands (extensions) as name -> help; `candidates` lists
-    the values of an argument source; `skills` are the `/skill:NAME` commands, each completed
-    with its own description and argument hint.
+    the values of an argument source, each with its own description; `skills` are the
+    `/skill:NAME` commands, each completed with its own description and argument hint.
     """
     if "\n" in text or not text.startswith("/"):
         return []
@@ -123,7 +125,7 @@ def completions(
     if command is None or command.complete is None or " " in partial:
         return []
     return [
-        Completion(f"/{name} {value}", value, command.help)
-        for value in candidates(command.complete)
+        Completion(f"/{name} {value}", value, about)
+        for value, about in candidates(command.complete)
         if value.startswith(partial)
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from workbench.tui.slash import BY_NAME, COMMANDS, SkillCommand, completions, split
 
 
-def no_values(source: str) -> list[str]:
+def no_values(source: str) -> list[tuple[str, str]]:
     return []
 
 
@@ -31,11 +31,20 @@ def test_extension_commands_complete_too_and_ours_are_not_doubled() -> None:
     assert found[texts.index("/deploy ")].help == "ship it (extension)"
 
 
-def test_arguments_complete_from_the_session() -> None:
-    values = {"skills": ["atom-edit-code", "atom-find-code", "molecule-plan-change"]}
-    found = completions("/activate atom-f", {}, lambda source: values.get(source, []))
-    assert [c.text for c in found] == ["/activate atom-find-code"]
-    assert completions("/fork x", {}, lambda source: ["x-y"]) == []
+def test_arguments_complete_from_the_session_each_with_its_own_description() -> None:
+    values = {
+        "skills": [
+            ("atom-edit-code", "Edit code in place."),
+            ("atom-find-code", "Find where something is handled."),
+            ("molecule-plan-change", "Plan a change."),
+        ]
+    }
+    found = completions("/activate atom-", {}, lambda source: values.get(source, []))
+    assert [(c.text, c.help) for c in found] == [
+        ("/activate atom-edit-code", "Edit code in place."),
+        ("/activate atom-find-code", "Find where something is handled."),
+    ]
+    assert completions("/fork x", {}, lambda source: [("x-y", "a branch")]) == []
 
 
 def test_split_and_required_arguments() -> None:
