@@ -20,15 +20,19 @@ class CompletionList(Static):
     """
 
     def show(self, completions: list[Completion], chosen: int) -> None:
+        """One line per completion: a help too long for the width ends in an ellipsis."""
         first = max(0, min(chosen - SHOWN + 1, len(completions) - SHOWN))
-        text = Text(no_wrap=True, overflow="ellipsis")
+        width = max((self.content_size.width or self.app.size.width - 4), 20)
+        lines: list[Text] = []
         for index in range(first, min(first + SHOWN, len(completions))):
             completion = completions[index]
             style = f"reverse {palette.PRIMARY}" if index == chosen else "bold"
-            text.append(f" {completion.label} ", style)
-            text.append(f"  {completion.help}", palette.DIM)
-            text.append("\n")
-        if text.plain:
-            text.append("Tab completes · Up/Down choose", palette.DIM)
-        self.update(text)
+            line = Text.assemble(
+                (f" {completion.label} ", style), (f"  {completion.help}", palette.DIM)
+            )
+            line.truncate(width, overflow="ellipsis")
+            lines.append(line)
+        if lines:
+            lines.append(Text("Tab completes · Up/Down choose", palette.DIM))
+        self.update(Text("\n").join(lines))
         self.set_class(bool(completions), "-shown")
