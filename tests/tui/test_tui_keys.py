@@ -22,6 +22,7 @@ from tuitools import (
 
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.components.completion_list import SHOWN, CompletionList
 from workbench.tui.components.queue_list import QueueList
 from workbench.tui.components.report_view import ReportView
 
@@ -189,6 +190,13 @@ async def test_slash_commands_complete_with_tab_and_up_down(make_app) -> None:
         [argument] = app.editor.completions
         assert argument.text == "/activate atom-edit-code"
         assert argument.help == skill.help, "the skill's words, not the command's"
+        app.editor.replace_text("")
+        await type_text(pilot, "/activate atom-")
+        await pilot.pause()
+        shown = len(app.editor.completions)
+        listed = app.query_one(CompletionList)
+        lines = min(shown, SHOWN) + 1
+        assert shown > 2 and listed.size.height == lines, "a line each, and the key hint"
         app.editor.replace_text("")
         await type_text(pilot, "/s")
         assert app.editor.suggestion == "tatus "
