@@ -168,4 +168,4 @@ async def test_diff_in_a_project_without_git_says_it_needs_git(tmp_path: Path) -
         await send(pilot, app, "/diff")
         await until(pilot, lambda: "is not a git repository" in chat_text(app), "the error")
         assert not isinstance(app.screen, ModalScreen)
-        assert "run `git init` and make a first commit" in chat_text(app)
+        assert "run git init and make a first commit" in chat_text(app), "no code ticks on screen"

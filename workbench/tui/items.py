@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 from workbench.tui import palette
@@ -229,6 +230,20 @@ class ToolItem(Item):
         return self.status in ("error", "not run")
 
 
+def on_screen(text: str) -> str:
+    """A note as read on screen: the code ticks written for the model are dropped."""
+    return text.replace("`", "")
+
+
+def hanging(marker: Text, body: RenderableType) -> Table:
+    """`marker` then `body`, whose wrapped lines start under its first character."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    grid.add_row(marker, body)
+    return grid
+
+
 @dataclass
 class NoteItem(Item):
     kind: NoteKind
@@ -246,21 +261,25 @@ class NoteItem(Item):
 
     def summary(self) -> list[Text]:
         icon, style = palette.NOTE_ICONS[self.kind]
-        lines = self.text.splitlines() or [""]
+        lines = on_screen(self.text).splitlines() or [""]
         head = Text.assemble((f"{icon} ", style), (lines[0], style))
         if len(lines) > 1:
             head.append(f"  (+{len(lines) - 1} lines)", palette.DIM)
-        return [head] + ([Text(f"  → {self.hint}", palette.DIM)] if self.hint else [])
+        hint = [Text(f"  → {on_screen(self.hint)}", palette.DIM)] if self.hint else []
+        return [head, *hint]
 
     def full(self) -> RenderableType:
+        """The note and its hint, each wrapped under its own first word, not under the icon."""
         icon, style = palette.NOTE_ICONS[self.kind]
-        first, _, rest = self.text.partition("\n")
-        text = Text.assemble((f"{icon} ", style), (first, style))
+        first, _, rest = on_screen(self.text).partition("\n")
+        body = Text(first, style)
         if rest:
-            text.append("\n" + rest)
+            body.append("\n" + rest, "")
+        note = hanging(Text(f"{icon} ", style), body)
         if self.hint:
-            text.append(f"\n  → {self.hint}", palette.DIM)
-        return text
+            hint = Text(on_screen(self.hint), palette.DIM)
+            note.add_row("", hanging(Text("→ ", palette.DIM), hint))
+        return note
 
 
 @dataclass

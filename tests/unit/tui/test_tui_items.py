@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Console
+
 from workbench.agent.loop import SKIPPED_FOR_STEERING
 from workbench.messages import Message, ToolCall
 from workbench.tui.items import ItemBuilder, NoteItem, ReplyItem, ToolItem, UserItem
@@ -96,3 +98,20 @@ def test_a_running_sub_agent_call_shows_a_line_per_child_without_expanding() -> 
     ]
     item.status = "ok"
     assert len(item.summary()) == 1, "a finished call folds to its header"
+
+
+def test_a_long_note_wraps_under_its_text_and_shows_no_code_ticks() -> None:
+    note = NoteItem(
+        "skill",
+        "Skill loading violation: load the compound first: `compound-ship-change` then follow it",
+        hint="run `git init` and make a first commit before you try again",
+    )
+    console = Console(width=40, record=True, color_system=None)
+    console.print(note.full())
+    lines = console.export_text().splitlines()
+    assert len(lines) > 3, lines
+    icon = lines[0][:2]
+    assert lines[0].startswith(icon) and all(line.startswith("  ") for line in lines[1:]), lines
+    hint_at = next(i for i, line in enumerate(lines) if "→" in line)
+    assert all(line.startswith("    ") for line in lines[hint_at + 1 :]), "the hint hangs too"
+    assert "`" not in "".join(lines) and "compound-ship-change" in "".join(lines)
