@@ -29,6 +29,8 @@ DETAIL_LINES = 40
 LIVE_OUTPUT_LINES = 4
 """A running tool shows this many last lines of its output under its header without being
 expanded; a running `subagent` shows its summary line and one line per child."""
+MIN_ARGUMENT = 12
+"""A tool call's argument is cut to fit its line only while this much of it stays."""
 KEY_ARGUMENTS = {"read": "path", "edit": "path", "write": "path", "bash": "command"}
 ToolStatus = Literal["running", "ok", "error", "skipped", "not run"]
 NoteKind = Literal["info", "warning", "error", "skill", "compaction", "summary"]
@@ -77,6 +79,10 @@ class Item:
 
     def summary(self) -> list[Text]:
         raise NotImplementedError
+
+    def live_summary(self, width: int = 0) -> RenderableType:
+        """`summary()` as a live row `width` cells wide draws it (its lines may wrap)."""
+        return Group(*self.summary())
 
     def full(self) -> RenderableType:
         raise NotImplementedError
@@ -189,28 +195,34 @@ class ToolItem(Item):
             suffix.append(f"  {seconds:.1f} s" if seconds >= 0.1 else "  <0.1 s", palette.DIM)
         return suffix
 
-    def header(self) -> Text:
+    def header(self, width: int = 0) -> Text:
+        """One line. Given the width it has, a header too wide for it cuts the call's argument
+        with an ellipsis so that the outcome (verdict, duration) stays whole on the line."""
         icon, style = palette.TOOL_ICONS[self.status]
+        argument, outcome = self.key_argument(), self._suffix()
+        room = width - len(icon) - 1 - len(self.name) - 2 - outcome.cell_len
+        if width and MIN_ARGUMENT <= room < len(argument):
+            argument = argument[: room - 1] + "…"
         return Text.assemble(
-            (f"{icon} ", style),
-            (self.name, "bold"),
-            "  ",
-            (self.key_argument(), palette.DIM),
-            self._suffix(),
+            (f"{icon} ", style), (self.name, "bold"), "  ", (argument, palette.DIM), outcome
         )
 
     def summary(self) -> list[Text]:
-        lines = [self.header()]
-        if self.status == "running" and self.output.strip():
-            output = self.output.rstrip().splitlines()
-            if self.name == "subagent":  # a line per child; their own last lines are indented
-                tail = [line for line in output if not line.startswith("    ")]
-            else:
-                tail = output[-LIVE_OUTPUT_LINES:]
-            lines += [
-                Text("  " + line, palette.DIM, no_wrap=True, overflow="ellipsis") for line in tail
-            ]
-        return lines
+        return [self.header(), *self._output_tail()]
+
+    def live_summary(self, width: int = 0) -> RenderableType:
+        return Group(self.header(width), *self._output_tail())
+
+    def _output_tail(self) -> list[Text]:
+        """A running tool's last lines of output (a sub-agent's: a line per child)."""
+        if self.status != "running" or not self.output.strip():
+            return []
+        output = self.output.rstrip().splitlines()
+        if self.name == "subagent":  # a line per child; their own last lines are indented
+            tail = [line for line in output if not line.startswith("    ")]
+        else:
+            tail = output[-LIVE_OUTPUT_LINES:]
+        return [Text("  " + line, palette.DIM, no_wrap=True, overflow="ellipsis") for line in tail]
 
     def full(self) -> RenderableType:
         lines: list[RenderableType] = []

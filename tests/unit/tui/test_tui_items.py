@@ -115,3 +115,18 @@ def test_a_long_note_wraps_under_its_text_and_shows_no_code_ticks() -> None:
     hint_at = next(i for i, line in enumerate(lines) if "→" in line)
     assert all(line.startswith("    ") for line in lines[hint_at + 1 :]), "the hint hangs too"
     assert "`" not in "".join(lines) and "compound-ship-change" in "".join(lines)
+
+
+def test_a_tool_header_too_wide_for_its_row_cuts_the_path_not_the_verdict() -> None:
+    call = ToolItem(
+        "c1", "read", {"path": "skills/molecule-implement-change/SKILL.md"}, status="ok"
+    )
+    call.skill = {"skill": "molecule-implement-change", "verdict": "violation"}
+    call.duration_ms = 40
+    whole = call.header().plain
+    assert whole.endswith("skill molecule-implement-change violation  <0.1 s")
+    fitted = call.header(width=len(whole) - 10).plain
+    assert len(fitted) == len(whole) - 10
+    assert "SKILL.md" not in fitted and "…" in fitted
+    assert fitted.endswith("skill molecule-implement-change violation  <0.1 s")
+    assert call.header(width=30).plain == whole, "too narrow to cut usefully: it wraps instead"

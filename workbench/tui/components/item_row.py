@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -26,7 +26,7 @@ class ItemRow(Static):
     def render(self) -> RenderableType:
         if self.expanded or self.item.live_full:
             return self.item.full()
-        return Group(*self.item.summary())
+        return self.item.live_summary(self.content_size.width)
 
     def watch_expanded(self) -> None:
         self.refresh(layout=True)
