@@ -235,6 +235,13 @@ async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, scri
         await type_text(pilot, "x")
         await until(pilot, lambda: not isinstance(app.screen, ReportView), "the view to close")
         assert app.editor.text == "x" and app.focused is app.editor
+        app.editor.replace_text("")
+        await pilot.press("f4")
+        assert app.focused is app.transcript
+        selected = app.transcript.selected
+        await type_text(pilot, "just do it")
+        assert app.editor.text == "just do it" and app.focused is app.editor
+        assert app.transcript.selected == selected, "j moved nothing, space expanded nothing"
 
 
 async def two_questions(pilot, app) -> TreePanel:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region
@@ -18,6 +19,7 @@ from textual.widget import Widget
 
 from workbench.tui.components.history import History
 from workbench.tui.components.item_row import ItemRow
+from workbench.tui.components.typing import hand_to_editor
 from workbench.tui.items import (
     Item,
     ItemBuilder,
@@ -45,9 +47,9 @@ class Transcript(VerticalScroll, can_focus=True):
     Transcript > ReplyView { margin: 1 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Previous entry", show=False),
-        Binding("down,j", "move(1)", "Next entry", show=False),
-        Binding("enter,space", "toggle", "Expand / collapse", show=False),
+        Binding("up", "move(-1)", "Previous entry", show=False),
+        Binding("down", "move(1)", "Next entry", show=False),
+        Binding("enter", "toggle", "Expand / collapse", show=False),
         Binding("home", "first", "First entry", show=False),
         Binding("end", "last", "Last entry", show=False),
     ]
@@ -67,6 +69,10 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def compose(self) -> Any:
         yield self.history
+
+    def on_key(self, event: events.Key) -> None:
+        """Letters (and space) typed in the chat are text for the editor, never actions."""
+        hand_to_editor(self, event)
 
     def on_mount(self) -> None:
         self.anchor()
