@@ -242,6 +242,14 @@ async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, scri
         await type_text(pilot, "just do it")
         assert app.editor.text == "just do it" and app.focused is app.editor
         assert app.transcript.selected == selected, "j moved nothing, space expanded nothing"
+        await pilot.press("f4")
+        await terminal_keys(pilot, " now\r", burst=True)
+        await until(pilot, lambda: "just do it now" in user_texts(app), "the message sent")
+        assert app.editor.text == "", "the Enter was the editor's, not the chat's"
+        await pilot.press("f3")
+        await terminal_keys(pilot, "and again\r", burst=True)
+        await until(pilot, lambda: "and again" in user_texts(app), "the second message sent")
+        assert not isinstance(app.screen, ConfirmDialog) and app.editor.text == ""
 
 
 async def two_questions(pilot, app) -> TreePanel:

@@ -84,15 +84,19 @@ async def until(
         await pilot.pause(0.02)
 
 
-async def terminal_keys(pilot: Pilot[Any], data: str) -> None:
+async def terminal_keys(pilot: Pilot[Any], data: str, burst: bool = False) -> None:
     """Send `data` as a terminal does, through Textual's own input parser: Alt+S is "\x1bs" and
-    arrives as `alt+s` carrying the character "s" (Pilot's `press` leaves the character out)."""
+    arrives as `alt+s` carrying the character "s" (Pilot's `press` leaves the character out).
+    Key by key, letting the app run after each; `burst`: all at once, as a paste or
+    `tmux send-keys "text" Enter` arrives."""
     parser = XTermParser()
     keys = [*parser.feed(data), *parser.feed("")]  # the end resolves a pending Esc sequence
     for key in keys:
         key.set_sender(pilot.app)
         pilot.app._driver.send_message(key)  # as the terminal driver delivers input
-        await pilot.pause()
+        if not burst:
+            await pilot.pause()
+    await pilot.pause()
 
 
 def app_of(pilot: Pilot[Any]) -> WorkbenchApp:

@@ -40,7 +40,7 @@ from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.transcript import Transcript
 from workbench.tui.components.tree_panel import TreePanel
-from workbench.tui.components.typing import TypedAway
+from workbench.tui.components.typing import TypedAway, TypesToEditor, typed_character
 from workbench.tui.composer import Composer
 from workbench.tui.controller import Controller
 from workbench.tui.session_view import SessionView
@@ -289,6 +289,18 @@ class WorkbenchApp(App[int]):
             self.editor.insert(message.typed)
 
     # -- panels -----------------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        """A character typed in a panel or the chat: the editor takes the focus first, so that
+        this key and the rest of its burst (an Enter too) are the editor's, in order."""
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.focused, TypesToEditor)
+            and typed_character(event) is not None
+        ):
+            self.set_focus(self.editor)
+        await super().on_event(event)
 
     def on_typed_away(self, message: TypedAway) -> None:
         """A letter typed in a panel or a view: it is text, and goes to the editor."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region
@@ -19,7 +18,7 @@ from textual.widget import Widget
 
 from workbench.tui.components.history import History
 from workbench.tui.components.item_row import ItemRow
-from workbench.tui.components.typing import hand_to_editor
+from workbench.tui.components.typing import TypesToEditor
 from workbench.tui.items import (
     Item,
     ItemBuilder,
@@ -39,7 +38,7 @@ LIVE_ROWS = 30
 """Rows kept mounted after a run; a run longer than twice this folds as it goes."""
 
 
-class Transcript(VerticalScroll, can_focus=True):
+class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
     """See the module docstring. Feed it events with `on_workbench_event`."""
 
     DEFAULT_CSS = """
@@ -69,10 +68,6 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def compose(self) -> Any:
         yield self.history
-
-    def on_key(self, event: events.Key) -> None:
-        """Letters (and space) typed in the chat are text for the editor, never actions."""
-        hand_to_editor(self, event)
 
     def on_mount(self) -> None:
         self.anchor()

@@ -1,6 +1,10 @@
-"""Typing is never an action: a printable key pressed in a panel or a view is text for the
-editor. The widget posts `TypedAway` with the character; the app moves focus to the editor and
-inserts it there, so `/merge exp` typed with the tree focused is text, not a merge."""
+"""Typing is never an action: a printable key pressed in a panel, the chat or a view is text for
+the editor, so `/merge exp` typed with the tree focused is text, not a merge.
+
+Panels and the chat are `TypesToEditor`: before the app hands such a key to them, it moves the
+focus to the editor (`WorkbenchApp.on_event`), so the key and every key after it in the same
+burst (an Enter too) reach the editor, in order. A view, a screen of its own, posts `TypedAway`
+with the character and closes."""
 
 from __future__ import annotations
 
@@ -8,7 +12,6 @@ from typing import ClassVar
 
 from textual import events
 from textual.message import Message
-from textual.widget import Widget
 
 
 class TypedAway(Message):
@@ -33,32 +36,21 @@ def typed_character(event: events.Key) -> str | None:
     return event.character
 
 
-def hand_to_editor(widget: Widget, event: events.Key) -> bool:
-    """Forward `event` to the editor when it types a character; True when it did."""
-    character = typed_character(event)
-    if character is None:
-        return False
-    event.stop()
-    event.prevent_default()
-    widget.post_message(TypedAway(character))
-    return True
+class TypesToEditor:
+    """A widget whose typed characters are the editor's (see the module docstring)."""
 
 
 PANEL_HINT = "type to write"
 """Said in a focused panel's subtitle: its action keys take a modifier, letters are text."""
 
 
-class TypingPanel:
+class TypingPanel(TypesToEditor):
     """Mixed into a panel (before its widget class): its letters are the editor's, its actions
     take a modifier, and when it has the focus its title shows it (`show_focus`) and its border
     names its keys (`KEYS_HINT`)."""
 
     KEYS_HINT: ClassVar[str] = PANEL_HINT
     border_subtitle: str
-
-    def on_key(self, event: events.Key) -> None:
-        assert isinstance(self, Widget)
-        hand_to_editor(self, event)
 
     def on_focus(self) -> None:  # runs before `has_focus` is set: the panel is told instead
         self.border_subtitle = self.KEYS_HINT
