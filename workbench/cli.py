@@ -302,6 +302,9 @@ def _run_agent(
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
     if args.mode == "acp":
         return _run_acp(args)
+    from workbench.visible import guard_terminal_output
+
+    guard_terminal_output()
     cwd = Path.cwd()
     settings = project_settings(find_project_root(cwd), granted(args.trust, cwd))
     name = model_name(args.model, settings, os.environ)
@@ -406,6 +409,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if not a.startswith("-")), None)
     if first in SUBCOMMANDS and args.index(first) == 0:
+        from workbench.visible import guard_terminal_output
+
+        guard_terminal_output()
         module = importlib.import_module(f"workbench.commands.{first}")
         parser = _subcommand_parser(first)
         module.configure(parser)
