@@ -7,6 +7,7 @@ The remote is written by hand (`support.hostile_remote`); workbench runs as real
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +134,28 @@ def test_trust_given_inside_a_pulled_worktree_does_not_run_its_extensions(
         for t in texts
     ), texts
     assert not pulled.ran.exists(), "--trust ran a pulled extension"
+
+
+def test_a_sub_agent_sent_into_a_pulled_worktree_gets_no_trust(pulled: Pulled) -> None:
+    pulled.run_parent([])  # the branch is used: its worktree is made
+    user_agents = Path(os.environ["PI_CODING_AGENT_DIR"]) / "agents"
+    user_agents.mkdir(parents=True)
+    (user_agents / "helper.md").write_text(
+        "---\nname: helper\ndescription: looks around\nmodel: demo\n---\nLook around.\n"
+    )
+    script = pulled.bob.parent / "send.json"
+    call = {"agent": "helper", "task": "look", "cwd": str(pulled.worktree)}
+    script.write_text(json.dumps([
+        {"tool_calls": [{"name": "subagent", "arguments": call}]}, {"text": "finished"},
+    ]))  # fmt: skip
+
+    done = pulled.cli("--mode", "json", "--trust", "--model", f"scripted:{script}", "go")
+
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    result = next(e["result"] for e in events if e["type"] == "tool_execution_end")
+    assert result["details"]["subagent"]["results"][0]["status"] == "completed", result["text"]
+    assert not pulled.ran.exists(), "the parent's --trust reached the worktree's extension"
 
 
 def test_a_pull_that_brings_new_files_withdraws_the_trust(pulled: Pulled) -> None:

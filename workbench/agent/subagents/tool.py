@@ -28,6 +28,9 @@ from workbench.errors import WorkbenchError
 from workbench.tool import Tool, ToolContext, ToolResult
 from workbench.trust import covered_by_run, how_to_trust, session_worktree, trusted
 
+SWITCH_OFF = "; or set subagents.confirm_project_agents to false in ~/.pi/agent/settings.json"
+WORKTREE_SOURCE = "a session branch's worktree, whose files a pull may have brought"
+
 
 def _unknown(name: str, catalog: AgentCatalog, cwd: Path) -> WorkbenchError:
     """An unknown name: list what there is, including project agents outside the scope."""
@@ -57,22 +60,21 @@ async def _confirmed(
     root = catalog.project_dir.parents[1]
     if trusted(root, host.run_trust()):
         return None
-    if not settings.confirm_project_agents and not session_worktree(root):
-        return None  # the user's own choice, for their own projects
+    in_worktree = session_worktree(root)  # no setting spares the question there
+    if not settings.confirm_project_agents and not in_worktree:
+        return None
     names = ", ".join(project)
     if host.options.confirm is None:
-        off = "; or set subagents.confirm_project_agents to false in ~/.pi/agent/settings.json"
-        if session_worktree(root):
-            off = ""
         how = how_to_trust(root)
         return (
             f"project agents ({names}) from {catalog.project_dir} are code from this repository "
             f"and need the user's confirmation, which no one can give here. {how[0].upper()}"
-            f"{how[1:]}{off}."
+            f"{how[1:]}{'' if in_worktree else SWITCH_OFF}."
         )
+    source = WORKTREE_SOURCE if in_worktree else "this repository"
     question = (
-        f"Run project agents {names} from {catalog.project_dir}?\n\nThey are defined by this "
-        "repository: only continue if you trust it."
+        f"Run project agents {names} from {catalog.project_dir}?\n\nThey are defined by "
+        f"{source}: only continue if you trust it."
     )
     if await host.options.confirm("Run project agents?", question):
         return None
