@@ -20,7 +20,7 @@ class VisibleControls(LineFilter):
     """See the module docstring."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        if not any(CONTROL.search(s.text) for s in segments if not s.control):
+        if not CONTROL.search("".join([s.text for s in segments])):
             return segments
         width = Segment.get_line_length(segments)
         shown = [s if s.control else Segment(visible(s.text), s.style) for s in segments]
