@@ -15,29 +15,15 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
+from workbench.runtime.commands import builtin
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench, WorkbenchOptions
 
-SUBCOMMANDS: dict[str, str] = {
-    "lint": "check skill folders and report findings",
-    "graph": "print the skill graph as a tree, JSON, Mermaid or DOT",
-    "compile": "write each skill's summary, core and full projections to disk",
-    "sessions": "list the project's sessions, most recently active first",
-    "tree": "show a session's conversation tree (branches, entries, labels, position)",
-    "navigate": "move a session's position to an entry or a branch head",
-    "fork": "start a conversation branch (with its own git worktree in a git project)",
-    "status": "show a branch's conversation since its fork and its changed files",
-    "commit": "commit a branch's file changes and record a checkpoint",
-    "merge": "merge a branch's commits and conversation into its parent",
-    "label": "label an entry of a session",
-    "skills": "skill commands: `skills status` shows a session's skill loading state",
-    "push": "send a session and its experiments' commits to a git remote (never forced)",
-    "pull": "fetch the sessions others pushed; a diverged branch keeps both lines",
-    "export": "write a branch as one self-contained HTML file, or Markdown",
-}
-"""Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
+SUBCOMMANDS: dict[str, str] = {spec.name: spec.help for spec in builtin("cli")}
+"""Subcommand name -> one-line help, from the command registry. The module
+`workbench.commands.<name>` implements it."""
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 

@@ -1,0 +1,91 @@
+"""The command registry: every command declared once (name, usage, one-line help, arguments,
+the runtime call, the surfaces that offer it, the one text rendering of its result).
+
+The CLI's subcommand list, the app's completion, palette and help, an editor's (ACP) command
+list and the RPC table are all read from here; an extension's commands (`extension_api.Command`)
+join them per session through `offered`. Adding a command is one entry in a group's module plus
+its `Workbench` method. Importing the registry imports none of the runtime's parts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.runtime.commands import (
+    agent_commands,
+    front_commands,
+    session_commands,
+    skill_commands,
+    tree_commands,
+)
+from workbench.runtime.commands.registry import (
+    SURFACES,
+    Args,
+    Argument,
+    ArgumentSource,
+    CommandSpec,
+    Surface,
+    extension_spec,
+)
+
+if TYPE_CHECKING:
+    from workbench.runtime.workbench import Workbench
+
+COMMANDS: list[CommandSpec] = [
+    *tree_commands.COMMANDS,
+    *agent_commands.COMMANDS,
+    *skill_commands.COMMANDS,
+    *session_commands.COMMANDS,
+    *front_commands.COMMANDS,
+]
+"""Every built-in command; `register` adds one (a test, an embedding program)."""
+
+
+def register(spec: CommandSpec) -> None:
+    """Add a command; a name is taken once per surface."""
+    taken = [s for s in COMMANDS if s.name == spec.name and s.surfaces & spec.surfaces]
+    if taken:
+        raise ValueError(f"/{spec.name} is registered already")
+    COMMANDS.append(spec)
+
+
+def unregister(spec: CommandSpec) -> None:
+    COMMANDS.remove(spec)
+
+
+def builtin(surface: Surface) -> list[CommandSpec]:
+    """The built-in commands one surface offers, in the registry's order."""
+    return [spec for spec in COMMANDS if spec.offered(surface)]
+
+
+def find(surface: Surface, name: str) -> CommandSpec | None:
+    return next((spec for spec in builtin(surface) if spec.name == name), None)
+
+
+def offered(workbench: Workbench, surface: Surface) -> list[CommandSpec]:
+    """The built-in commands of a surface, then the session's own (an extension's, the
+    enforcer's) that no built-in one shadows."""
+    found = builtin(surface)
+    names = {spec.name for spec in found}
+    for name, command in sorted(workbench.commands.items()):
+        spec = extension_spec(command)
+        if name not in names and spec.offered(surface):
+            found.append(spec)
+    return found
+
+
+__all__ = [
+    "COMMANDS",
+    "SURFACES",
+    "Args",
+    "Argument",
+    "ArgumentSource",
+    "CommandSpec",
+    "Surface",
+    "builtin",
+    "extension_spec",
+    "find",
+    "offered",
+    "register",
+    "unregister",
+]
