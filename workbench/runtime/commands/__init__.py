@@ -62,6 +62,14 @@ def find(surface: Surface, name: str) -> CommandSpec | None:
     return next((spec for spec in builtin(surface) if spec.name == name), None)
 
 
+def get(surface: Surface, name: str) -> CommandSpec:
+    """A command the caller knows is there (`workbench label` reads its text from here)."""
+    spec = find(surface, name)
+    if spec is None:
+        raise KeyError(f"no command {name!r} is offered to {surface}")
+    return spec
+
+
 def offered(workbench: Workbench, surface: Surface) -> list[CommandSpec]:
     """The built-in commands of a surface, then the session's own (an extension's, the
     enforcer's) that no built-in one shadows."""
@@ -85,6 +93,7 @@ __all__ = [
     "builtin",
     "extension_spec",
     "find",
+    "get",
     "offered",
     "register",
     "unregister",
