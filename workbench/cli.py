@@ -21,9 +21,12 @@ if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench, WorkbenchOptions
 
-SUBCOMMANDS: dict[str, str] = {spec.name: spec.help for spec in builtin("cli")}
-"""Subcommand name -> one-line help, from the command registry. The module
-`workbench.commands.<name>` implements it."""
+
+def subcommands() -> dict[str, str]:
+    """Subcommand name -> one-line help, from the command registry. The module
+    `workbench.commands.<name>` implements it."""
+    return {spec.name: spec.help for spec in builtin("cli")}
+
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -64,7 +67,7 @@ def _main_parser() -> argparse.ArgumentParser:
         prog="workbench",
         description="A keyboard-driven terminal workbench for LLM agent sessions.",
         epilog="subcommands:\n"
-        + "\n".join(f"  {name:<10} {text}" for name, text in SUBCOMMANDS.items())
+        + "\n".join(f"  {name:<10} {text}" for name, text in subcommands().items())
         + "\n\nRun `workbench SUBCOMMAND --help` for a subcommand's options. A prompt that starts"
         "\nwith a subcommand's name goes after `--`: workbench -p -- push the fix to staging",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -331,7 +334,7 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
     return _Parser(
-        prog=f"workbench {name}", description=SUBCOMMANDS[name], formatter_class=_Formatter
+        prog=f"workbench {name}", description=subcommands()[name], formatter_class=_Formatter
     )
 
 
@@ -386,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run workbench with `argv` (default: the process arguments); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if not a.startswith("-")), None)
-    if first in SUBCOMMANDS and args.index(first) == 0:
+    if first in subcommands() and args.index(first) == 0:
         module = importlib.import_module(f"workbench.commands.{first}")
         parser = _subcommand_parser(first)
         module.configure(parser)

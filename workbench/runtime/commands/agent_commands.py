@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from workbench.runtime.commands.registry import Args, Argument, CommandSpec
+from workbench.runtime.commands.registry import Args, Argument, CommandSpec, Surface
 
 if TYPE_CHECKING:
     from workbench.runtime.workbench import Workbench
 
-RPC = frozenset({"rpc"})
+RPC: frozenset[Surface] = frozenset({"rpc"})
 _TEXT = (Argument("text", "the message", True),)
 _QUEUE = Argument("queue", "a queue (steering or follow_up)", True)
 _INDEX = Argument("index", "the message's index", True, kind=int)
