@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 
 class Controller:
-    """Slash commands as `cmd_<name>` methods (`-` becomes `_`), panel requests as `tree_*`."""
+    """The slash commands the app asks or shows its own way as `cmd_<name>` methods (`-` becomes
+    `_`), the others as the command registry runs them; panel requests as `tree_*`."""
 
     def __init__(self, host: Host, session: SessionView) -> None:
         self.host = host
@@ -203,14 +204,16 @@ class Controller:
         self.host.focus_pane("skills")
 
     async def cmd_skill_graph_status(self, args: str) -> None:
-        self.show("Skill graph status", Text(self.wb.skills_status()))
+        self.show(
+            "Skill graph status", Text(await _spec("skill-graph-status").answer(self.wb, args))
+        )
 
     async def cmd_activate(self, args: str) -> None:
-        await _spec("activate").call(self.wb, _spec("activate").parse_text(args))
+        await _spec("activate").answer(self.wb, args)
         self.session.sync_skills()
 
     async def cmd_deactivate(self, args: str) -> None:
-        await _spec("deactivate").call(self.wb, _spec("deactivate").parse_text(args))
+        await _spec("deactivate").answer(self.wb, args)
         self.session.sync_skills()
 
     # -- the app --------------------------------------------------------------------------------
