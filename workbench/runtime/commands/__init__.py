@@ -38,19 +38,7 @@ COMMANDS: list[CommandSpec] = [
     *session_commands.COMMANDS,
     *front_commands.COMMANDS,
 ]
-"""Every built-in command; `register` adds one (a test, an embedding program)."""
-
-
-def register(spec: CommandSpec) -> None:
-    """Add a command; a name is taken once per surface."""
-    taken = [s for s in COMMANDS if s.name == spec.name and s.surfaces & spec.surfaces]
-    if taken:
-        raise ValueError(f"/{spec.name} is registered already")
-    COMMANDS.append(spec)
-
-
-def unregister(spec: CommandSpec) -> None:
-    COMMANDS.remove(spec)
+"""Every built-in command, read anew by each front end; a name is taken once per surface."""
 
 
 def builtin(surface: Surface) -> list[CommandSpec]:
@@ -95,6 +83,4 @@ __all__ = [
     "find",
     "get",
     "offered",
-    "register",
-    "unregister",
 ]
