@@ -45,6 +45,30 @@ async def test_the_cli_and_an_editor_show_the_same_help_for_the_same_command(
     assert subcommands["fork"] == "start a branch of the conversation here"
 
 
+async def test_a_fork_names_the_files_it_leaves_behind_the_same_way_everywhere(
+    project: Path, opened
+) -> None:
+    for n in range(1, 8):
+        (project / f"draft{n}.txt").write_text("work in progress\n")
+    started = run_workbench("-p", "--model", "demo", "hello", cwd=project)
+    assert started.returncode == 0, started.stderr
+    cli_fork = run_workbench("fork", "from-the-cli", cwd=project)
+    assert cli_fork.returncode == 0, cli_fork.stderr
+    session = await opened(project, branch="main")
+    found = acp_commands.find(session.wb, "/fork from-the-editor")
+    assert found is not None
+    editor_fork = await acp_commands.answer(session.wb, *found)
+    left = (
+        "7 uncommitted changes in main stay there, not in the fork: "
+        "draft1.txt, draft2.txt, draft3.txt, draft4.txt, draft5.txt and 2 more"
+    )
+    assert cli_fork.stdout.splitlines()[1:] == editor_fork.splitlines()[1:]
+    assert editor_fork.splitlines()[1:] == [
+        left,
+        "commit them in main first if the fork needs them",
+    ]
+
+
 async def test_an_extension_command_is_offered_in_the_app_an_editor_and_over_rpc(
     project: Path, opened, rpc_process
 ) -> None:
