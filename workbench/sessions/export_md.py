@@ -13,6 +13,7 @@ import time
 from html import escape
 
 from workbench.sessions.export_html import MAX_RESULT_CHARS, WHO, cost_text
+from workbench.sessions.export_mark import MARKDOWN_MARK
 from workbench.sessions.transcript import Item, ToolCallView, Transcript
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})", re.MULTILINE)
@@ -45,7 +46,7 @@ def render_markdown(transcript: Transcript) -> str:
     else:
         lines += [_inline(t.diff_note or "no file changes on this branch"), ""]
     made = time.strftime("%Y-%m-%d %H:%M", time.localtime(t.made))
-    lines += [f"<sub>exported with workbench on {made}</sub>", ""]
+    lines += [f"<sub>exported with workbench on {made}</sub>", "", MARKDOWN_MARK, ""]
     return "\n".join(lines)
 
 

@@ -188,12 +188,15 @@ class Controller:
         self.show("Push", Text(result.render_text()))
 
     async def cmd_export(self, args: str) -> None:
-        fmt = args.strip() or "html"
-        if fmt not in ("html", "md"):
+        words = args.split()
+        redact = "--redact" in words
+        formats = [w for w in words if w != "--redact"] or ["html"]
+        if len(formats) > 1 or formats[0] not in ("html", "md"):
             raise WorkbenchError(
-                f"/export writes html or md, not {fmt!r}", "for example: /export md"
+                f"/export writes html or md, not {' '.join(formats)!r}",
+                "for example: /export md --redact",
             )
-        result = await self.wb.export(fmt=fmt)
+        result = await self.wb.export(fmt=formats[0], redact=redact)
         self.host.note("info", result.render_text().capitalize())
 
     # -- the session ----------------------------------------------------------------------------
