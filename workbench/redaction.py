@@ -79,6 +79,8 @@ IDENTIFIER_NAMES = re.compile(
 """Names whose value identifies something (`cache_key`, `idempotency_key`, `commit_sha`): an
 identifier-shaped value after one is not a secret. An `api_key` of the same shape still is."""
 _NAME_HEAD = re.compile(r"[A-Za-z0-9_.-]*$")
+SHORTEST_SECRET = 15
+"""No format above fits in fewer characters (a Slack token): shorter strings are not read."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,8 @@ class FieldSecret:
 def _value_secrets(text: str, name: str) -> list[SecretMatch]:
     """Credentials in a string stored under `name`: read as `name: text`, so that
     `{"password": "..."}` is the assignment it is; positions are the string's own."""
+    if len(text) < SHORTEST_SECRET:
+        return []
     if not name:
         return find_secrets(text)
     offset = len(name) + 2

@@ -50,9 +50,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("activate", "<skill>", "activate a skill for this branch", "skills"),
     SlashCommand("deactivate", "<skill>", "deactivate a skill", "skills"),
     SlashCommand("push", "[remote] [--redact]", "send this session to a git remote"),
-    SlashCommand(
-        "export", "[format] [--redact]", "write this branch as one file: html (default) or md"
-    ),
+    SlashCommand("export", "[format]", "write this branch as one file: html (default) or md"),
     SlashCommand("new", "", "start a new session"),
     SlashCommand(
         "resume", "[session]", "open another session of this project", "sessions", picks=True
