@@ -201,7 +201,7 @@ def _system_prompt(args: argparse.Namespace) -> str | None:
 
 
 def warm_up() -> None:
-    """What a warm interpreter (`workbench.agent.forkserver`) prepares before it forks runs:
+    """What a warm interpreter (`workbench.processes.forkserver`) prepares before it forks runs:
     litellm, exercised once, and the modules every headless run imports."""
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
 
@@ -213,9 +213,9 @@ def warm_up() -> None:
 
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
-    (see workbench.agent.forkserver); when none can be reached, start importing it in the
+    (see workbench.processes.forkserver); when none can be reached, start importing it in the
     background while this process sets up, and return None to carry on here."""
-    from workbench.agent import forkserver
+    from workbench.processes import forkserver
 
     if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
         code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP)

@@ -67,11 +67,11 @@ def main() -> None:
 
     from workbench.messages import Message
     from workbench.redaction import SECRET_PATTERNS, find_secrets
-    from workbench.sessions.commit_scan import scan_commits
-    from workbench.sessions.diff import branch_diff
-    from workbench.sessions.export_check import check_export
-    from workbench.sessions.secret_scan import redacted_copy, scan_entries
+    from workbench.sessions.export.credentials import check_export
     from workbench.sessions.session import Session
+    from workbench.sessions.share.commit_scan import scan_commits
+    from workbench.sessions.share.secret_scan import redacted_copy, scan_entries
+    from workbench.sessions.workspaces.diff import branch_diff
 
     root = Path(tempfile.mkdtemp(prefix="bench-secret-scan-"))
     try:

@@ -77,8 +77,8 @@ from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree
 from workbench.runtime.trust_controls import TrustControls
-from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.session import Session
+from workbench.sessions.store.gitcmd import GitRunner
 from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
 from workbench.trust import project_settings
