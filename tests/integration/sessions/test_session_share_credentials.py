@@ -39,13 +39,14 @@ def every_object(remote: Path) -> str:
 
 
 def report(answer: str) -> dict:
-    """A sub-agent tool's result: the child's report rides in the details."""
+    """A sub-agent tool's result: the child's report rides in the details, as the tool puts it."""
+    child = {"agent": "scout", "status": "completed", "answer": answer}
     message = Message(
         role="tool_result",
         text="1 agent finished",
-        tool_call_id="call-agent",
-        tool_name="agent",
-        details={"reports": [{"agent": "scout", "status": "completed", "answer": answer}]},
+        tool_call_id="call-subagent",
+        tool_name="subagent",
+        details={"subagent": {"mode": "single", "scope": "user", "results": [child]}},
     )
     return message.to_dict()
 
@@ -76,7 +77,8 @@ def test_a_credential_at_the_start_of_any_line_of_any_field_stops_the_push(
         "GitHub token ghp_1A…r8",
         f"entry {result.id[:10]} (tool_result on main), text line 2: Slack token xoxb-1…MN",
         f"entry {compacted.id[:10]} (compaction on main), text line 3: Anthropic key sk-ant…Fa",
-        f"entry {reported.id[:10]} (tool_result on main), details.reports[0].answer line 2: "
+        f"entry {reported.id[:10]} (tool_result on main), details.subagent.results[0].answer "
+        "line 2: "
         "AWS access key AKIAIO…LE",
         f"entry {labelled.id[:10]} (label on main), label: OpenAI key sk-pro…",
     ):
@@ -111,7 +113,8 @@ def test_redact_leaves_no_copy_of_a_credential_in_any_object_the_remote_holds(
     with Session.open(bob.clone, sid) as session:
         texts = [entry.payload for entry in session.store.branch_path("main")]
     assert "or, again:\n[REDACTED OpenAI key]" in texts[0]["text"]
-    assert texts[2]["details"]["reports"][0]["answer"].endswith("[REDACTED OpenAI key]")
+    answer = texts[2]["details"]["subagent"]["results"][0]["answer"]
+    assert answer == "the scout quoted it:\n[REDACTED OpenAI key]"
 
 
 def test_a_key_in_a_project_commit_the_remote_never_had_stops_the_push_even_with_redact(
