@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, git, run, tool_result, user
+from sessiontools import assistant, git, run, store_dir, tool_result, user
 from sharetools import Person, make_team, remote_refs
 
 from workbench.sessions.session import Session
@@ -51,7 +51,7 @@ def test_a_key_in_an_entry_stops_the_push_and_redact_sends_a_copy(
     assert (
         KEY not in sent and "[REDACTED OpenAI key]" in sent and f'"redacts":"{leaked.id}"' in sent
     )
-    assert KEY in git(alice.clone, "log", "--format=%B", main)  # the original is untouched
+    assert KEY in git(store_dir(alice.clone), "log", "--format=%B", main)  # the original is untouched
     assert git(remote, "log", "-1", "--format=%an", main) == "Alice Smith"
 
     # The copy is deterministic: more entries and another --redact push fast-forward it.

@@ -242,7 +242,7 @@ def _diff(
         if worktree is None or not worktree.base:
             return "", exc.message, []
     # A worktree not made here yet (a pulled experiment) or removed: its committed files.
-    git = GitRunner(workspaces.location.git_dir)
+    git = workspaces.location.project_runner()
     ref = f"refs/heads/{worktree.project_branch}"
     if git.try_run("rev-parse", "--verify", "--quiet", ref).status != 0:
         return "", f"the files of {branch} are not here (their project branch is gone)", []

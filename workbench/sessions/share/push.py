@@ -28,6 +28,7 @@ from workbench.sessions.share.remote import (
     merged_record,
     read_shared,
     remote_ref,
+    remote_url,
     shared_record,
     tracking_prefix,
 )
@@ -95,16 +96,16 @@ def push_session(
 
     started = time.perf_counter()
     remote = remote or default_remote(location)
-    runner = location.runner()
-    repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
+    runner = location.sharing_runner()
+    repo = ConversationRepo(runner.with_env(conversation_identity(location.project_runner()).env()))
     try:
         found = next(iter(repo.sessions(session_id)), None)
         if found is None or found.state is None or not found.heads:
             raise WorkbenchError(
                 f"session {session_id} has no entries to push", "write something first"
             )
-        theirs = fetch(runner, remote, session_id).get(session_id, RemoteSession(session_id))
-        result = _push(repo, runner, found, theirs, remote, redact)
+        theirs = fetch(location, remote, session_id).get(session_id, RemoteSession(session_id))
+        result = _push(location, repo, runner, found, theirs, remote, redact)
     finally:
         repo.close()
     result.seconds = time.perf_counter() - started
@@ -112,6 +113,7 @@ def push_session(
 
 
 def _push(
+    location: StorageLocation,
     repo: ConversationRepo,
     git: GitRunner,
     found: SessionRefs,
@@ -128,14 +130,14 @@ def _push(
         if b in state.branches and state.branches[b].upstream != ""
     }
     known = [*theirs.branches.values(), *theirs.files.values()]
-    file_tips = _file_tips(git, found, names)
+    file_tips = _file_tips(location.project_runner(), found, names)
     heads = {b: found.heads[b] for b in names}
     description = shared_record(state, names)
     description["made_by"] = state.made_by or _first_author(git, list(heads.values()))
     findings = scan_entries(git, list(heads.values()), known)
     findings += field_findings("the session's description", description)
     commits = (
-        scan_commits(git, file_tips, [*known, *remote_commits(git, remote)])
+        scan_commits(git, file_tips, [*known, *remote_commits(git, remote_url(location, remote))])
         if file_tips
         else CommitScan()
     )
@@ -197,7 +199,7 @@ def _push(
     if shared is not None:
         specs[remote_ref(sid, SHARED)] = shared
     if specs:
-        _send(git, remote, sid, specs)
+        _send(location, remote, sid, specs)
     return result
 
 
@@ -275,10 +277,13 @@ def _shared_commit(
     return repo.write_entry(encode_shared(merged), [theirs.shared] if theirs.shared else [])
 
 
-def _send(git: GitRunner, remote: str, session_id: str, specs: dict[str, str]) -> None:
-    """One atomic push, never forced; the tracking refs follow what was sent."""
+def _send(location: StorageLocation, remote: str, session_id: str, specs: dict[str, str]) -> None:
+    """One atomic push from the store (reading the project's file commits), never forced; the
+    tracking refs follow what was sent, the file commits' in the project."""
     refspecs = [f"{oid}:{ref}" for ref, oid in specs.items()]
-    done = git.try_run("push", "--atomic", "--porcelain", "--quiet", remote, *refspecs)
+    url = remote_url(location, remote, push=True)
+    git = location.sharing_runner()
+    done = git.try_run("push", "--atomic", "--porcelain", "--quiet", url, *refspecs)
     if done.status != 0:
         refused = [line.split("\t") for line in done.stdout.splitlines() if line.startswith("!")]
         why = [f"{parts[1].split(':')[-1]} {parts[2]}" for parts in refused if len(parts) >= 3]
@@ -292,8 +297,9 @@ def _send(git: GitRunner, remote: str, session_id: str, specs: dict[str, str]) -
         )
     prefix = tracking_prefix(remote, session_id)
     for ref, oid in specs.items():
-        tracking = prefix + ref.removeprefix(f"refs/workbench/{session_id}/")
-        git.run("update-ref", tracking, oid)
+        kind = ref.removeprefix(f"refs/workbench/{session_id}/")
+        keeper = location.project_runner() if kind.startswith("files/") else git
+        keeper.run("update-ref", prefix + kind, oid)
 
 
 def _last_line(text: str, status: int) -> str:

@@ -10,7 +10,10 @@ On the remote, session S is nothing but refs under `refs/workbench/S/`, so that 
 
 A fetch copies them to `refs/workbench-remotes/<remote>/S/...` here, the way `git fetch` keeps
 `refs/remotes/origin/*`: those refs are the remote's view; pulling then brings them into the
-session's own refs (`pull.py`), and pushing compares against them first (`push.py`).
+session's own refs (`pull.py`), and pushing compares against them first (`push.py`). In a git
+project the view of the entries is kept in the store repository and the view of the file commits
+(project commits) in the project, so each repository's refs need only its own objects. Git talks
+to the remote from the store, so a remote's name is looked up in the project's configuration.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from workbench.errors import UsageError, WorkbenchError
@@ -48,6 +52,18 @@ def default_remote(location: StorageLocation) -> str:
     )
 
 
+def remote_url(location: StorageLocation, remote: str, push: bool = False) -> str:
+    """Where git reaches `remote` from the store: a remote of the project by its URL (with
+    `insteadOf` applied), a path made absolute; anything else as given."""
+    if location.project_is_git:
+        project = GitRunner(location.project_root)
+        if remote in project.try_run("remote").stdout.split():
+            how = ("remote", "get-url", "--push") if push else ("ls-remote", "--get-url")
+            remote = project.run(*how, remote)
+    path = location.project_root / remote
+    return str(path.resolve()) if not Path(remote).is_absolute() and path.exists() else remote
+
+
 def tracking_name(remote: str) -> str:
     """A remote (a name, URL or path) as one ref component."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", remote).strip("._") or "remote"
@@ -69,31 +85,75 @@ class RemoteSession:
     """The `shared` commit."""
 
 
-def fetch(git: GitRunner, remote: str, session_id: str | None = None) -> dict[str, RemoteSession]:
+def fetch(
+    location: StorageLocation, remote: str, session_id: str | None = None
+) -> dict[str, RemoteSession]:
     """Bring the remote's sessions (or one) into the tracking refs; return what it holds.
 
     The tracking refs are the remote's view and are overwritten (and pruned) like
     `refs/remotes/*`; the session's own refs are never touched here.
     """
+    git = location.sharing_runner()
     source = f"{REF_ROOT}/{session_id}/*" if session_id else f"{REF_ROOT}/*"
     target = f"{tracking_prefix(remote, session_id)}*"
-    done = git.try_run("fetch", "--quiet", "--no-tags", "--prune", remote, f"+{source}:{target}")
+    url = remote_url(location, remote)
+    done = git.try_run("fetch", "--quiet", "--no-tags", "--prune", url, f"+{source}:{target}")
     if done.status != 0:
         detail = (done.stderr or done.stdout).strip().splitlines()
         raise WorkbenchError(
             f"could not fetch sessions from {remote}: {detail[-1] if detail else done.status}",
             "check the remote's name or URL (`git remote -v`) and that you can reach it",
         )
-    return tracked(git, remote, session_id)
+    if location.project_is_git:
+        _files_into_project(location, remote, url, session_id)
+    return tracked(location, remote, session_id)
 
 
-def tracked(git: GitRunner, remote: str, session_id: str | None = None) -> dict[str, RemoteSession]:
-    """The remote's sessions as the tracking refs last saw them."""
+def _files_into_project(
+    location: StorageLocation, remote: str, url: str, session_id: str | None
+) -> None:
+    """Keep the view of the experiments' file commits in the project, not the store: they are
+    project commits, which the project's own refs keep (its `git gc` never drops them). The
+    project fetches them itself (what the store's fetch read through the project's objects is
+    not the store's to keep)."""
+    store, project = location.runner(), location.project_runner()
+    pattern = f"{tracking_prefix(remote, session_id)}{'' if session_id else '*/'}files/*"
+    listing = "--format=%(refname) %(objectname)"
+    out = store.run("for-each-ref", listing, pattern)
+    views = {ref: oid for ref, _, oid in (line.partition(" ") for line in out.splitlines())}
+    base = tracking_prefix(remote)
+    if views:
+        wanted = "".join(f"+{REF_ROOT}/{ref.removeprefix(base)}:{ref}\n" for ref in views)
+        project.run(
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--stdin", url,
+            input=wanted.encode(),
+        )  # fmt: skip
+    gone = [
+        f"delete {ref}\n"
+        for ref in project.run("for-each-ref", "--format=%(refname)", pattern).split()
+        if ref not in views
+    ]
+    moved = [f"delete {ref} {oid}\n" for ref, oid in views.items()]
+    for git, commands in ((project, gone), (store, moved)):
+        if commands:
+            git.run("update-ref", "--stdin", input="".join(commands).encode())
+
+
+def tracked(
+    location: StorageLocation, remote: str, session_id: str | None = None
+) -> dict[str, RemoteSession]:
+    """The remote's sessions as the tracking refs last saw them (the store's and, for the file
+    commits, the project's)."""
     prefix = tracking_prefix(remote, session_id) if session_id else tracking_prefix(remote)
     base = tracking_prefix(remote)
-    out = git.run("for-each-ref", "--format=%(objectname) %(refname)", prefix)
+    runners = [location.runner()] + [location.project_runner()] * location.project_is_git
+    out = "\n".join(
+        git.run("for-each-ref", "--format=%(objectname) %(refname)", prefix) for git in runners
+    )
     found: dict[str, RemoteSession] = {}
     for line in out.splitlines():
+        if not line:
+            continue
         oid, _, ref = line.partition(" ")
         session, _, rest = ref[len(base) :].partition("/")
         entry = found.setdefault(session, RemoteSession(session))
