@@ -52,7 +52,13 @@ def test_a_clean_merge_brings_commits_and_a_two_parent_merge_entry_back(project:
     assert "change files for exp" not in str(entry.payload)  # not the transcript
     assert position == ("main", entry.id)
     assert workspace.is_dir()  # kept by default
-    log = git(store_dir(project), "log", "--graph", "--oneline", f"refs/workbench/{session_id}/branches/main")
+    log = git(
+        store_dir(project),
+        "log",
+        "--graph",
+        "--oneline",
+        f"refs/workbench/{session_id}/branches/main",
+    )
     assert "merge: exp into main" in log
     assert fsck_problems(project) == []
 

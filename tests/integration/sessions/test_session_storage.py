@@ -1,4 +1,4 @@
-"""Entries are commits in the project's store repository, readable with plain git; nothing else moves."""
+"""Entries are commits in the store repository, readable with plain git; nothing else moves."""
 
 from __future__ import annotations
 

@@ -17,7 +17,6 @@ from workbench.agent.store import Entry
 from workbench.enforcer.state import LoadRecord, records_of
 from workbench.errors import WorkbenchError
 from workbench.sessions.export.credentials import check_export
-from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.diff import branch_diff
 from workbench.sessions.workspaces.workspace import Workspaces

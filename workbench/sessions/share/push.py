@@ -96,7 +96,7 @@ def push_session(
 
     started = time.perf_counter()
     remote = remote or default_remote(location)
-    runner = location.sharing_runner()
+    runner = location.runner()
     repo = ConversationRepo(runner.with_env(conversation_identity(location.project_runner()).env()))
     try:
         found = next(iter(repo.sessions(session_id)), None)
@@ -129,15 +129,17 @@ def _push(
         for b in found.heads
         if b in state.branches and state.branches[b].upstream != ""
     }
-    known = [*theirs.branches.values(), *theirs.files.values()]
-    file_tips = _file_tips(location.project_runner(), found, names)
+    known = list(theirs.branches.values())
+    project, url = location.project_runner(), remote_url(location, remote)
+    files = ConversationRepo(project)  # the experiments' file commits are the project's
+    file_tips = _file_tips(project, found, names)
     heads = {b: found.heads[b] for b in names}
     description = shared_record(state, names)
     description["made_by"] = state.made_by or _first_author(git, list(heads.values()))
     findings = scan_entries(git, list(heads.values()), known)
     findings += field_findings("the session's description", description)
     commits = (
-        scan_commits(git, file_tips, [*known, *remote_commits(git, remote_url(location, remote))])
+        scan_commits(project, file_tips, [*theirs.files.values(), *remote_commits(project, url)])
         if file_tips
         else CommitScan()
     )
@@ -172,11 +174,11 @@ def _push(
     with_files = {b: names[b] for b in file_tips}
     for dest, local in _by_destination(with_files).items():
         branch = ", ".join(local)
-        tip = _newest(repo, [file_tips[b][0] for b in local])
+        tip = _newest(files, [file_tips[b][0] for b in local])
         if tip is None:
             diverged.append(f"the files of {branch} (all sent to {dest}) have different commits")
             continue
-        status = _compare(repo, tip, theirs.files.get(dest))
+        status = _compare(files, tip, theirs.files.get(dest))
         if status == "diverged":
             diverged.append(f"the files of {branch} (its project branch has other commits there)")
             continue
@@ -282,7 +284,7 @@ def _send(location: StorageLocation, remote: str, session_id: str, specs: dict[s
     tracking refs follow what was sent, the file commits' in the project."""
     refspecs = [f"{oid}:{ref}" for ref, oid in specs.items()]
     url = remote_url(location, remote, push=True)
-    git = location.sharing_runner()
+    git = location.sharing_runner()  # the store, reading the file commits from the project
     done = git.try_run("push", "--atomic", "--porcelain", "--quiet", url, *refspecs)
     if done.status != 0:
         refused = [line.split("\t") for line in done.stdout.splitlines() if line.startswith("!")]
@@ -298,7 +300,7 @@ def _send(location: StorageLocation, remote: str, session_id: str, specs: dict[s
     prefix = tracking_prefix(remote, session_id)
     for ref, oid in specs.items():
         kind = ref.removeprefix(f"refs/workbench/{session_id}/")
-        keeper = location.project_runner() if kind.startswith("files/") else git
+        keeper = location.project_runner() if kind.startswith("files/") else location.runner()
         keeper.run("update-ref", prefix + kind, oid)
 
 

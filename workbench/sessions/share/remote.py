@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import UsageError, WorkbenchError
-from workbench.sessions.store.gitcmd import GitRunner
+from workbench.sessions.store.gitcmd import GitResult, GitRunner
 from workbench.sessions.store.jsontext import json_bytes
 from workbench.sessions.store.location import REF_ROOT, StorageLocation
 from workbench.sessions.store.state import SessionState
@@ -91,52 +91,43 @@ def fetch(
     """Bring the remote's sessions (or one) into the tracking refs; return what it holds.
 
     The tracking refs are the remote's view and are overwritten (and pruned) like
-    `refs/remotes/*`; the session's own refs are never touched here.
+    `refs/remotes/*`; the session's own refs are never touched here. The entries' view is
+    fetched into the store, the file commits' into the project: each repository then holds
+    every object its own refs need (the store never counts on the project's objects).
     """
-    git = location.sharing_runner()
-    source = f"{REF_ROOT}/{session_id}/*" if session_id else f"{REF_ROOT}/*"
-    target = f"{tracking_prefix(remote, session_id)}*"
     url = remote_url(location, remote)
-    done = git.try_run("fetch", "--quiet", "--no-tags", "--prune", url, f"+{source}:{target}")
+    store, project = location.runner(), location.project_runner()
+    prefix = f"{REF_ROOT}/{session_id}/" if session_id else f"{REF_ROOT}/"
+    listed = _fetch_check(remote, store.try_run("ls-remote", "--refs", url, f"{prefix}*"))
+    names = [line.partition("\t")[2] for line in listed.splitlines()]
+    base = tracking_prefix(remote)
+    theirs = {f"{base}{ref.removeprefix(REF_ROOT + '/')}": ref for ref in names
+              if ref.startswith(prefix)}  # fmt: skip
+    files = {view for view in theirs if view.split("/")[4:5] == ["files"]}
+    for git, views in ((store, set(theirs) - files), (project, files)):
+        if views:
+            wanted = "".join(f"+{theirs[view]}:{view}\n" for view in sorted(views))
+            _fetch_check(remote, git.try_run(
+                "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--stdin", url,
+                input=wanted.encode(),
+            ))  # fmt: skip
+    for git in [store] + [project] * location.project_is_git:
+        mine = git.run("for-each-ref", "--format=%(refname)", tracking_prefix(remote, session_id))
+        gone = "".join(f"delete {view}\n" for view in mine.split() if view not in theirs)
+        if gone:
+            git.run("update-ref", "--stdin", input=gone.encode())
+    return tracked(location, remote, session_id)
+
+
+def _fetch_check(remote: str, done: GitResult) -> str:
+    """The output of a fetch (or listing) from the remote, or an error saying it failed."""
     if done.status != 0:
         detail = (done.stderr or done.stdout).strip().splitlines()
         raise WorkbenchError(
             f"could not fetch sessions from {remote}: {detail[-1] if detail else done.status}",
             "check the remote's name or URL (`git remote -v`) and that you can reach it",
         )
-    if location.project_is_git:
-        _files_into_project(location, remote, url, session_id)
-    return tracked(location, remote, session_id)
-
-
-def _files_into_project(
-    location: StorageLocation, remote: str, url: str, session_id: str | None
-) -> None:
-    """Keep the view of the experiments' file commits in the project, not the store: they are
-    project commits, which the project's own refs keep (its `git gc` never drops them). The
-    project fetches them itself (what the store's fetch read through the project's objects is
-    not the store's to keep)."""
-    store, project = location.runner(), location.project_runner()
-    pattern = f"{tracking_prefix(remote, session_id)}{'' if session_id else '*/'}files/*"
-    listing = "--format=%(refname) %(objectname)"
-    out = store.run("for-each-ref", listing, pattern)
-    views = {ref: oid for ref, _, oid in (line.partition(" ") for line in out.splitlines())}
-    base = tracking_prefix(remote)
-    if views:
-        wanted = "".join(f"+{REF_ROOT}/{ref.removeprefix(base)}:{ref}\n" for ref in views)
-        project.run(
-            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--stdin", url,
-            input=wanted.encode(),
-        )  # fmt: skip
-    gone = [
-        f"delete {ref}\n"
-        for ref in project.run("for-each-ref", "--format=%(refname)", pattern).split()
-        if ref not in views
-    ]
-    moved = [f"delete {ref} {oid}\n" for ref, oid in views.items()]
-    for git, commands in ((project, gone), (store, moved)):
-        if commands:
-            git.run("update-ref", "--stdin", input="".join(commands).encode())
+    return done.stdout
 
 
 def tracked(

@@ -75,7 +75,7 @@ def _copy(store: GitRunner, source: str, moving: dict[str, str]) -> None:
     if lost or not whole:
         raise WorkbenchError(
             f"moving the sessions into {store.directory} did not copy everything "
-            f"({', '.join(lost[:3]) or 'objects are missing'}): nothing was removed from the project",
+            f"({', '.join(lost[:3]) or 'objects are missing'}): the project keeps them",
             "the sessions stay in the project's refs/workbench/ meanwhile; run `git fsck` in the "
             "project and report what it says",
         )
