@@ -67,6 +67,11 @@ def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullR
     result = PullResult(remote)
     try:
         for session_id, theirs in sorted(fetch(runner, remote).items()):
+            try:
+                shared = _readable(runner, theirs)
+            except WorkbenchError as exc:
+                result.skipped[session_id] = f"{exc.message}; {exc.hint}"
+                continue
             if not theirs.branches:
                 continue
             lock_path = location.lock_dir / f"{session_id}.lock"
@@ -76,7 +81,7 @@ def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullR
                 result.skipped[session_id] = f"{exc.message}; pull again once it is closed"
                 continue
             try:
-                puller = _Puller(location, repo, runner, theirs, remote)
+                puller = _Puller(location, repo, runner, theirs, shared, remote)
                 result.sessions[session_id] = puller.run()
                 result.diverged += puller.diverged
             finally:
@@ -96,10 +101,11 @@ class _Puller:
         repo: ConversationRepo,
         git: GitRunner,
         theirs: RemoteSession,
+        shared: dict[str, Any],
         remote: str,
     ) -> None:
         self.location, self.repo, self.git = location, repo, git
-        self.theirs, self.remote = theirs, remote
+        self.theirs, self.shared, self.remote = theirs, shared, remote
         self.sid = theirs.session_id
         self.lines: list[str] = []
         self.diverged: list[str] = []
@@ -107,7 +113,7 @@ class _Puller:
         self.retired = False
 
     def run(self) -> list[str]:
-        shared = read_shared(self.git, self.theirs.shared) or {}
+        shared = self.shared
         described = _described(shared)
         found = next(iter(self.repo.sessions(self.sid)), None)
         if found is None or found.state is None:
@@ -255,6 +261,18 @@ class _Puller:
         else:
             self.git.run("update-ref", ref, oid, have or "0" * 40)
         self.lines.append(f"files of {local}: {'updated' if have else 'new'}")
+
+
+def _readable(git: GitRunner, theirs: RemoteSession) -> dict[str, Any]:
+    """The session's shared description, once its refs are known to be what workbench writes
+    (someone may have written them by hand): else an error saying which are not."""
+    if theirs.not_commits:
+        wrong = "; ".join(theirs.not_commits)
+        raise WorkbenchError(
+            f"its refs on the remote are not what workbench writes: {wrong}",
+            "ask whoever pushed it to push it again; the other sessions are pulled",
+        )
+    return read_shared(git, theirs.shared) or {}
 
 
 def _described(shared: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -67,6 +67,9 @@ class RemoteSession:
     files: dict[str, str] = field(default_factory=dict)
     shared: str | None = None
     """The `shared` commit."""
+    not_commits: list[str] = field(default_factory=list)
+    """Refs that name something else than a commit (`shared is a blob`): written by hand, not
+    by workbench; they are left out above."""
 
 
 def fetch(git: GitRunner, remote: str, session_id: str | None = None) -> dict[str, RemoteSession]:
@@ -91,13 +94,15 @@ def tracked(git: GitRunner, remote: str, session_id: str | None = None) -> dict[
     """The remote's sessions as the tracking refs last saw them."""
     prefix = tracking_prefix(remote, session_id) if session_id else tracking_prefix(remote)
     base = tracking_prefix(remote)
-    out = git.run("for-each-ref", "--format=%(objectname) %(refname)", prefix)
+    out = git.run("for-each-ref", "--format=%(objecttype) %(objectname) %(refname)", prefix)
     found: dict[str, RemoteSession] = {}
     for line in out.splitlines():
-        oid, _, ref = line.partition(" ")
+        kind, oid, ref = line.split(" ", 2)
         session, _, rest = ref[len(base) :].partition("/")
         entry = found.setdefault(session, RemoteSession(session))
-        if rest == SHARED:
+        if kind != "commit":
+            entry.not_commits.append(f"{rest} is a {kind}, not a commit")
+        elif rest == SHARED:
             entry.shared = oid
         elif rest.startswith("branches/"):
             entry.branches[rest.removeprefix("branches/")] = oid
