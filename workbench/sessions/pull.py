@@ -27,7 +27,7 @@ from workbench.sessions.identity import conversation_identity
 from workbench.sessions.location import StorageLocation
 from workbench.sessions.lock import SessionLock
 from workbench.sessions.refs import ConversationRepo, branch_ref
-from workbench.sessions.remote import RemoteSession, default_remote, fetch, read_shared
+from workbench.sessions.remote import RemoteSession, chosen_remote, fetch, read_shared
 from workbench.sessions.secret_scan import COMMIT_ID, original_of
 from workbench.sessions.state import BranchRecord, Position, SessionState, Worktree
 from workbench.sessions.workspace import project_branch_name
@@ -61,8 +61,8 @@ class PullResult:
 def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullResult:
     """Fetch every session on `remote` and bring each one in (see the module's docstring)."""
     started = time.perf_counter()
-    remote = remote or default_remote(location)
-    runner = location.runner()
+    remote = chosen_remote(location, remote)
+    runner = location.user_runner()  # relative remote URLs as git reads them
     repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
     result = PullResult(remote)
     try:
