@@ -36,6 +36,7 @@ SUBCOMMANDS: dict[str, str] = {
     "push": "send a session and its experiments' commits to a git remote (never forced)",
     "pull": "fetch the sessions others pushed; a diverged branch keeps both lines",
     "export": "write a branch as one self-contained HTML file, or Markdown",
+    "trust": "trust a project folder's extensions, settings and agents; --list, --revoke",
 }
 """Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
 
@@ -144,7 +145,10 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--append-system-prompt", help="add to the system prompt (text or file)")
     parser.add_argument(
-        "--trust", action="store_true", help="run this project's extensions for this run"
+        "--trust",
+        action="store_true",
+        help="trust this project for this run (never a session branch's worktree: see "
+        "`workbench trust`)",
     )
     parser.add_argument(
         "--no-cache",
@@ -201,7 +205,7 @@ def _system_prompt(args: argparse.Namespace) -> str | None:
 
 
 def warm_up() -> None:
-    """What a warm interpreter (`workbench.agent.forkserver`) prepares before it forks runs:
+    """What a warm interpreter (`workbench.processes.forkserver`) prepares before it forks runs:
     litellm, exercised once, and the modules every headless run imports."""
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
 
@@ -213,9 +217,9 @@ def warm_up() -> None:
 
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
-    (see workbench.agent.forkserver); when none can be reached, start importing it in the
+    (see workbench.processes.forkserver); when none can be reached, start importing it in the
     background while this process sets up, and return None to carry on here."""
-    from workbench.agent import forkserver
+    from workbench.processes import forkserver
 
     if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
         code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP)
@@ -285,7 +289,7 @@ def _run_agent(
     from workbench.agent.models.choice import model_name, uses_litellm
     from workbench.config import find_project_root
     from workbench.errors import UsageError
-    from workbench.trust import project_settings
+    from workbench.trust import granted, project_settings
 
     if not args.print_mode and args.mode == "text":
         if args.prompt:
@@ -298,8 +302,12 @@ def _run_agent(
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
     if args.mode == "acp":
         return _run_acp(args)
+    from workbench.visible import guard_terminal_output
+
+    guard_terminal_output()
     cwd = Path.cwd()
-    name = model_name(args.model, project_settings(find_project_root(cwd), args.trust), os.environ)
+    settings = project_settings(find_project_root(cwd), granted(args.trust, cwd))
+    name = model_name(args.model, settings, os.environ)
     if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
         return code
     import asyncio
@@ -401,6 +409,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if not a.startswith("-")), None)
     if first in SUBCOMMANDS and args.index(first) == 0:
+        from workbench.visible import guard_terminal_output
+
+        guard_terminal_output()
         module = importlib.import_module(f"workbench.commands.{first}")
         parser = _subcommand_parser(first)
         module.configure(parser)

@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from support.openai_server import OpenAIServer, Reply
 
-from workbench.agent import forkserver
 from workbench.agent.events import Event
-from workbench.agent.forkserver import WARM_UP
 from workbench.agent.store import MemoryStore
+from workbench.processes import forkserver
+from workbench.processes.forkserver import WARM_UP
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
 

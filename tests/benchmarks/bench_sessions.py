@@ -28,11 +28,11 @@ from io import BytesIO
 from pathlib import Path
 
 from workbench.messages import Message
-from workbench.sessions.entries import encode_entry
-from workbench.sessions.gitcmd import ZERO_OID, GitRunner
-from workbench.sessions.identity import Identity
-from workbench.sessions.refs import EMPTY_TREE
 from workbench.sessions.session import Session
+from workbench.sessions.store.entries import encode_entry
+from workbench.sessions.store.gitcmd import ZERO_OID, GitRunner
+from workbench.sessions.store.identity import Identity
+from workbench.sessions.store.refs import EMPTY_TREE
 
 TEXT = "A realistic reply of a few hundred characters, like a short answer with some code. " * 8
 

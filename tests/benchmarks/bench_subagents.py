@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from support.openai_server import OpenAIServer, Reply
 
-from workbench.agent import forkserver
 from workbench.agent.subagents.agent_files import AgentDef
 from workbench.agent.subagents.report import ChildReport
 from workbench.agent.subagents.run import Launch, run_child
+from workbench.processes import forkserver
 
 
 def launch(cwd: Path, server: OpenAIServer) -> Launch:

@@ -8,7 +8,7 @@ import stat
 from support.openai_server import Reply
 from support.workbench_process import run_workbench
 
-from workbench.sessions.location import find_storage
+from workbench.sessions.store.location import find_storage
 
 SECRET = "sk-proj-very-secret-0123456789"
 

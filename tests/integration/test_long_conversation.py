@@ -9,7 +9,7 @@ from typing import Any
 from support.openai_server import Reply
 from support.workbench_process import write_user_settings
 
-from workbench.agent.compaction import SUMMARY_SYSTEM_PROMPT
+from workbench.agent.compaction_plan import SUMMARY_SYSTEM_PROMPT
 from workbench.agent.models.openai_format import COMPACTION_PREFIX
 from workbench.agent.store import messages_of
 from workbench.runtime import Workbench, WorkbenchOptions

@@ -14,8 +14,8 @@ import pytest
 from support.openai_server import Reply
 from support.workbench_process import run_workbench
 
-from workbench.agent import forkserver
-from workbench.agent.forkserver import WARM_UP
+from workbench.processes import forkserver
+from workbench.processes.forkserver import WARM_UP
 
 SHADOWS = ("yaml", "litellm", "textual", "git")
 
@@ -73,7 +73,7 @@ def test_a_warm_server_with_foreign_modules_loaded_refuses_to_serve(tmp_path: Pa
         sys.path.insert(0, {str(tmp_path)!r})
         import planted
         from pathlib import Path
-        from workbench.agent import forkserver
+        from workbench.processes import forkserver
         forkserver.serve(Path({str(socket)!r}), "gc:collect", idle_seconds=5)
         """
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.agent.compaction import CompactionPlan, summary_request
+from workbench.agent.compaction_plan import CompactionPlan, summary_request
 from workbench.agent.models.client import TextDelta
 from workbench.agent.models.demo import DemoModel
 from workbench.messages import Message, ToolCall

@@ -1,5 +1,6 @@
-"""Headless runs with a litellm model go through a warm interpreter (workbench.agent.forkserver):
-output, stdin, exit codes and signals must behave exactly as in a plain process."""
+"""Headless runs with a litellm model go through a warm interpreter
+(workbench.processes.forkserver): output, stdin, exit codes and signals must behave exactly as in
+a plain process."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from support.openai_server import OpenAIServer, Reply, Status
 from support.processes import wait_group_gone
 from support.workbench_process import run_workbench, workbench_command
 
-from workbench.agent import forkserver
-from workbench.agent.forkserver import WARM_UP
+from workbench.processes import forkserver
+from workbench.processes.forkserver import WARM_UP
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workbench.agent import compaction
-from workbench.agent.compaction import build_context, plan_compaction, summary_message
+from workbench.agent import compaction_plan
+from workbench.agent.compaction_plan import build_context, plan_compaction, summary_message
 from workbench.messages import Message, ToolCall, Usage
 
 
@@ -67,14 +67,16 @@ def test_files_read_and_modified_are_tracked_across_compactions() -> None:
 
 
 def test_an_update_request_carries_the_previous_summary_and_keeps_goals() -> None:
-    plan = compaction.CompactionPlan([msg("user", "more work")], None, "## Goal\nA and B")
-    request = compaction.summary_request(plan, "the API notes", max_tokens=1000)
+    plan = compaction_plan.CompactionPlan([msg("user", "more work")], None, "## Goal\nA and B")
+    request = compaction_plan.summary_request(plan, "the API notes", max_tokens=1000)
     prompt = request.messages[0].text
     assert "<previous-summary>\n## Goal\nA and B\n</previous-summary>" in prompt
     assert "Keep every goal of the previous summary" in prompt
     assert prompt.endswith("Pay particular attention to: the API notes")
     assert request.purpose == "summary" and request.tools == []
-    first = compaction.summary_request(plan.__class__([msg("user", "x")], None, None), None, 10)
+    first = compaction_plan.summary_request(
+        plan.__class__([msg("user", "x")], None, None), None, 10
+    )
     sections = ["## Goal", "## Constraints & Preferences", "## Progress", "### Done"]
     sections += ["### In Progress", "### Blocked", "## Key Decisions", "## Next Steps"]
     sections += ["## Critical Context"]
@@ -86,15 +88,15 @@ def test_context_tokens_use_fresh_usage_and_estimate_the_rest() -> None:
     reply = msg("assistant", "ok", usage=Usage(input_tokens=900, output_tokens=100))
     reply.stop_reason = "stop"
     trailing = msg("tool_result", "x" * 400)
-    assert compaction.context_tokens([msg("user", "q"), reply, trailing]) == 1100
+    assert compaction_plan.context_tokens([msg("user", "q"), reply, trailing]) == 1100
     summary = msg("compaction", "s" * 40, details={"first_kept_id": None})
     after = [msg("user", "q"), reply, summary, msg("user", "z" * 8)]
-    assert compaction.context_tokens(after, overhead=5) == 5 + 10 + 2, "stale usage ignored"
+    assert compaction_plan.context_tokens(after, overhead=5) == 5 + 10 + 2, "stale usage ignored"
 
 
 def test_a_whole_branch_plan_summarises_everything_and_updates_an_earlier_summary() -> None:
     messages = [msg("user", "go"), msg("assistant", tool_calls=[call("read", "a.py", "1")])]
-    whole = compaction.whole_plan(messages)
+    whole = compaction_plan.whole_plan(messages)
     assert (whole.to_summarize, whole.first_kept_id, whole.previous_summary) == (
         messages,
         None,
@@ -106,9 +108,9 @@ def test_a_whole_branch_plan_summarises_everything_and_updates_an_earlier_summar
         details={"summary_body": "## Goal\nship it", "first_kept_id": None, "read_files": ["a.py"]},
     )
     later = [*messages, summary, msg("assistant", tool_calls=[call("write", "b.py", "2")])]
-    update = compaction.whole_plan(later)
+    update = compaction_plan.whole_plan(later)
     assert update.to_summarize == later[3:]
     assert update.previous_summary == "## Goal\nship it"
     assert (update.read_files, update.modified_files) == (["a.py"], ["b.py"])
-    request = compaction.summary_request(update, None, 1000).messages[0].text
+    request = compaction_plan.summary_request(update, None, 1000).messages[0].text
     assert "<previous-summary>\n## Goal\nship it" in request

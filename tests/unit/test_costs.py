@@ -17,7 +17,7 @@ from workbench.agent.models.litellm_client import _usage
 from workbench.config import Settings
 from workbench.errors import WorkbenchError
 from workbench.messages import Message, Usage
-from workbench.sessions.commit_trailers import trailer_lines, with_trailers
+from workbench.sessions.workspaces.commit_trailers import trailer_lines, with_trailers
 
 PER_MILLION = 1e-6
 SONNET = ModelInfo(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.sessions.export_md import _fenced, _text
+from workbench.sessions.export.markdown import _fenced, _text
 
 
 def test_raw_html_is_neutralised_outside_code_only() -> None:

@@ -1,5 +1,6 @@
 """The layering of design.md §2, checked over the AST of every module (lazy imports included):
-imports point down, no import circle between any two modules, no module over 450 lines."""
+imports point down, no import circle between any two modules, no module over 450 lines, no folder
+of more than 20 modules."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ LAYERS: dict[str, int] = {
     "trust": 0,
     "redaction": 0,
     "logfile": 0,
+    "text": 0,
+    "visible": 0,
     "skills": 1,
     "messages": 2,
     "tool": 2,
@@ -27,6 +30,7 @@ LAYERS: dict[str, int] = {
     "hooks": 2,
     "extension_api": 2,
     "enforcer": 3,
+    "processes": 3,
     "agent": 4,
     "sessions": 5,
     "runtime": 6,
@@ -181,6 +185,33 @@ def test_module_size(path: Path) -> None:
         return
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{lines} lines: split it by concept"
+
+
+MAX_MODULES_PER_FOLDER = 20
+
+
+def _crowded_folders(package: Path) -> dict[str, int]:
+    """Each folder of `package` holding more than the limit of modules, with its count."""
+    folders = {package, *(p for p in package.rglob("*") if p.is_dir() and p.name != "__pycache__")}
+    counts = {f: len(list(f.glob("*.py"))) for f in folders}
+    return {
+        str(f.relative_to(package.parent)): n
+        for f, n in sorted(counts.items())
+        if n > MAX_MODULES_PER_FOLDER
+    }
+
+
+def test_no_folder_holds_more_than_twenty_modules() -> None:
+    assert _crowded_folders(PACKAGE) == {}, "split it into sub-packages by concept"
+
+
+def test_folder_checker_catches_a_crowded_folder(tmp_path: Path) -> None:
+    """The checker must count a crowded folder, or it proves nothing."""
+    modules = {f"sessions/m{i}.py": "" for i in range(MAX_MODULES_PER_FOLDER)}
+    crowded = _plant(tmp_path, {"__init__.py": "", "sessions/__init__.py": "", **modules})
+    assert _crowded_folders(crowded) == {"workbench/sessions": MAX_MODULES_PER_FOLDER + 1}
+    (crowded / "sessions" / "m0.py").unlink()
+    assert _crowded_folders(crowded) == {}
 
 
 def _plant(root: Path, files: dict[str, str]) -> Path:

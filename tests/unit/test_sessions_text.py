@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from workbench.agent.store import Entry
-from workbench.sessions.commit_message import (
+from workbench.sessions.store.entries import decode_entry, encode_entry, entry_text
+from workbench.sessions.workspaces.commit_message import (
     commit_prompt,
     entries_since_checkpoint,
     format_commit_message,
 )
-from workbench.sessions.entries import decode_entry, encode_entry, entry_text
-from workbench.sessions.files import FileChange
+from workbench.sessions.workspaces.files import FileChange
 
 
 def test_entry_summaries_are_one_readable_line() -> None:

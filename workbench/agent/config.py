@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.agent.compaction import CompactionSettings
+from workbench.agent.compaction_plan import CompactionSettings
 from workbench.agent.models.client import ModelError
 from workbench.agent.queues import QueueMode
 

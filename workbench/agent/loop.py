@@ -9,7 +9,7 @@ user at once. Follow-ups wait until the agent would stop. Abort is asyncio cance
 `Agent` runs the turns and owns the parts of a step, each an object given what it uses: the
 `AgentState` they share (model, tools, messages, recording: `state`), a `ToolRunner` for the
 calls of a reply (`tool_execution`), a `ModelCaller` for one reply or a side request with retries
-(`model_call`) and a `Compactor` (`compacting`). Each part imports only the ones below it; the
+(`model_call`) and a `Compactor` (`compactor`). Each part imports only the ones below it; the
 loop decides when to compact around a reply. Its settings are `AgentConfig` (`config`).
 """
 
@@ -22,7 +22,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from workbench.agent.compacting import Compactor
+from workbench.agent.atomic_steps import run_to_end
+from workbench.agent.compactor import Compactor
 from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.costs import UsageTotals
 from workbench.agent.events import (
@@ -45,7 +46,6 @@ from workbench.agent.tool_execution import (
     SKIPPED_FOR_STEERING,
     ToolRunner,
 )
-from workbench.agent.unsplit import run_to_end
 from workbench.errors import WorkbenchError
 from workbench.hooks import AgentEndEvent, HookBus
 from workbench.messages import Message

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from workbench.agent import compaction
+from workbench.agent import compaction_plan
 from workbench.agent.config import RetryPolicy
 from workbench.agent.costs import USAGE_UNKNOWN, PricedText
 from workbench.agent.events import (
@@ -73,7 +73,7 @@ class ModelCaller:
             return result
 
     async def _context(self) -> list[Message]:
-        messages = compaction.build_context(self.state.messages)
+        messages = compaction_plan.build_context(self.state.messages)
         if self.bus.has("context"):
             event = ContextEvent(messages)
             await self.bus.run("context", event)

@@ -2,7 +2,7 @@
 
 The layers above change it between and during runs (`/model` switches the model, navigation
 replaces the messages and the store, a branch's worktree moves the tools' folder), and the parts
-(`model_call`, `tool_execution`, `compacting`) must see each change at their next step. Recording
+(`model_call`, `tool_execution`, `compactor`) must see each change at their next step. Recording
 a message lives here too: every part records, and the store and `messages` must stay one history.
 """
 
@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.agent import compaction
+from workbench.agent import compaction_plan
+from workbench.agent.atomic_steps import run_to_end
 from workbench.agent.costs import UsageTotals, message_totals
 from workbench.agent.events import Event, MessageEnd, MessageStart
 from workbench.agent.models.client import ModelClient
 from workbench.agent.store import ConversationStore
-from workbench.agent.unsplit import run_to_end
 from workbench.errors import DiskFull
 from workbench.messages import Message
 from workbench.tool import Tool
@@ -60,7 +60,7 @@ class AgentState:
         A store that writes on another thread (git) finishes an entry even when its caller is
         cancelled; were the loop to forget that entry, the abort handling would record the same
         tool call's result a second time and the next run would see a different history than
-        the log. So the append runs to its end, then the cancellation goes on (`unsplit`).
+        the log. So the append runs to its end, then the cancellation goes on (`atomic_steps`).
         """
 
         async def store_and_keep() -> None:
@@ -84,12 +84,12 @@ class AgentState:
 
     def context_tokens(self) -> int:
         """The estimated size of the next call's context: messages, system prompt and tools."""
-        overhead = compaction.estimate_text(
+        overhead = compaction_plan.estimate_text(
             self.system_prompt
             + self.system_suffix
             + json.dumps([t.schema() for t in self.tools.values()])
         )
-        return compaction.context_tokens(self.messages, overhead)
+        return compaction_plan.context_tokens(self.messages, overhead)
 
     def totals(self) -> UsageTotals:
         """What the branch's conversation cost so far: its calls, its sub-agents and the

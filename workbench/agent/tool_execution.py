@@ -13,6 +13,7 @@ import logging
 import time
 from typing import Any
 
+from workbench.agent.atomic_steps import run_to_end
 from workbench.agent.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
@@ -21,7 +22,6 @@ from workbench.agent.events import (
 from workbench.agent.queues import MessageQueue
 from workbench.agent.state import AgentState
 from workbench.agent.tools.arguments import check_arguments
-from workbench.agent.unsplit import run_to_end
 from workbench.errors import WorkbenchError
 from workbench.hooks import HookBus, ToolCallEvent, ToolResultEvent
 from workbench.messages import Message, ToolCall
@@ -69,7 +69,7 @@ class ToolRunner:
 
     async def skip_all(self, calls: list[ToolCall], reason: str) -> list[Message]:
         """Record `reason` as the result of each call, every one of them even when the run is
-        aborted meanwhile (see `unsplit`)."""
+        aborted meanwhile (see `atomic_steps`)."""
         return await run_to_end(self._skip_each(calls, reason))
 
     async def _skip_each(self, calls: list[ToolCall], reason: str) -> list[Message]:

@@ -22,7 +22,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.sessions.export import default_path, export_text, write_export
+    from workbench.sessions.export.branch_export import default_path, export_text, write_export
 
     with open_session(args, readonly=True) as session:
         if args.output == "-":

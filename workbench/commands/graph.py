@@ -8,7 +8,8 @@ import sys
 
 from workbench.commands._skill_paths import add_skill_path_arguments
 from workbench.skills.discover import load_paths, shown
-from workbench.skills.render import FORMATS, count_of
+from workbench.skills.render import FORMATS
+from workbench.text import count_of
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from workbench.commands._skill_paths import add_skill_path_arguments
 from workbench.skills.discover import load_paths, shown
 from workbench.skills.lint import lint
 from workbench.skills.model import Diagnostic
-from workbench.skills.render import count_of
+from workbench.text import count_of
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

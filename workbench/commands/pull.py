@@ -20,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from workbench.sessions.sharing import pull
+    from workbench.sessions.share.sharing import pull
 
     result = pull(project_root(), args.remote)
     print(json.dumps(result.to_json(), indent=2) if args.format == "json" else result.render_text())

@@ -25,7 +25,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.sessions.sharing import push
+    from workbench.sessions.share.sharing import push
 
     result = push(project_root(), args.session, args.remote, redact=args.redact)
     print(json.dumps(result.to_json(), indent=2) if args.format == "json" else result.render_text())

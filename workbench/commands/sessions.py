@@ -13,7 +13,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.sessions.catalog import list_sessions
+    from workbench.sessions.store.catalog import list_sessions
 
     infos = list_sessions(project_root())
     if args.format == "json":

@@ -54,7 +54,7 @@ from workbench.modes.acp_session import AcpSession, Bench, Outbox
 from workbench.modes.acp_stream import GuardedStdioStream
 from workbench.modes.acp_updates import replay
 from workbench.runtime import Workbench, WorkbenchOptions
-from workbench.sessions.catalog import list_sessions
+from workbench.sessions.store.catalog import list_sessions
 
 log = logging.getLogger(__name__)
 BUFFER_LIMIT = 50 * 1024 * 1024

@@ -16,7 +16,7 @@ from acp.schema import AvailableCommand, UnstructuredCommandInput
 
 from workbench.errors import WorkbenchError
 from workbench.runtime import Workbench
-from workbench.sessions.merge import MergeConflict
+from workbench.sessions.workspaces.merge import MergeConflict
 from workbench.skills.projection import first_sentence
 
 Run = Callable[[Workbench, str], Awaitable[str]]

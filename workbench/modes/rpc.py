@@ -33,7 +33,7 @@ from workbench.errors import WorkbenchError
 from workbench.modes.event_lines import EventLines
 from workbench.modes.headless import EXIT_OK, Interrupts
 from workbench.runtime import Workbench, WorkbenchOptions
-from workbench.sessions.merge import MergeConflict
+from workbench.sessions.workspaces.merge import MergeConflict
 
 log = logging.getLogger(__name__)
 Handler = Callable[[Workbench, dict[str, Any]], Awaitable[Any]]

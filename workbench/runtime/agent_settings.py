@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.agent.compaction import CompactionSettings
+from workbench.agent.compaction_plan import CompactionSettings
 from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.queues import queue_mode
 from workbench.config import Settings

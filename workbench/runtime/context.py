@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from workbench.agent.store import Entry
 from workbench.messages import Message
-from workbench.sessions.entries import one_line
-from workbench.skills.render import count_of
+from workbench.text import count_of, one_line
 
 FILES_SHOWN = 10
 

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from workbench.errors import UsageError
 
 if TYPE_CHECKING:
-    from workbench.sessions.export import ExportResult
-    from workbench.sessions.push import PushResult
+    from workbench.sessions.export.branch_export import ExportResult
     from workbench.sessions.session import Session
+    from workbench.sessions.share.push import PushResult
 
 
 class ShareControls:
@@ -41,7 +41,7 @@ class ShareControls:
 
     async def push(self, remote: str | None = None, redact: bool = False) -> PushResult:
         """Push this session to `remote` (default: the branch's upstream remote, else origin)."""
-        from workbench.sessions.push import push_session
+        from workbench.sessions.share.push import push_session
 
         session = self._stored_session("push")
         return await asyncio.to_thread(push_session, session.location, session.id, remote, redact)
@@ -51,7 +51,7 @@ class ShareControls:
     ) -> ExportResult:
         """Write `branch` (default: the current one) as HTML or Markdown to `path` (default:
         `workbench-<session>-<branch>.<fmt>` in the project folder)."""
-        from workbench.sessions.export import default_path, write_export
+        from workbench.sessions.export.branch_export import default_path, write_export
 
         session = self._stored_session("export")
         name = branch or session.branch
@@ -62,7 +62,7 @@ class ShareControls:
 
     async def export_text(self, branch: str | None = None, fmt: str = "md") -> str:
         """`branch` rendered as text, nothing written (Markdown to paste into a pull request)."""
-        from workbench.sessions.export import export_text
+        from workbench.sessions.export.branch_export import export_text
 
         session = self._stored_session("export")
         text, _, _ = await session.store.run(

@@ -28,15 +28,15 @@ from workbench.messages import Message
 from workbench.runtime.context import branch_messages
 from workbench.runtime.events import TreeChange, TreeUpdate
 from workbench.runtime.readiness import Readiness
-from workbench.sessions.catalog import SessionInfo, list_sessions
-from workbench.sessions.commit import CommitResult
-from workbench.sessions.fork import ForkResult
-from workbench.sessions.half_made import initializing
-from workbench.sessions.merge import MergeResult
 from workbench.sessions.navigation import NavigateResult
 from workbench.sessions.session import Session
-from workbench.sessions.status import BranchStatus
+from workbench.sessions.store.catalog import SessionInfo, list_sessions
 from workbench.sessions.tree import Tree
+from workbench.sessions.workspaces.commit import CommitResult
+from workbench.sessions.workspaces.fork import ForkResult
+from workbench.sessions.workspaces.half_made import initializing
+from workbench.sessions.workspaces.merge import MergeResult
+from workbench.sessions.workspaces.status import BranchStatus
 
 LEFT_BEHIND_FOCUS = (
     "This path of the conversation is being left to go on from an earlier point: keep what was "

@@ -77,11 +77,11 @@ from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree
 from workbench.runtime.trust_controls import TrustControls
-from workbench.sessions.gitcmd import GitRunner
 from workbench.sessions.session import Session
+from workbench.sessions.store.gitcmd import GitRunner
 from workbench.skills.discover import load_project_skills
 from workbench.skills.graph import SkillGraph
-from workbench.trust import project_settings
+from workbench.trust import granted, project_settings
 
 log = logging.getLogger(__name__)
 Listener = Callable[[Any], None]
@@ -137,7 +137,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
         cwd = options.cwd.resolve()
-        settings = project_settings(find_project_root(cwd), options.trust)
+        settings = project_settings(find_project_root(cwd), granted(options.trust, cwd))
         session = await asyncio.to_thread(open_session, options, settings)
         store = session.store if session is not None else options.store or MemoryStore()
         workbench = cls(options, settings, session, store)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.agent.store import Entry
-from workbench.sessions.entries import entry_json
-from workbench.skills.render import count_of
+from workbench.sessions.store.entries import entry_json
+from workbench.text import count_of
 
 
 @dataclass

@@ -18,28 +18,28 @@ from workbench.agent.store import Entry, messages_of
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
 from workbench.messages import Message, new_id
-from workbench.sessions.catalog import pick_session, session_infos
-from workbench.sessions.commit import CommitResult, commit_branch, draft_prompt
-from workbench.sessions.commit_message import format_commit_message
-from workbench.sessions.commit_trailers import branch_trailers, own_on_path
-from workbench.sessions.diff import branch_diff
-from workbench.sessions.fork import ForkResult, fork_branch
-from workbench.sessions.identity import conversation_identity
-from workbench.sessions.location import StorageLocation, ensure_storage, find_storage
-from workbench.sessions.lock import SessionLock
-from workbench.sessions.merge import (
+from workbench.sessions.navigation import NavigateResult, abandoned_path
+from workbench.sessions.store.catalog import pick_session, session_infos
+from workbench.sessions.store.identity import conversation_identity
+from workbench.sessions.store.location import StorageLocation, ensure_storage, find_storage
+from workbench.sessions.store.lock import SessionLock
+from workbench.sessions.store.refs import ConversationRepo, SessionRefs
+from workbench.sessions.store.state import SessionState
+from workbench.sessions.store.store import GitConversationStore
+from workbench.sessions.tree import Tree, build_tree
+from workbench.sessions.workspaces.commit import CommitResult, commit_branch, draft_prompt
+from workbench.sessions.workspaces.commit_message import format_commit_message
+from workbench.sessions.workspaces.commit_trailers import branch_trailers, own_on_path
+from workbench.sessions.workspaces.diff import branch_diff
+from workbench.sessions.workspaces.fork import ForkResult, fork_branch
+from workbench.sessions.workspaces.merge import (
     MergeResult,
     finish_interrupted_merge,
     merge_branch,
     plan_merge,
 )
-from workbench.sessions.navigation import NavigateResult, abandoned_path
-from workbench.sessions.refs import ConversationRepo, SessionRefs
-from workbench.sessions.state import SessionState
-from workbench.sessions.status import BranchStatus, branch_status
-from workbench.sessions.store import GitConversationStore
-from workbench.sessions.tree import Tree, build_tree
-from workbench.sessions.workspace import Workspaces
+from workbench.sessions.workspaces.status import BranchStatus, branch_status
+from workbench.sessions.workspaces.workspace import Workspaces
 from workbench.trust import project_settings
 
 Drafter = Callable[[str], Awaitable[str]]

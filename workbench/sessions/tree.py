@@ -9,8 +9,8 @@ from typing import Any
 
 from workbench.agent.costs import UsageTotals, entry_totals
 from workbench.agent.store import Entry
-from workbench.sessions.entries import entry_json
-from workbench.sessions.store import GitConversationStore
+from workbench.sessions.store.entries import entry_json
+from workbench.sessions.store.store import GitConversationStore
 
 SHORT = 10
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import LAYER_RANK, LAYERS, Skill
+from workbench.text import count_of
 
 
 def _sorted(graph: SkillGraph) -> list[Skill]:
@@ -81,11 +82,6 @@ def _subtree(graph: SkillGraph, root: str, reached: set[str]) -> list[str]:
 def _summary(graph: SkillGraph) -> str:
     counts = [count_of(len(graph.layered(layer)), layer) for layer in LAYERS]
     return ", ".join([*counts, f"{len(graph.unlayered())} unlayered"])
-
-
-def count_of(number: int, noun: str, plural: str | None = None) -> str:
-    """`1 atom`, `2 atoms`; `plural` where adding an s is wrong (`entries`)."""
-    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def as_json(graph: SkillGraph) -> str:

@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.filter import LineFilter
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -42,6 +43,7 @@ from workbench.tui.components.transcript import Transcript
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.components.typing import TypedAway, TypesToEditor, typed_character
 from workbench.tui.composer import Composer
+from workbench.tui.control_filter import VISIBLE_CONTROLS
 from workbench.tui.controller import Controller
 from workbench.tui.session_view import SessionView
 
@@ -121,6 +123,10 @@ class WorkbenchApp(App[int]):
             yield QueueList(id="queue")
             yield PromptEditor(self._complete, cursor_blink=self._cursor_blink, id="editor")
         yield StatusBar(id="status")
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters, then ours: control characters are shown, never obeyed."""
+        return [*super().get_line_filters(), VISIBLE_CONTROLS]
 
     def on_mount(self) -> None:
         self.editor.placeholder = IDLE_HINT

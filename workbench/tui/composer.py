@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
-from workbench.skills.render import count_of
+from workbench.text import count_of
 from workbench.tui import slash
 from workbench.tui.components.editor import SubmitKind
 from workbench.tui.components.queue_list import QueueList

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from workbench.skills.render import count_of
+from workbench.text import count_of
 from workbench.tui import palette
 
 MAX_LINES = 2000

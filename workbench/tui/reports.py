@@ -14,7 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from workbench.skills.render import count_of
+from workbench.text import count_of
 from workbench.tui import palette
 from workbench.tui.slash import BY_NAME, COMMANDS
 

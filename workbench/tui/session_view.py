@@ -12,10 +12,9 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from workbench.sessions.entries import one_line
 from workbench.skills.model import Diagnostic, user_invocable
 from workbench.skills.projection import first_sentence
-from workbench.skills.render import count_of
+from workbench.text import count_of, one_line
 from workbench.tui.components.session_picker import ago
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.status_bar import prompt_tokens

@@ -11,7 +11,7 @@ from pathlib import Path
 from sessiontools import assistant, fsck_problems, git, run, snapshot, spawn_python, user
 
 from workbench.sessions.session import Session
-from workbench.sessions.state import PendingMerge
+from workbench.sessions.store.state import PendingMerge
 
 STREAMER = """
 import asyncio, sys

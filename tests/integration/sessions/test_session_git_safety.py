@@ -14,8 +14,8 @@ from sessiontools import assistant, git, run, spawn_python, user
 from support.workbench_process import run_workbench
 
 from workbench.errors import UsageError
-from workbench.sessions.location import STORE_MARKER, ensure_storage
 from workbench.sessions.session import Session
+from workbench.sessions.store.location import STORE_MARKER, ensure_storage
 
 LOGGING_HOOK = '#!/bin/sh\necho "$(basename "$0") $*" >> "{log}"\nexit 0\n'
 

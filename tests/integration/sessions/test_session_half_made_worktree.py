@@ -25,8 +25,8 @@ from sessiontools import git, make_project, run, user
 
 from workbench.errors import WorkbenchError
 from workbench.runtime import Workbench, WorkbenchOptions
-from workbench.sessions import workspace as workspace_module
 from workbench.sessions.session import Session
+from workbench.sessions.workspaces import workspace as workspace_module
 
 FILES = {f"src/file{n:02}.txt": f"line {n}\n" for n in range(40)}
 ENSURE_IN_A_CHILD = """

@@ -10,8 +10,8 @@ from sessiontools import assistant, cli, fsck_problems, git, run, snapshot, user
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
 from workbench.messages import Message
-from workbench.sessions.merge import MergeConflict
 from workbench.sessions.session import Session
+from workbench.sessions.workspaces.merge import MergeConflict
 
 
 def _fork_with_commit(session: Session, name: str, files: dict[str, str]) -> Path:

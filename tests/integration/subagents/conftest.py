@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.agent import forkserver
+from workbench.processes import forkserver
 
 
 @pytest.fixture

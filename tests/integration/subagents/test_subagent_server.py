@@ -13,10 +13,10 @@ from subagent_kit import call, user_agents, write_agent
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench, write_user_settings
 
-from workbench.agent import forkserver
 from workbench.agent.costs import message_totals
 from workbench.agent.events import TurnEnd
 from workbench.messages import Message
+from workbench.processes import forkserver
 
 
 def serve_models(project: Path, server: OpenAIServer, *names: str) -> None:

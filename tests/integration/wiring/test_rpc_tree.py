@@ -11,8 +11,8 @@ from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import RpcProcess, run_workbench
 from wiringtools import read, script, write
 
-from workbench.sessions.catalog import list_sessions
 from workbench.sessions.session import Session
+from workbench.sessions.store.catalog import list_sessions
 
 DRAFT = (
     '{"subject": "Add the release note", "purpose": "The user asked for a note.", '

@@ -13,7 +13,7 @@ from wiringtools import bash, read, script, texts, write
 
 from workbench.agent.models.openai_format import to_openai
 from workbench.errors import WorkbenchError
-from workbench.sessions.merge import MergeConflict
+from workbench.sessions.workspaces.merge import MergeConflict
 
 DRAFT = (
     '{"subject": "Add the release note", "purpose": "The user asked for a note.", '

@@ -30,7 +30,6 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
-from workbench.agent.forkserver import LITELLM_ENV_DEFAULTS
 from workbench.agent.models.caching import (
     CachePolicy,
     CacheStyle,
@@ -52,6 +51,7 @@ from workbench.agent.models.client import (
 from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
 from workbench.messages import StopReason, Usage, token_count
+from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
 
 REQUEST_TIMEOUT_S = 600.0
 FINISH_REASONS: dict[str, StopReason] = {
@@ -421,5 +421,5 @@ async def _warm_up_call() -> None:
 
 
 def warm_up() -> None:
-    """For a warm interpreter (`workbench.agent.forkserver`): what `preload` does, at once."""
+    """For a warm interpreter (`workbench.processes.forkserver`): what `preload` does, at once."""
     _prepare()

@@ -20,11 +20,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.agent import forkserver
 from workbench.agent.models.choice import uses_litellm
 from workbench.agent.subagents.agent_files import AgentDef
-from workbench.agent.subagents.process import GRACE_S, Child, ChildCommand, start_child
 from workbench.agent.subagents.report import ChildReport
+from workbench.processes import forkserver
+from workbench.processes.child import GRACE_S, Child, ChildCommand, start_child
 
 SUBAGENT_MARKER = "WORKBENCH_SUBAGENT"
 """Set in a child's environment, to a value unique to the child: children get no `subagent` tool

@@ -14,8 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from workbench.sessions.entries import one_line
-from workbench.skills.render import count_of
+from workbench.text import count_of, one_line
 from workbench.tui import palette
 
 

@@ -15,7 +15,7 @@ from textual.widgets import Markdown, Static
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Diagnostic
 from workbench.skills.projection import project
-from workbench.skills.render import count_of
+from workbench.text import count_of
 from workbench.tui import palette
 
 LEVELS = ("summary", "core", "full")

@@ -11,6 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from workbench.agent.costs import UsageTotals
+from workbench.text import short_count
 from workbench.tui import palette
 
 WARN_AT, ERROR_AT = 0.70, 0.90
@@ -40,12 +41,6 @@ class Footing:
 def prompt_tokens(totals: dict[str, Any]) -> int:
     """Every prompt token of usage totals (an event's, a state's): cached or not."""
     return UsageTotals.from_json(totals).prompt_tokens
-
-
-def short_count(number: int) -> str:
-    if number >= 1_000_000:
-        return f"{number / 1_000_000:.1f}M"
-    return f"{number / 1000:.1f}k" if number >= 1000 else str(number)
 
 
 def model_label(name: str) -> str:

@@ -21,7 +21,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from workbench.agent.costs import UsageTotals
-from workbench.sessions.entries import one_line
+from workbench.text import one_line
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 

@@ -1,0 +1,75 @@
+"""The unified diff of what a branch changed in its files, for reading (status lists the files).
+
+The diff compares the branch's worktree as it is now (committed and uncommitted work alike) with
+the commit `status` compares it with (`fork_base`: where the branch left its parent), so the two
+always agree. Untracked files show as added and ignored ones not at all: git's own `diff` runs
+with a scratch copy of the index in which the untracked files are marked "intent to add". The
+real index, the files and the refs are never written, so no lock is needed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from workbench.errors import UsageError, WorkbenchError
+from workbench.sessions.store.gitcmd import GitRunner
+from workbench.sessions.store.store import GitConversationStore
+from workbench.sessions.workspaces.status import fork_base
+from workbench.sessions.workspaces.workspace import Workspaces
+
+READABLE_PATHS = {
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "core.quotePath",
+    "GIT_CONFIG_VALUE_0": "false",
+}
+"""Paths as they are (`é`, not `\\303\\251`), whatever the user's configuration."""
+
+
+def pathspec(path: str | None) -> list[str]:
+    """Paths as `status` lists them: from the repository's top, taken literally (no globs)."""
+    return [f":(top,literal){path}"] if path else [":(top)"]
+
+
+def branch_diff(
+    store: GitConversationStore, workspaces: Workspaces, branch: str, path: str | None = None
+) -> str:
+    """The diff of `branch`'s files (only under `path`, when given); empty when none changed."""
+    record = store.record(branch)
+    workspaces.require_git("diff")
+    if record.worktree is not None and record.worktree.removed:
+        raise UsageError(
+            f"{branch} was merged and its worktree removed: it has no files to compare",
+            f"its changes are on {record.parent}; `git log -p` there shows them",
+        )
+    git = workspaces.git(store.state, branch, create=False)
+    if not git.directory.is_dir():
+        raise WorkbenchError(
+            f"the worktree of {branch} ({git.directory}) is missing",
+            "it is made again when the branch is used; then its diff can be shown",
+        )
+    base = fork_base(store, workspaces, branch, git) or workspaces.head_commit(git)
+    if base is None:  # no commit yet: everything is new
+        base = git.run("hash-object", "-t", "tree", "--stdin", input=b"")
+    return worktree_diff(git, base, path)
+
+
+def worktree_diff(git: GitRunner, base: str, path: str | None) -> str:
+    """`git diff BASE` of the working tree, untracked files included as added."""
+    paths = pathspec(path)
+    listed = git.run(
+        "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", *paths
+    )
+    untracked = [name for name in listed.split("\0") if name]
+    with tempfile.TemporaryDirectory(prefix="workbench-diff-") as scratch:
+        index = Path(scratch) / "index"
+        real = Path(git.run("rev-parse", "--path-format=absolute", "--git-path", "index"))
+        if real.exists():
+            shutil.copyfile(real, index)
+        reader = git.with_env({"GIT_INDEX_FILE": str(index), **READABLE_PATHS})
+        if untracked:
+            specs = "".join(f"{spec}\0" for name in untracked for spec in pathspec(name))
+            add = ("add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul")
+            reader.run(*add, input=specs.encode())
+        return reader.run("diff", "--no-color", "--no-ext-diff", "--no-renames", base, "--", *paths)

@@ -1,0 +1,77 @@
+"""Forking: a new conversation branch at an entry, with its own worktree in a git project."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from workbench.errors import DiskFull
+from workbench.sessions.store.store import GitConversationStore
+from workbench.sessions.workspaces.workspace import Workspaces
+from workbench.text import count_of
+
+
+@dataclass
+class ForkResult:
+    """What a fork created, and what it left behind in the parent."""
+
+    branch: str
+    parent: str
+    fork_entry: str | None
+    worktree: str | None
+    note: str
+    left_behind: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def render_text(self) -> str:
+        at = self.fork_entry[:10] if self.fork_entry else "the start"
+        lines = [f"forked {self.branch} from {self.parent} at {at}", self.note]
+        if self.left_behind:
+            lines.append(
+                f"{count_of(len(self.left_behind), 'uncommitted change')} in {self.parent} "
+                "stay there and are not in the fork: "
+                + ", ".join(self.left_behind[:10])
+                + (" ..." if len(self.left_behind) > 10 else "")
+            )
+            lines.append(f"commit them in {self.parent} first if the fork needs them")
+        return "\n".join(lines)
+
+
+def fork_branch(
+    store: GitConversationStore,
+    workspaces: Workspaces,
+    name: str,
+    at: str | None,
+    defer_worktree: bool = False,
+) -> ForkResult:
+    """Create branch `name` at entry `at` (default: the current position) and move there.
+
+    The parent is the current branch when the fork entry is on the current path, else the
+    branch that holds the entry. The branch is recorded before its worktree is made, so an
+    interrupted fork leaves a branch whose worktree is simply created on first use;
+    `defer_worktree` leaves it to that first use (`Workspaces.directory`) on purpose.
+    """
+    store.check_new_branch(name)
+    if at is None:
+        fork_entry, parent = store.position_entry(), store.branch
+    else:
+        entry = store.resolve(at)
+        fork_entry = entry.id
+        on_path = any(e.id == fork_entry for e in store.path())
+        parent = store.branch if on_path else entry.branch
+    worktree, left_behind, note = workspaces.plan(store.session_id, name, store.state, parent)
+    position = store.state.position
+    try:
+        store.add_branch(name, parent, fork_entry, worktree)
+        if worktree is not None and not defer_worktree:
+            workspaces.ensure(worktree)
+    except DiskFull:  # no half-made fork: the space it took is given back, the branch forgotten
+        if worktree is not None:
+            workspaces.discard(worktree)
+        store.forget_branch(name, position)
+        raise
+    return ForkResult(
+        name, parent, fork_entry, worktree.path if worktree else None, note, left_behind
+    )

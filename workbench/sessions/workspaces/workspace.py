@@ -1,0 +1,176 @@
+"""Which files each conversation branch works on: the project checkout or a worktree of its own.
+
+A fork in a git project gets a git worktree on a project branch `wb/<session>/<branch>`, created
+from the parent's current commit. The parent's uncommitted work is never touched and is not
+carried over: the fork starts from a known commit, and carrying the edits would make merging back
+collide with the same edits still sitting uncommitted in the parent. The fork reports what it
+left behind instead.
+
+Worktrees live in `<git dir>/workbench/worktrees/<session>/<branch>` by default: inside `.git/`
+they never show in the project's `git status`, are never collected by test runners or searched
+by tools run from the project root, and need no ignore rule. The setting `sessions.worktrees_dir`
+puts them elsewhere (relative to the project root).
+
+Branches created by navigating (not by `fork`) and every branch of a non-git project share the
+workspace of their nearest ancestor that has one: ultimately the project checkout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from workbench.errors import UsageError, WorkbenchError
+from workbench.sessions.store.gitcmd import GitRunner
+from workbench.sessions.store.location import StorageLocation
+from workbench.sessions.store.state import BranchRecord, SessionState, Worktree
+from workbench.sessions.workspaces import half_made
+from workbench.sessions.workspaces.files import uncommitted_paths
+
+WAIT_FOR_GIT_S = 60.0
+"""How long a git that is still making a worktree is waited for."""
+POLL_S = 0.05
+
+
+def project_branch_name(session_id: str, branch: str) -> str:
+    return f"wb/{session_id}/{branch}"
+
+
+class Workspaces:
+    """The working directories of a session's branches."""
+
+    def __init__(self, location: StorageLocation, worktree_root: Path) -> None:
+        self.location = location
+        self.worktree_root = worktree_root
+
+    @property
+    def available(self) -> bool:
+        """Whether file commands can run (the project is a git repository)."""
+        return self.location.project_is_git
+
+    def require_git(self, command: str) -> None:
+        if not self.available:
+            raise UsageError(
+                f"{command} works on files in git; {self.location.project_root} is not a git "
+                "repository (the conversation tree still works)",
+                "run `git init` and make a first commit to use fork worktrees, status files, "
+                "commit and merge",
+            )
+
+    def owner(self, state: SessionState, branch: str) -> BranchRecord | None:
+        """The branch whose worktree `branch` works in (itself or an ancestor); None: checkout."""
+        record: BranchRecord | None = state.branches[branch]
+        while record is not None:
+            if record.worktree is not None and not record.worktree.removed:
+                return record
+            record = state.branches.get(record.parent) if record.parent else None
+        return None
+
+    def checkout(self, state: SessionState) -> Path:
+        """The session's own checkout (where it started), or the project root if it moved."""
+        root = Path(state.root) if state.root else None
+        return root if root is not None and root.is_dir() else self.location.project_root
+
+    def directory(self, state: SessionState, branch: str, create: bool = True) -> Path:
+        """Where the agent's tools run for `branch`; a missing worktree is recreated unless
+        `create` is False (read-only commands must not write, and hold no lock to do so)."""
+        owner = self.owner(state, branch)
+        if owner is None or owner.worktree is None:
+            return self.checkout(state)
+        return self.ensure(owner.worktree) if create else Path(owner.worktree.path)
+
+    def git(self, state: SessionState, branch: str, create: bool = True) -> GitRunner:
+        return GitRunner(self.directory(state, branch, create))
+
+    def head_commit(self, git: GitRunner) -> str | None:
+        """The commit checked out in a workspace, or None before the first commit."""
+        found = git.try_run("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+        return found.stdout.strip() if found.status == 0 else None
+
+    def plan(
+        self, session_id: str, name: str, state: SessionState, parent: str
+    ) -> tuple[Worktree | None, list[str], str]:
+        """The worktree a fork of `parent` would get, what it leaves behind, and a note.
+
+        Nothing is created here: the caller records the branch first, then calls `ensure`.
+        """
+        if not self.available:
+            return None, [], "no worktree: the project is not a git repository"
+        parent_git = self.git(state, parent)
+        base = self.head_commit(parent_git)
+        if base is None:
+            return None, [], "no worktree: the project has no commit yet"
+        branch = project_branch_name(session_id, name)
+        taken = parent_git.try_run("show-ref", "--verify", "--quiet", f"refs/heads/{branch}")
+        if taken.status == 0:
+            raise UsageError(
+                f"the project already has a branch {branch}",
+                f"pick another fork name, or delete it with `git branch -D {branch}`",
+            )
+        left_behind = sorted(uncommitted_paths(parent_git))
+        parent_ref = parent_git.try_run("symbolic-ref", "--quiet", "HEAD").stdout.strip()
+        worktree = Worktree(
+            str(self.worktree_root / name), branch, base, parent_ref=parent_ref or None
+        )
+        return worktree, left_behind, f"worktree {worktree.path} on {branch} at {base[:10]}"
+
+    def ensure(self, worktree: Worktree) -> Path:
+        """The worktree's directory, created (again) when it is missing or half-made."""
+        path = Path(worktree.path)
+        if (path / ".git").exists() and not self._discarded_half_made(path):
+            return path
+        git = GitRunner(self.location.git_dir)
+        git.run("worktree", "prune")  # forget registrations whose directory is gone
+        branch = worktree.project_branch
+        if git.try_run("show-ref", "--verify", "--quiet", f"refs/heads/{branch}").status == 0:
+            git.run("worktree", "add", "--quiet", str(path), branch)
+        else:
+            git.run("worktree", "add", "--quiet", "-b", branch, str(path), worktree.base)
+        return path
+
+    def _discarded_half_made(self, path: Path) -> bool:
+        """Remove the worktree at `path` if a killed `git worktree add` left it half-made; wait
+        while a git still makes it (its workbench was killed, not the git). True: removed."""
+        deadline = time.monotonic() + WAIT_FOR_GIT_S
+        while half_made.initializing(path):
+            running = half_made.adders(path)
+            if running is None:
+                raise WorkbenchError(
+                    f"the worktree {path} is half-made, and whether git still makes it cannot be "
+                    "told here (no `ps`)",
+                    f"once no git works on it, remove it with `git worktree remove --force --force "
+                    f"{path}`; it is made again when the branch is used",
+                )
+            if not running:
+                git = GitRunner(self.location.git_dir)
+                git.run("worktree", "remove", "--force", "--force", str(path))
+                return True
+            if time.monotonic() > deadline:
+                raise WorkbenchError(
+                    f"git (pid {running[0]}) is still making the worktree {path}",
+                    "wait until it is done and try again, or stop that git",
+                )
+            time.sleep(POLL_S)
+        return False
+
+    def discard(self, worktree: Worktree) -> None:
+        """Remove a worktree that could not be made whole, and its project branch."""
+        git = GitRunner(self.location.git_dir)
+        git.try_run("worktree", "remove", "--force", "--force", worktree.path)
+        shutil.rmtree(worktree.path, ignore_errors=True)
+        git.try_run("worktree", "prune")
+        git.try_run("branch", "-D", worktree.project_branch)
+
+    def remove(self, worktree: Worktree) -> None:
+        """Remove a merged branch's worktree and its project branch (its commits are merged)."""
+        git = GitRunner(self.location.git_dir)
+        tip = GitRunner(Path(worktree.path)).run("rev-parse", "HEAD")
+        result = git.try_run("worktree", "remove", worktree.path)
+        if result.status != 0:
+            raise WorkbenchError(
+                f"could not remove the worktree {worktree.path}: {result.stderr.strip()}",
+                "it is kept; remove it yourself with `git worktree remove` once you are done",
+            )
+        git.run("update-ref", "-d", f"refs/heads/{worktree.project_branch}", tip)
+        worktree.removed = True
