@@ -51,6 +51,7 @@ async def test_a_folder_the_protocol_does_not_allow_and_an_empty_id_are_refused(
         "": "absolute path",
         str(project / "notes.txt"): "not an existing folder",
         "/proc/1": "not writable",
+        "/proc": "/proc",  # writable to root by its mode, yet no folder can be made there
     }
     async with acp_workbench(project, "--model", model) as (conn, _, _):
         for cwd, said in refusals.items():
