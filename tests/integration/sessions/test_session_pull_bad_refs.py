@@ -1,62 +1,48 @@
 """A pull goes on past a session whose refs on the remote are not what workbench writes (a ref
-rewritten by hand to a blob): that session is skipped with a warning naming it, the rest come in.
-A real bare remote, written to with plain git, and `workbench pull` as a real process."""
+pointing at a blob, a description that is not JSON): that session is skipped with a warning
+naming it, the rest come in. A remote written by hand (`support.hostile_remote`) and
+`workbench pull` as a real process."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from sessiontools import assistant, git, run, user
-from sharetools import Person, make_team
+from sessiontools import cli
+from support.hostile_remote import HostileRemote
 
 from workbench.sessions.session import Session
 
-
-def new_session(person: Person, text: str) -> str:
-    with Session.create(person.clone) as session:
-        run(session.store.append("user", user(text)))
-        run(session.store.append("assistant", assistant(f"ok: {text}")))
-        return session.id
-
-
-def point_at_a_blob(remote: Path, ref: str) -> None:
-    junk = remote.parent / "junk.txt"
-    junk.write_text("not a commit\n")
-    git(remote, "update-ref", ref, git(remote, "hash-object", "-w", str(junk)))
-
-
-def unreadable_description(remote: Path, ref: str) -> None:
-    """`ref` moved on to a commit whose message is not the JSON a description is."""
-    tree = git(remote, "rev-parse", f"{ref}^{{tree}}")
-    author = ("-c", "user.name=M", "-c", "user.email=m@example.com")
-    git(remote, "update-ref", ref, git(remote, *author, "commit-tree", tree, "-m", "{oops"))
+BAD_SHARED, BAD_BRANCH, BAD_JSON, GOOD = "a1" * 6, "b2" * 6, "c3" * 6, "d4" * 6
+"""In the order a pull takes them: the bad ones first."""
 
 
 def test_a_session_with_refs_written_by_hand_is_skipped_and_the_rest_are_pulled(
     tmp_path: Path,
 ) -> None:
-    remote, alice, bob = make_team(tmp_path)
-    asked = {new_session(alice, f"question {n}"): f"question {n}" for n in range(4)}
-    for sid in asked:
-        assert alice.cli("push", "--session", sid).returncode == 0
-    bad_shared, bad_branch, bad_json, good = sorted(asked)  # the bad ones come first in a pull
-    point_at_a_blob(remote, f"refs/workbench/{bad_shared}/shared")
-    point_at_a_blob(remote, f"refs/workbench/{bad_branch}/branches/main")
-    unreadable_description(remote, f"refs/workbench/{bad_json}/shared")
+    remote = HostileRemote(tmp_path / "remote.git")
+    remote.project({"README.md": "hello\n"})
+    for sid in (BAD_SHARED, BAD_BRANCH, BAD_JSON, GOOD):
+        remote.conversation(sid, "main", [("user", f"question {sid}"), ("assistant", f"ok {sid}")])
+        remote.describe(sid, {"session_id": sid, "name": sid, "branches": {"main": {}}})
+    remote.ref(f"refs/workbench/{BAD_SHARED}/shared", remote.blob("not a commit\n"))
+    remote.ref(f"refs/workbench/{BAD_BRANCH}/branches/main", remote.blob("not an entry\n"))
+    remote.describe(BAD_JSON, "{oops")
+    bob = remote.clone(tmp_path / "bob")
 
-    pulled = bob.cli("pull", "--format", "json")
+    pulled = cli(bob, "pull", "--format", "json")
     assert pulled.returncode == 0, pulled.stderr
     result = json.loads(pulled.stdout)
-    assert list(result["sessions"]) == [good]
-    assert set(result["skipped"]) == {bad_shared, bad_branch, bad_json}
-    assert "shared" in result["skipped"][bad_shared] and "blob" in result["skipped"][bad_shared]
-    assert "branches/main" in result["skipped"][bad_branch]
-    assert "cannot be read" in result["skipped"][bad_json]
-    for bad in (bad_shared, bad_branch, bad_json):
+    assert list(result["sessions"]) == [GOOD]
+    skipped = result["skipped"]
+    assert set(skipped) == {BAD_SHARED, BAD_BRANCH, BAD_JSON}
+    assert "shared is a blob, not a commit" in skipped[BAD_SHARED]
+    assert "branches/main is a blob, not a commit" in skipped[BAD_BRANCH]
+    assert "cannot be read" in skipped[BAD_JSON]
+    for bad in (BAD_SHARED, BAD_BRANCH, BAD_JSON):
         assert f"warning: session {bad} not pulled" in pulled.stderr
-    listed = bob.cli("sessions", "--format", "json")
+    listed = cli(bob, "sessions", "--format", "json")
     assert listed.returncode == 0, listed.stderr
-    assert [s["id"] for s in json.loads(listed.stdout)] == [good]
-    with Session.open(bob.clone, good) as session:
-        assert [e.payload.get("text") for e in session.store.path()][-1] == f"ok: {asked[good]}"
+    assert [s["id"] for s in json.loads(listed.stdout)] == [GOOD]
+    with Session.open(bob, GOOD) as session:
+        assert [e.payload.get("text") for e in session.store.path()][-1] == f"ok {GOOD}"
