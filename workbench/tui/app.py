@@ -28,6 +28,7 @@ from textual.timer import Timer
 
 from workbench.errors import WorkbenchError
 from workbench.logfile import log_path
+from workbench.runtime.commands import CommandSpec
 from workbench.tui import choices, slash
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
@@ -401,14 +402,14 @@ class WorkbenchApp(App[int]):
     # -- the command palette ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        for command in slash.COMMANDS:
+        for command in slash.commands():
             yield SystemCommand(command.usage, command.help, lambda c=command: self._palette_run(c))
         yield from super().get_system_commands(screen)
 
-    def _palette_run(self, command: slash.SlashCommand) -> None:
+    def _palette_run(self, command: CommandSpec) -> None:
         self.act(self._palette_command(command))
 
-    async def _palette_command(self, command: slash.SlashCommand) -> None:
+    async def _palette_command(self, command: CommandSpec) -> None:
         args = ""
         if command.args and not command.picks:
             answer = await self.ask(
