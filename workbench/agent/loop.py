@@ -28,9 +28,9 @@ from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.costs import UsageTotals
 from workbench.agent.events import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
     ErrorEvent,
-    Event,
     TurnEnd,
     TurnStart,
 )
@@ -73,7 +73,7 @@ class Agent:
         model: ModelClient,
         tools: list[Tool],
         store: ConversationStore,
-        emit: Callable[[Event], None],
+        emit: Callable[[AgentEvent], None],
         cwd: Path,
         system_prompt: str = "",
         bus: HookBus | None = None,
@@ -124,11 +124,11 @@ class Agent:
         self._state.store = store
 
     @property
-    def emit(self) -> Callable[[Event], None]:
+    def emit(self) -> Callable[[AgentEvent], None]:
         return self._state.emit
 
     @emit.setter
-    def emit(self, emit: Callable[[Event], None]) -> None:
+    def emit(self, emit: Callable[[AgentEvent], None]) -> None:
         self._state.emit = emit
 
     @property
