@@ -168,7 +168,8 @@ def _api_key(args: argparse.Namespace) -> str | None:
     from workbench.errors import UsageError
 
     if args.api_key_file is None:
-        return args.api_key
+        given: str | None = args.api_key
+        return given
     if args.api_key is not None:
         raise UsageError("give --api-key or --api-key-file, not both")
     try:

@@ -30,6 +30,7 @@ from workbench.agent.events import (
     AgentEnd,
     AgentEvent,
     AgentStart,
+    AgentStopReason,
     ErrorEvent,
     TurnEnd,
     TurnStart,
@@ -262,7 +263,8 @@ class Agent:
 
     async def _run(self, prompts: list[Message]) -> str:
         self.emit(AgentStart())
-        stop_reason, error = "completed", None
+        stop_reason: AgentStopReason = "completed"
+        error: str | None = None
         try:
             await self._loop([*prompts, *self.steering.take()])
         except asyncio.CancelledError:

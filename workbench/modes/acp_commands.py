@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from acp.schema import AvailableCommand, UnstructuredCommandInput
+from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from workbench.errors import WorkbenchError
 from workbench.runtime import Workbench
@@ -165,7 +165,7 @@ def advertised(wb: Workbench) -> list[AvailableCommand]:
         AvailableCommand(
             name=c.name,
             description=c.help or c.name,
-            input=UnstructuredCommandInput(hint=c.hint) if c.hint else None,
+            input=AvailableCommandInput(UnstructuredCommandInput(hint=c.hint)) if c.hint else None,
         )
         for c in available(wb)
     ]

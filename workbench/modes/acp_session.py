@@ -33,6 +33,7 @@ from acp.schema import (
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
+    StopReason,
     ToolCallUpdate,
 )
 
@@ -254,7 +255,7 @@ class Bench:
             await self.wb.switch_branch(branch)
             session.branch = branch
 
-    async def prompt(self, session: AcpSession, text: str) -> str:
+    async def prompt(self, session: AcpSession, text: str) -> StopReason:
         """Run `text` (a command, or a prompt for the model) and return the ACP stop reason.
         While a run works it is steering, and ends with that run."""
         if self.wb.state().busy:
@@ -286,7 +287,7 @@ class Bench:
             return "refusal" if self.translator.refused else "end_turn"
         return await self._finish()
 
-    async def _command(self, command: acp_commands.AcpCommand, args: str) -> str:
+    async def _command(self, command: acp_commands.AcpCommand, args: str) -> StopReason:
         try:
             answer = await command.run(self.wb, args)
         except WorkbenchError as exc:
@@ -303,7 +304,7 @@ class Bench:
         hint = f"\n{exc.hint}" if exc.hint else ""
         self.send(update_agent_message_text(f"Error: {exc.message}{hint}"))
 
-    async def _finish(self) -> str:
+    async def _finish(self) -> StopReason:
         reason = await self.wb.wait_idle()
         await self.outbox.flush()
         if reason == "aborted" or self.cancelled:

@@ -24,7 +24,15 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import Cost, PlanEntry, ToolCallLocation
+from acp.schema import (
+    Cost,
+    PlanEntry,
+    PlanEntryPriority,
+    PlanEntryStatus,
+    ToolCallLocation,
+    ToolCallStatus,
+    ToolKind,
+)
 from acp.schema import UsageUpdate as ContextUsage
 
 from workbench.agent.events import (
@@ -42,16 +50,16 @@ from workbench.messages import Message, ToolCall
 from workbench.skills.graph import SkillGraph
 from workbench.tool import ToolResult
 
-KINDS = {"read": "read", "edit": "edit", "write": "edit", "bash": "execute"}
+KINDS: dict[str, ToolKind] = {"read": "read", "edit": "edit", "write": "edit", "bash": "execute"}
 """Our tools -> ACP tool kinds; every other tool is `other`."""
 SNAPSHOT_LIMIT = 1_000_000
 """Files up to this size are read before a write, so the diff shows what was there."""
 LAYER_ORDER = {"compound": 0, "molecule": 1, "atom": 2}
-PRIORITY = {"compound": "high", "molecule": "medium"}
+PRIORITY: dict[str, PlanEntryPriority] = {"compound": "high", "molecule": "medium"}
 Update = Any
 
 
-def kind_of(tool_name: str) -> str:
+def kind_of(tool_name: str) -> ToolKind:
     return KINDS.get(tool_name, "other")
 
 
@@ -153,7 +161,7 @@ def finish_update(
     before: str | None = None,
     skipped: bool = False,
 ) -> Update:
-    status = "failed" if result.is_error or skipped else "completed"
+    status: ToolCallStatus = "failed" if result.is_error or skipped else "completed"
     loads = [r.to_dict() for r in records_of(Message(role="tool_result", details=result.details))]
     raw: dict[str, Any] = {"text": result.text, "is_error": result.is_error, "skipped": skipped}
     if loads:
@@ -291,9 +299,9 @@ def replay(messages: list[Message], cwd: Path) -> list[Update]:
                 update.status = "pending"
                 updates.append(update)
         elif message.role == "tool_result" and message.tool_call_id:
-            call = calls.get(message.tool_call_id)
-            name = message.tool_name or (call.name if call else "")
-            args = call.arguments if call else {}
+            called = calls.get(message.tool_call_id)
+            name = message.tool_name or (called.name if called else "")
+            args = called.arguments if called else {}
             result = ToolResult(message.text, message.is_error, message.details)
             updates.append(finish_update(cwd, message.tool_call_id, name, args, result))
         elif message.text:
@@ -307,11 +315,11 @@ def plan(state: LoadingState, graph: SkillGraph) -> list[PlanEntry]:
     chain delegates to that are not loaded yet `pending` (where the agent may go next)."""
 
     def rank(name: str) -> tuple[int, int, str]:
-        layer = state.loaded.get(name) or (graph.get(name).layer if graph.get(name) else None)
+        layer = state.loaded.get(name) or (skill.layer if (skill := graph.get(name)) else None)
         on_chain = state.chain.index(name) if name in state.chain else len(state.chain)
         return (LAYER_ORDER.get(layer or "", 3), on_chain, name)
 
-    def entry(name: str, status: str) -> PlanEntry:
+    def entry(name: str, status: PlanEntryStatus) -> PlanEntry:
         skill = graph.get(name)
         layer = state.loaded.get(name) or (skill.layer if skill else None)
         label = f"{layer} {name}" if layer else name

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from workbench.agent.events import event_dict
+from workbench.agent.events import WorkbenchEvent, event_dict
 from workbench.modes.closed_output import silence_stdout
 from workbench.runtime import Workbench
 
@@ -37,7 +37,7 @@ class EventLines:
                 silence_stdout()
             self.on_closed()
 
-    def event(self, event: Any) -> None:
+    def event(self, event: WorkbenchEvent) -> None:
         self.write(event_dict(event))
 
     def header(self, workbench: Workbench) -> None:

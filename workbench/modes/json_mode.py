@@ -6,7 +6,7 @@ with `agent_end`. Exit code as in print mode (1 as well for a refused or unknown
 
 from __future__ import annotations
 
-from workbench.agent.events import AgentEnd, Event
+from workbench.agent.events import AgentEnd, WorkbenchEvent
 from workbench.modes.event_lines import EventLines
 from workbench.modes.headless import (
     EXIT_ERROR,
@@ -22,7 +22,7 @@ async def run(options: WorkbenchOptions, prompt: str) -> int:
     lines = EventLines()
     outcome: list[str] = []
 
-    def on_event(event: Event) -> None:
+    def on_event(event: WorkbenchEvent) -> None:
         lines.event(event)
         if isinstance(event, AgentEnd):
             outcome.append(event.stop_reason)

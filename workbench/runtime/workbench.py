@@ -187,9 +187,9 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
-            reason = "resume" if resumes(self.options) else "start"
-            messages = list(self.agent.messages)
-            await self.bus.run("session_start", SessionStartEvent(messages, self.cwd, reason))
+            messages, resumed = list(self.agent.messages), resumes(self.options)
+            event = SessionStartEvent(messages, self.cwd, "resume" if resumed else "start")
+            await self.bus.run("session_start", event)
         self.startup_notices = [
             *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
             *(Notice(text, "warning") for text in context_files(self.cwd).notices),

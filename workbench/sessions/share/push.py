@@ -144,8 +144,8 @@ def _push(
     heads = {b: found.heads[b] for b in names}
     result = PushResult(remote, sid)
     for branch in sorted({f.branch for f in file_findings if f.branch}):
-        tip, base = file_tips[branch]
-        copy, count = redacted_files(git, tip, base)
+        files_tip, base = file_tips[branch]
+        copy, count = redacted_files(git, files_tip, base)
         file_tips[branch] = (copy, base)
         result.redacted_files += count
     description = shared_record(state, names)
@@ -222,7 +222,7 @@ def _file_tips(
 ) -> dict[str, tuple[str, str | None]]:
     """Each experiment's project branch tip and base, for the branches that have one."""
     assert found.state is not None
-    tips = {}
+    tips: dict[str, tuple[str, str | None]] = {}
     for branch in names:
         worktree = found.state.branches[branch].worktree
         if worktree is None:
