@@ -119,6 +119,7 @@ async def _remove_queued(workbench: Workbench, cmd: dict[str, Any]) -> None:
 @command("clear_queue")
 async def _clear_queue(workbench: Workbench, cmd: dict[str, Any]) -> None:
     queue = cmd.get("queue")
+    # a name that is no queue is the runtime's to refuse, with the names it has
     workbench.clear_queue(queue if isinstance(queue, str) else None)  # type: ignore[arg-type]
 
 
