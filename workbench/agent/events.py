@@ -24,7 +24,7 @@ AgentStopReason = Literal["completed", "aborted", "error"]
 DeltaType = Literal["text", "thinking", "tool_call"]
 
 
-def jsonable(value: Any) -> Any:
+def jsonable(value: object) -> object:
     """`value` with messages, results, usages and paths turned into JSON-ready data."""
     if isinstance(value, Message):
         return value.to_dict()

@@ -37,7 +37,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from workbench.agent.events import ModelChange, ToolExecutionEnd, TreeUpdate
+from workbench.agent.events import ModelChange, ToolExecutionEnd, TreeUpdate, WorkbenchEvent
 from workbench.errors import WorkbenchError
 from workbench.modes import acp_commands
 from workbench.modes.acp_updates import Translator, plan
@@ -114,7 +114,7 @@ class Bench:
 
     # -- events -----------------------------------------------------------------------------
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: WorkbenchEvent) -> None:
         session = self.active
         if isinstance(event, TreeUpdate) and session is not None:
             session.branch = event.branch

@@ -44,7 +44,9 @@ from workbench.agent.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
     UsageUpdate,
+    WorkbenchEvent,
 )
+from workbench.enforcer.events import SkillLoadEvent
 from workbench.enforcer.state import LoadingState, LoadRecord, records_of
 from workbench.messages import Message, ToolCall
 from workbench.skills.graph import SkillGraph
@@ -202,7 +204,7 @@ class Translator:
         """The newest tool call still running (a permission question belongs to it)."""
         return next(reversed(self.started), None) if self.started else None
 
-    def updates(self, event: Any, cwd: Path) -> list[Update]:
+    def updates(self, event: WorkbenchEvent, cwd: Path) -> list[Update]:
         if isinstance(event, MessageUpdate):
             if event.delta_type == "text" and event.delta:
                 return [update_agent_message_text(event.delta)]
@@ -256,11 +258,11 @@ class Translator:
         if isinstance(event, ErrorEvent):
             hint = f" ({event.hint})" if event.hint else ""
             return [update_agent_message_text(f"\nError: {event.message}{hint}\n")]
-        if getattr(event, "type", None) == "skill_load" and getattr(event, "how", "") == "command":
+        if isinstance(event, SkillLoadEvent) and event.how == "command":
             return self._skill_command(event)
         return []
 
-    def _skill_command(self, event: Any) -> list[Update]:
+    def _skill_command(self, event: SkillLoadEvent) -> list[Update]:
         """A `/skill:NAME` the user typed: its load is told as agent text (no tool call)."""
         if event.blocked:
             self.refused = True
