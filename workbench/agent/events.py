@@ -4,8 +4,8 @@ Each event is a plain dataclass whose `type` (a class attribute) names it; `to_d
 JSON object that `--mode json` and `--mode rpc` print, with stable snake_case keys. Message events
 carry the whole message (`Message.to_dict()`: id, role, text, thinking, tool_calls, tool_call_id,
 tool_name, is_error, usage, stop_reason, details, timestamp); tool events carry the call's id, name
-and arguments. `WorkbenchEvent` (at the end) is the one union a front end receives and dispatches
-with `match`.
+and arguments. `AgentEvent` (at the end) is their union; with the enforcer's and extensions'
+events it makes `workbench.runtime.events.WorkbenchEvent`, which front ends dispatch with `match`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from workbench.agent.costs import message_totals
-from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
-from workbench.extension_api import ExtensionEvent
 from workbench.messages import Message, Usage
 from workbench.tool import ToolResult
 
@@ -320,10 +318,3 @@ AgentEvent: TypeAlias = (
     | ModelChange
 )
 """What the agent loop and the runtime publish about a run (the agent's `emit` takes these)."""
-
-WorkbenchEvent: TypeAlias = (
-    AgentEvent | TreeUpdate | SkillLoadEvent | SkillsReloadedEvent | ExtensionEvent
-)
-"""One event of the stream `Workbench.subscribe` delivers: a run's, the tree's, the enforcer's,
-or an outside extension's own (`ExtensionEvent`, whatever else it emits). A front end matches on
-the class (`match event: case MessageUpdate(): ...`) and leaves the rest to `case _:`."""

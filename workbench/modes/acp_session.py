@@ -37,11 +37,12 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from workbench.agent.events import ModelChange, ToolExecutionEnd, TreeUpdate, WorkbenchEvent
+from workbench.agent.events import ModelChange, ToolExecutionEnd, TreeUpdate
 from workbench.errors import WorkbenchError
 from workbench.modes import acp_commands
 from workbench.modes.acp_updates import Translator, plan
 from workbench.runtime import Workbench
+from workbench.runtime.events import WorkbenchEvent
 
 log = logging.getLogger(__name__)
 MODES = (

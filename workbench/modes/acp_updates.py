@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import (
     start_tool_call,
@@ -44,13 +44,15 @@ from workbench.agent.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
     UsageUpdate,
-    WorkbenchEvent,
 )
 from workbench.enforcer.events import SkillLoadEvent
 from workbench.enforcer.state import LoadingState, LoadRecord, records_of
 from workbench.messages import Message, ToolCall
 from workbench.skills.graph import SkillGraph
 from workbench.tool import ToolResult
+
+if TYPE_CHECKING:
+    from workbench.runtime.events import WorkbenchEvent
 
 KINDS: dict[str, ToolKind] = {"read": "read", "edit": "edit", "write": "edit", "bash": "execute"}
 """Our tools -> ACP tool kinds; every other tool is `other`."""

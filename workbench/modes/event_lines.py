@@ -12,9 +12,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from workbench.agent.events import WorkbenchEvent, event_dict
+from workbench.agent.events import event_dict
 from workbench.modes.closed_output import silence_stdout
 from workbench.runtime import Workbench
+from workbench.runtime.events import WorkbenchEvent
 
 
 class EventLines:

@@ -6,7 +6,7 @@ with `agent_end`. Exit code as in print mode (1 as well for a refused or unknown
 
 from __future__ import annotations
 
-from workbench.agent.events import AgentEnd, WorkbenchEvent
+from workbench.agent.events import AgentEnd
 from workbench.modes.event_lines import EventLines
 from workbench.modes.headless import (
     EXIT_ERROR,
@@ -16,6 +16,7 @@ from workbench.modes.headless import (
     run_prompt,
 )
 from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.runtime.events import WorkbenchEvent
 
 
 async def run(options: WorkbenchOptions, prompt: str) -> int:

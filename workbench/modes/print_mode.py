@@ -17,13 +17,13 @@ from workbench.agent.events import (
     MessageEnd,
     Notice,
     RetryStart,
-    WorkbenchEvent,
 )
 from workbench.agent.subagents.report import FINE_VERDICTS
 from workbench.enforcer.events import SkillLoadEvent
 from workbench.errors import DiskFull
 from workbench.modes.headless import EXIT_ERROR, EXIT_OK, refused_skill_command, run_prompt
 from workbench.runtime import WorkbenchOptions
+from workbench.runtime.events import WorkbenchEvent
 
 
 def _tell(message: str, hint: str | None = None) -> None:

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.agent.context_files import context_files
-from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice, WorkbenchEvent
+from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
 from workbench.agent.models.choice import cache_policy, model_name, open_model
@@ -69,6 +69,7 @@ from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionS
 from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config
 from workbench.runtime.context import branch_messages
+from workbench.runtime.events import WorkbenchEvent
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.queue_controls import QueueControls

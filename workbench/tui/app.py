@@ -46,9 +46,9 @@ from workbench.tui.dialogs import DialogApp
 from workbench.tui.session_view import SessionView
 
 if TYPE_CHECKING:
-    from workbench.agent.events import WorkbenchEvent
     from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench
+    from workbench.runtime.events import WorkbenchEvent
     from workbench.tui.items import NoteKind
 
 log = logging.getLogger(__name__)

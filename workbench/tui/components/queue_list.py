@@ -11,7 +11,7 @@ from workbench.agent.events import QueueUpdate
 from workbench.tui import palette
 
 if TYPE_CHECKING:
-    from workbench.agent.events import WorkbenchEvent
+    from workbench.runtime.events import WorkbenchEvent
 
 
 class QueueList(Static):

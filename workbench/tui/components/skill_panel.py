@@ -26,7 +26,7 @@ from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 
 if TYPE_CHECKING:
-    from workbench.agent.events import WorkbenchEvent
+    from workbench.runtime.events import WorkbenchEvent
 
 
 def child_violations(details: dict[str, Any] | None) -> list[str]:

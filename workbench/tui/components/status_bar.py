@@ -16,7 +16,7 @@ from workbench.text import short_count
 from workbench.tui import palette
 
 if TYPE_CHECKING:
-    from workbench.agent.events import WorkbenchEvent
+    from workbench.runtime.events import WorkbenchEvent
 
 WARN_AT, ERROR_AT = 0.70, 0.90
 

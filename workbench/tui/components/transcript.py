@@ -46,8 +46,8 @@ from workbench.tui.items import (
 )
 
 if TYPE_CHECKING:
-    from workbench.agent.events import WorkbenchEvent
     from workbench.messages import Message
+    from workbench.runtime.events import WorkbenchEvent
     from workbench.tui.components.reply import ReplyView
 
 Row: TypeAlias = "ReplyView | ItemRow[Item]"
