@@ -25,7 +25,8 @@ class Rule:
     example: str
 
 
-_E, _W = "error", "warning"
+_E: Severity = "error"
+_W: Severity = "warning"
 
 RULES: dict[str, Rule] = {
     rule.id: rule

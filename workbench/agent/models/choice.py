@@ -89,7 +89,7 @@ def apply_overrides(info: ModelInfo, entry: dict[str, Any]) -> ModelInfo:
         if "context_window" in entry:
             info = replace(info, context_window=int(entry["context_window"]))
         cost = entry.get("cost") or {}
-        prices = {
+        prices: dict[str, Any] = {
             field: float(cost[key]) / PER_MILLION
             for key, field in (
                 ("input", "input_cost"),

@@ -216,6 +216,7 @@ class DemoModel:
         return json.dumps(draft, ensure_ascii=False)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
+        paths: list[str]
         if request.purpose == "commit_message":
             text, paths = self._commit_message(request.messages[-1].text), []
         elif request.purpose == "summary":
