@@ -1,4 +1,4 @@
-"""Draw screenshots/*.svg for the README from the scripted states the snapshot tests check.
+"""Draw docs/screenshots/*.svg from the scripted states the snapshot tests check.
 
     python tests/tui/make_screenshots.py [NAME ...]
 
@@ -43,14 +43,14 @@ def main() -> None:
         from scenarios import SCENARIOS
         from tuitools import ROOT, make_project
 
-        out = ROOT / "screenshots"
+        out = ROOT / "docs" / "screenshots"
         out.mkdir(exist_ok=True)
         for name in sys.argv[1:] or list(SCENARIOS):
             with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
                 project = make_project(Path(folder) / "project")
                 svg = asyncio.run(_picture(name, project, stack))
             (out / f"{name}.svg").write_text(svg, encoding="utf-8", newline="\n")
-            print(f"screenshots/{name}.svg")
+            print(f"docs/screenshots/{name}.svg")
 
 
 if __name__ == "__main__":

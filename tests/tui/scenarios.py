@@ -1,4 +1,4 @@
-"""The app in the states that the snapshot tests check and the README's screenshots show.
+"""The app in the states that the snapshot tests check and the screenshots in docs/ show.
 
 Each scenario prepares the session's model (a scripted file, the offline demo, or the local
 OpenAI-compatible server through litellm) and drives the app with Pilot to the state to picture.

@@ -2,7 +2,7 @@
 
 Update them after a deliberate change with `python -m pytest tests/tui --snapshot-update` and
 look at every changed picture before committing it. `python tests/tui/make_screenshots.py` draws
-the same states into screenshots/ for the README.
+the same states into docs/screenshots/ for the README and the docs.
 """
 
 from __future__ import annotations
