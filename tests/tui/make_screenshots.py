@@ -16,12 +16,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
+sys.path.insert(0, str(HERE.parent))
 
 
 async def _picture(name: str, project: Path, stack: ExitStack) -> str:
-    from scenarios import SCENARIOS
-    from tuitools import PICTURE_SIZE, build_app
+    from support.app_pilot import PICTURE_SIZE, build_app
+    from support.app_scenarios import SCENARIOS
 
     scenario = SCENARIOS[name]
     app = build_app(project, **scenario.prepare(project, stack))
@@ -40,8 +40,8 @@ def main() -> None:
         )
         for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "WORKBENCH_MODEL"):
             os.environ.pop(key, None)
-        from scenarios import SCENARIOS
-        from tuitools import ROOT, make_project
+        from support.app_pilot import ROOT, make_project
+        from support.app_scenarios import SCENARIOS
 
         out = ROOT / "docs" / "screenshots"
         out.mkdir(exist_ok=True)

@@ -11,8 +11,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from xml.etree import ElementTree
 
-from scenarios import SCENARIOS
-from tuitools import PICTURE_SIZE, build_app, make_project, opened
+from support.app_pilot import PICTURE_SIZE, build_app, make_project, opened
+from support.app_scenarios import SCENARIOS
 
 
 def matches(snap_compare, tmp_path: Path, name: str) -> bool:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from support.openai_server import OpenAIServer, Reply
 from textual.pilot import Pilot
-from tuitools import app_of, idle, opened, tools, type_text, until, write_script
 
+from support.app_pilot import app_of, idle, opened, tools, type_text, until, write_script
+from support.openai_server import OpenAIServer, Reply
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.report_view import ReportView
