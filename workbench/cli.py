@@ -79,7 +79,7 @@ def _main_parser() -> argparse.ArgumentParser:
 
 
 def _add_agent_options(parser: argparse.ArgumentParser) -> None:
-    """The main (non-subcommand) path: run the agent headless. See README, ## Agent."""
+    """The main (non-subcommand) path: run the agent headless. See docs/headless-and-rpc.md."""
     parser.add_argument("prompt", nargs="*", help="the prompt (or pipe it on stdin)")
     parser.add_argument(
         "-p",

@@ -137,7 +137,8 @@ class DemoModel:
         if not steps:
             return (
                 f"{LABEL} I found no compound skills to follow here, so there is nothing to "
-                f"show yet. Add skills under .pi/skills/ (see README).\n\n{HOW_TO_CONFIGURE}",
+                f"show yet. Add skills under .pi/skills/ (see docs/skills.md).\n\n"
+                f"{HOW_TO_CONFIGURE}",
                 [],
             )
         for step in steps:
