@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessiontools import cli
 from support.hostile_remote import HostileRemote
+from support.session_entries import cli
 
 from workbench.sessions.session import Session
 

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sessiontools import assistant, git, run, user
-from sharetools import Person, make_team, remote_refs
+from support.session_entries import assistant, git, run, user
+from support.team_remote import Person, make_team, remote_refs
 
 from workbench.sessions.session import Session
 

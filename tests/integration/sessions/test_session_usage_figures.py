@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sessiontools import cli, make_project, run, user
-from sharetools import make_team
 from support.openai_server import OpenAIServer, Reply
+from support.session_entries import cli, make_project, run, user
+from support.team_remote import make_team
 
 from workbench.sessions.session import Session
 

@@ -212,7 +212,7 @@ def _file_tips(
 ) -> dict[str, tuple[str, str | None]]:
     """Each experiment's project branch tip and base, for the branches that have one."""
     assert found.state is not None
-    tips = {}
+    tips: dict[str, tuple[str, str | None]] = {}
     for branch in names:
         worktree = found.state.branches[branch].worktree
         if worktree is None:
