@@ -132,9 +132,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
             found.append(SecretMatch("secret assignment", start, match.end(), _shown(value)))
     found.sort(key=lambda m: (m.start, -m.end))
     kept: list[SecretMatch] = []
-    for match in found:
-        if not kept or match.start >= kept[-1].end:
-            kept.append(match)
+    for secret in found:
+        if not kept or secret.start >= kept[-1].end:
+            kept.append(secret)
     return kept
 
 

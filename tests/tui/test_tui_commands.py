@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.workbench_process import write_user_settings
-from textual.command import CommandPalette
-from textual.widgets import OptionList, TextArea
-from tuitools import (
+from support.app_pilot import (
     SIZE,
     ask,
     chat_text,
@@ -21,6 +18,9 @@ from tuitools import (
     until,
     user_texts,
 )
+from support.workbench_process import write_user_settings
+from textual.command import CommandPalette
+from textual.widgets import OptionList, TextArea
 
 from workbench.errors import WorkbenchError
 from workbench.sessions.session import Session

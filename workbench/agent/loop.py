@@ -28,9 +28,10 @@ from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.costs import UsageTotals
 from workbench.agent.events import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
+    AgentStopReason,
     ErrorEvent,
-    Event,
     TurnEnd,
     TurnStart,
 )
@@ -73,7 +74,7 @@ class Agent:
         model: ModelClient,
         tools: list[Tool],
         store: ConversationStore,
-        emit: Callable[[Event], None],
+        emit: Callable[[AgentEvent], None],
         cwd: Path,
         system_prompt: str = "",
         bus: HookBus | None = None,
@@ -124,11 +125,11 @@ class Agent:
         self._state.store = store
 
     @property
-    def emit(self) -> Callable[[Event], None]:
+    def emit(self) -> Callable[[AgentEvent], None]:
         return self._state.emit
 
     @emit.setter
-    def emit(self, emit: Callable[[Event], None]) -> None:
+    def emit(self, emit: Callable[[AgentEvent], None]) -> None:
         self._state.emit = emit
 
     @property
@@ -262,7 +263,8 @@ class Agent:
 
     async def _run(self, prompts: list[Message]) -> str:
         self.emit(AgentStart())
-        stop_reason, error = "completed", None
+        stop_reason: AgentStopReason = "completed"
+        error: str | None = None
         try:
             await self._loop([*prompts, *self.steering.take()])
         except asyncio.CancelledError:

@@ -17,7 +17,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any, Literal
 
-from workbench.agent.events import Notice
+from workbench.agent.events import Notice, TreeChange, TreeUpdate
 from workbench.agent.loop import Agent
 from workbench.agent.models.client import ModelRequest
 from workbench.agent.store import ConversationStore, Entry, MemoryStore
@@ -26,7 +26,6 @@ from workbench.errors import UsageError, WorkbenchError
 from workbench.hooks import HookBus, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.context import branch_messages
-from workbench.runtime.events import TreeChange, TreeUpdate
 from workbench.runtime.readiness import Readiness
 from workbench.sessions.navigation import NavigateResult
 from workbench.sessions.session import Session

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.agent.context_files import context_files
-from workbench.agent.events import ErrorEvent, ModelChange, Notice
+from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
 from workbench.agent.models.choice import cache_policy, model_name, open_model
@@ -64,11 +64,12 @@ from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.extension import register as register_enforcer
 from workbench.errors import WorkbenchError
-from workbench.extension_api import Command, ExtensionAPI
+from workbench.extension_api import Command, ExtensionAPI, ExtensionEvent
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config
 from workbench.runtime.context import branch_messages
+from workbench.runtime.events import WorkbenchEvent
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.queue_controls import QueueControls
@@ -84,7 +85,7 @@ from workbench.skills.graph import SkillGraph
 from workbench.trust import granted, project_settings
 
 log = logging.getLogger(__name__)
-Listener = Callable[[Any], None]
+Listener = Callable[[WorkbenchEvent], None]
 """Receives each event: a `workbench.agent.events.Event`, or an extension's own event dataclass
 (serialise either with `event_dict`)."""
 
@@ -187,9 +188,9 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
-            reason = "resume" if resumes(self.options) else "start"
-            messages = list(self.agent.messages)
-            await self.bus.run("session_start", SessionStartEvent(messages, self.cwd, reason))
+            messages, resumed = list(self.agent.messages), resumes(self.options)
+            event = SessionStartEvent(messages, self.cwd, "resume" if resumed else "start")
+            await self.bus.run("session_start", event)
         self.startup_notices = [
             *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
             *(Notice(text, "warning") for text in context_files(self.cwd).notices),
@@ -270,20 +271,20 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         """The project's skill graph as the enforcer sees it (reloaded when files change)."""
         return self.enforcer.skills.graph
 
-    def _emit(self, event: Any) -> None:
+    def _emit(self, event: WorkbenchEvent) -> None:
         for listener in list(self._listeners):
             try:
                 listener(event)
             except Exception:  # a broken front end must not stop the agent
                 log.exception("event listener failed on %s", event.type)
 
-    def _agent_event(self, event: Any) -> None:
+    def _agent_event(self, event: AgentEvent) -> None:
         self._emit(event)
         if self.store.branch != self._branch:  # an append from a navigated-to entry branched
             self._branch = self.store.branch
             self._emit_tree_update("continue")
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: ExtensionEvent) -> None:
         """ExtensionSink: extensions publish their own events to every front end."""
         self._emit(event)
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sessiontools import git, store_dir
+from support.session_entries import git, store_dir
 
 from workbench.agent.loop import Agent
 from workbench.agent.models.scripted import ScriptedModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sessiontools import assistant, cli, run, user
+from support.session_entries import assistant, cli, run, user
 
 from workbench.sessions.session import Session
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, cli, fsck_problems, git, run, snapshot, store_dir, user
+from support.session_entries import (
+    assistant,
+    cli,
+    fsck_problems,
+    git,
+    run,
+    snapshot,
+    store_dir,
+    user,
+)
 
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError

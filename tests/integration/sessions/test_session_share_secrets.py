@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, git, run, store_dir, tool_result, user
-from sharetools import Person, make_team, remote_refs
+from support.session_entries import assistant, git, run, store_dir, tool_result, user
+from support.team_remote import Person, make_team, remote_refs
 
 from workbench.sessions.session import Session
 

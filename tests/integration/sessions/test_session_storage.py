@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessiontools import (
+from support.session_entries import (
     assistant,
     fsck_problems,
     git,

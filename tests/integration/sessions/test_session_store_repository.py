@@ -7,8 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sessiontools import assistant, fsck_problems, git, run, store_dir, user
-from sharetools import Person, make_team, remote_refs, tree_json
+from support.session_entries import assistant, fsck_problems, git, run, store_dir, user
+from support.team_remote import Person, make_team, remote_refs, tree_json
 
 from workbench.sessions.session import Session
 

@@ -121,7 +121,8 @@ def _markdown() -> MarkdownIt:
 
 
 def markdown_html(text: str) -> str:
-    return _markdown().render(text)
+    html: str = _markdown().render(text)
+    return html
 
 
 def _when(seconds: float) -> str:

@@ -22,7 +22,7 @@ from workbench.sessions.share.commit_scan import CommitScan, remote_commits, sca
 from workbench.sessions.share.remote import (
     SHARED,
     RemoteSession,
-    default_remote,
+    chosen_remote,
     encode_shared,
     fetch,
     merged_record,
@@ -95,9 +95,10 @@ def push_session(
     import time
 
     started = time.perf_counter()
-    remote = remote or default_remote(location)
+    remote = chosen_remote(location, remote)
     runner = location.runner()
-    repo = ConversationRepo(runner.with_env(conversation_identity(location.project_runner()).env()))
+    identity = conversation_identity(location.project_runner())
+    repo = ConversationRepo(runner.with_env(identity.env()))
     try:
         found = next(iter(repo.sessions(session_id)), None)
         if found is None or found.state is None or not found.heads:
@@ -216,7 +217,7 @@ def _file_tips(
 ) -> dict[str, tuple[str, str | None]]:
     """Each experiment's project branch tip and base, for the branches that have one."""
     assert found.state is not None
-    tips = {}
+    tips: dict[str, tuple[str, str | None]] = {}
     for branch in names:
         worktree = found.state.branches[branch].worktree
         if worktree is None:

@@ -37,7 +37,7 @@ SHARED_VERSION = 1
 
 def default_remote(location: StorageLocation) -> str:
     """The upstream remote of the checkout's branch, else `origin`."""
-    git = GitRunner(location.project_root) if location.project_is_git else location.runner()
+    git = location.user_runner()
     branch = git.try_run("symbolic-ref", "--quiet", "--short", "HEAD").stdout.strip()
     if branch:
         upstream = git.try_run("config", "--get", f"branch.{branch}.remote").stdout.strip()
@@ -52,11 +52,28 @@ def default_remote(location: StorageLocation) -> str:
     )
 
 
+def chosen_remote(location: StorageLocation, remote: str | None) -> str:
+    """The remote to share through: the one named, else the default (`default_remote`). A
+    local path is made absolute from the working directory, where the user typed it: git runs
+    in the storage's git directory, where `../r.git` would be somewhere else."""
+    if not remote:
+        return default_remote(location)
+    git = location.user_runner()
+    if remote in git.try_run("remote").stdout.split():
+        return remote
+    scp_like = ":" in remote and "/" not in remote.partition(":")[0]  # host:path, as git reads it
+    if "://" in remote or scp_like:
+        return remote
+    if "/" in remote or remote.startswith(".") or Path(remote).exists():
+        return str(Path(remote).resolve())
+    return remote
+
+
 def remote_url(location: StorageLocation, remote: str, push: bool = False) -> str:
     """Where git reaches `remote` from the store: a remote of the project by its URL (with
     `insteadOf` applied), a path made absolute; anything else as given."""
     if location.project_is_git:
-        project = GitRunner(location.project_root)
+        project = location.user_runner()
         if remote in project.try_run("remote").stdout.split():
             how = ("remote", "get-url", "--push") if push else ("ls-remote", "--get-url")
             remote = project.run(*how, remote)
@@ -65,8 +82,10 @@ def remote_url(location: StorageLocation, remote: str, push: bool = False) -> st
 
 
 def tracking_name(remote: str) -> str:
-    """A remote (a name, URL or path) as one ref component."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", remote).strip("._") or "remote"
+    """A remote (a name, URL or path) as one ref component: no `..` and no `.lock` end, which
+    git refuses in a ref name (`file:///a/b/../r.git`)."""
+    name = re.sub(r"\.{2,}", "_", re.sub(r"[^A-Za-z0-9._-]+", "_", remote)).strip("._")
+    return (name + "_" if name.endswith(".lock") else name) or "remote"
 
 
 def tracking_prefix(remote: str, session_id: str | None = None) -> str:
@@ -83,6 +102,9 @@ class RemoteSession:
     files: dict[str, str] = field(default_factory=dict)
     shared: str | None = None
     """The `shared` commit."""
+    not_commits: list[str] = field(default_factory=list)
+    """Refs that name something else than a commit (`shared is a blob`): written by hand, not
+    by workbench; they are left out above."""
 
 
 def fetch(
@@ -138,17 +160,18 @@ def tracked(
     prefix = tracking_prefix(remote, session_id) if session_id else tracking_prefix(remote)
     base = tracking_prefix(remote)
     runners = [location.runner()] + [location.project_runner()] * location.project_is_git
-    out = "\n".join(
-        git.run("for-each-ref", "--format=%(objectname) %(refname)", prefix) for git in runners
-    )
+    listing = "--format=%(objecttype) %(objectname) %(refname)"
+    out = "\n".join(git.run("for-each-ref", listing, prefix) for git in runners)
     found: dict[str, RemoteSession] = {}
     for line in out.splitlines():
         if not line:
             continue
-        oid, _, ref = line.partition(" ")
+        kind, oid, ref = line.split(" ", 2)
         session, _, rest = ref[len(base) :].partition("/")
         entry = found.setdefault(session, RemoteSession(session))
-        if rest == SHARED:
+        if kind != "commit":
+            entry.not_commits.append(f"{rest} is a {kind}, not a commit")
+        elif rest == SHARED:
             entry.shared = oid
         elif rest.startswith("branches/"):
             entry.branches[rest.removeprefix("branches/")] = oid

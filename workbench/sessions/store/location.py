@@ -81,6 +81,12 @@ class StorageLocation:
         """A git runner for the project's repository (its branches and worktrees)."""
         return GitRunner(self.project_git_dir or self.git_dir)
 
+    def user_runner(self) -> GitRunner:
+        """A git runner as the user's own git commands see it: from the project's folder in a git
+        project, so that a remote configured with a relative URL (`../r.git`) is where
+        `git push` finds it, not beside the git directory."""
+        return GitRunner(self.project_root) if self.project_is_git else self.runner()
+
     def project_objects(self) -> dict[str, str]:
         """The environment that lets git read the project's objects too (git's alternates)."""
         if self.project_git_dir is None:
