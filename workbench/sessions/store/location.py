@@ -21,6 +21,9 @@ what to do.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,9 +118,8 @@ def find_storage(project_root: Path) -> StorageLocation | None:
     common = project_git_dir(project_root)
     if common is not None:
         store = common / "workbench" / STORE_REPOSITORY
-        if not (store / "HEAD").exists():
-            store.parent.mkdir(parents=True, exist_ok=True)
-            GitRunner(store.parent).run("init", "--quiet", "--bare", str(store))
+        if not store.is_dir():
+            _make_store(store)
         location = StorageLocation(project_root, store, common)
         move_old_sessions(location)
         return location
@@ -126,6 +128,21 @@ def find_storage(project_root: Path) -> StorageLocation | None:
         _check_own_store(own)
         return StorageLocation(project_root, own)
     return None
+
+
+def _make_store(store: Path) -> None:
+    """A new, empty store repository, made beside and renamed into place: another process
+    never sees it half-made (and one that made it first wins)."""
+    store.parent.mkdir(parents=True, exist_ok=True)
+    made = Path(tempfile.mkdtemp(prefix=f".{store.name}-", dir=store.parent))
+    try:
+        GitRunner(store.parent).run("init", "--quiet", "--bare", str(made))
+        os.rename(made, store)
+    except OSError:
+        if not store.is_dir():
+            raise
+    finally:
+        shutil.rmtree(made, ignore_errors=True)
 
 
 def _check_own_store(own: Path) -> None:
