@@ -21,7 +21,6 @@ what to do.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -137,7 +136,7 @@ def _make_store(store: Path) -> None:
     made = Path(tempfile.mkdtemp(prefix=f".{store.name}-", dir=store.parent))
     try:
         GitRunner(store.parent).run("init", "--quiet", "--bare", str(made))
-        os.rename(made, store)
+        made.rename(store)
     except OSError:
         if not store.is_dir():
             raise
