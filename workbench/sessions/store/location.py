@@ -29,6 +29,7 @@ from pathlib import Path
 from workbench.config import PROJECT_DIR_NAME
 from workbench.errors import WorkbenchError
 from workbench.sessions.store.gitcmd import GitRunner
+from workbench.sessions.store.migrate import move_old_sessions
 
 OWN_REPOSITORY = "sessions.git"
 STORE_REPOSITORY = "store.git"
@@ -112,15 +113,13 @@ def project_git_dir(project_root: Path) -> Path | None:
 def find_storage(project_root: Path) -> StorageLocation | None:
     """The storage of `project_root`, or None when nothing was ever stored (no git, no own repo).
     In a git project the store is made on first use, taking in what an earlier layout left."""
-    from workbench.sessions.store.migrate import move_old_sessions
-
     common = project_git_dir(project_root)
     if common is not None:
         store = common / "workbench" / STORE_REPOSITORY
         if not store.is_dir():
             _make_store(store)
         location = StorageLocation(project_root, store, common)
-        move_old_sessions(location)
+        move_old_sessions(common, location.runner())
         return location
     own = project_root / PROJECT_DIR_NAME / OWN_REPOSITORY
     if (own / "HEAD").exists():

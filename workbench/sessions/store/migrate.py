@@ -14,13 +14,10 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from workbench.errors import WorkbenchError
 from workbench.sessions.store.gitcmd import GitRunner
-
-if TYPE_CHECKING:
-    from workbench.sessions.store.location import StorageLocation
 
 OLD_ROOTS = ("refs/workbench/", "refs/workbench-remotes/")
 FILES_VIEW = re.compile(r"^refs/workbench-remotes/[^/]+/[^/]+/files/")
@@ -37,18 +34,18 @@ def old_refs(project: GitRunner) -> dict[str, str]:
     return {ref: oid for ref, oid in _refs(project).items() if not FILES_VIEW.match(ref)}
 
 
-def move_old_sessions(location: StorageLocation) -> None:
+def move_old_sessions(project_git_dir: Path, store: GitRunner) -> None:
     """Move the project's old conversation refs into the store; nothing when there are none."""
-    project = location.project_runner()
+    project = GitRunner(project_git_dir)
     if not old_refs(project):
         return
-    location.private_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(location.private_dir / "store.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    lock = project_git_dir / "workbench" / "store.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # a second process waits, then finds nothing left
         moving = old_refs(project)
         if moving:
-            _copy(location.runner(), str(location.project_git_dir), moving)
+            _copy(store, str(project_git_dir), moving)
             _delete(project, moving)
     finally:
         os.close(fd)
