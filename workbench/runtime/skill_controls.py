@@ -35,12 +35,12 @@ class SkillControls:
             for tool in offered_tools(self.api.tools.values(), self.options.tools)
             if tool.name in SKILL_TOOLS and tool.name not in self.enforcer.withheld_tools()
         }
-        current = {name for name in self.agent.tools if name in SKILL_TOOLS}
+        current = {name for name in self.agent.state.tools if name in SKILL_TOOLS}
         if current == set(wanted):
             return False
         for name in current - set(wanted):
-            del self.agent.tools[name]
-        self.agent.tools.update(wanted)
+            del self.agent.state.tools[name]
+        self.agent.state.tools.update(wanted)
         return True
 
     @property

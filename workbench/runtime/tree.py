@@ -84,7 +84,7 @@ class ConversationTree:
 
     def messages(self) -> list[Message]:
         """The current branch's messages, as the transcript shows them and the model sees them."""
-        return list(self.agent.messages)
+        return list(self.agent.state.messages)
 
     def list_sessions(self) -> list[SessionInfo]:
         """The project's sessions, most recently active first."""
@@ -239,13 +239,13 @@ class ConversationTree:
         """Another session in place of this one: nothing of this one's goes with it (messages
         an extension or the enforcer held for the next turn belong to this session)."""
         old = self.store
-        self.session, self.store, self.agent.store = session, store, store
+        self.session, self.store, self.agent.state.store = session, store, store
         self._next_turn.clear()
         await asyncio.to_thread(old.close)
 
     async def _follow(self, reason: TreeChange) -> None:
         """Bring the agent, the enforcer and the tools to the store's current position."""
-        self.agent.messages = branch_messages(self.store.path())
+        self.agent.state.messages = branch_messages(self.store.path())
         self._branch = self.store.branch
         start = START_REASONS.get(reason)
         if start is not None:
@@ -258,7 +258,7 @@ class ConversationTree:
                 self.readiness.start(self._settle_workspace)
                 planned = self._tools_folder(workspace)
             if self.bus.has("session_start"):
-                messages = [*self.agent.messages, *self._next_turn]
+                messages = [*self.agent.state.messages, *self._next_turn]
                 await self.bus.run("session_start", SessionStartEvent(messages, planned, start))
         self._emit_tree_update(reason)
 

@@ -64,8 +64,8 @@ class TrustControls:
         withheld = self.settings.withheld
         self.settings = project_settings(self.project_root, trust=True)
         if withheld:
-            self.agent.model = await self._open_model(self.options.model)
-            info = self.agent.model.info
+            self.agent.state.model = await self._open_model(self.options.model)
+            info = self.agent.state.model.info
             self._emit(ModelChange(info.name, info.offline, info.context_window))
             self._emit(Notice(f"applied the project's settings: {', '.join(withheld)}"))
         if not self.extensions.skipped:
@@ -77,7 +77,7 @@ class TrustControls:
         for path, error in report.failed:
             self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
         offered = offered_tools(self.api.tools.values(), self.options.tools)
-        self.agent.tools.update((tool.name, tool) for tool in offered)
+        self.agent.state.tools.update((tool.name, tool) for tool in offered)
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         return report

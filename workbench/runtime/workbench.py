@@ -162,12 +162,12 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
             if skills is not None
             else lambda: load_project_skills(self._project_folder(self.workspace), cwd=self.cwd),
             self.settings,
-            session_tools=lambda: list(self.agent.tools),
+            session_tools=lambda: list(self.agent.state.tools),
             cwd=self.cwd,
         )
         self.extensions = await load_extensions(self.api, self.project_root, self.settings.trusted)
         model = await self._open_model(self.options.model)
-        host = SubagentHost(self.options, lambda: self.agent.model.info.name)
+        host = SubagentHost(self.options, lambda: self.agent.state.model.info.name)
         tools = [*builtin_tools(), *subagent_tools(host, self.cwd), *self.api.tools.values()]
         self.agent = Agent(
             model=model,
@@ -181,14 +181,16 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         )
         if self.options.confine_tools or self.settings.get("tools.confine") is True:
             worktrees = [self.session.workspaces.worktree_root] if self.session else []
-            self.agent.confined_to = tuple(p.resolve() for p in (self.project_root, *worktrees))
-        self.agent.messages = branch_messages(self.store.path())
+            self.agent.state.confined_to = tuple(
+                p.resolve() for p in (self.project_root, *worktrees)
+            )
+        self.agent.state.messages = branch_messages(self.store.path())
         self._offer_skill_tools()
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
             reason = "resume" if resumes(self.options) else "start"
-            messages = list(self.agent.messages)
+            messages = list(self.agent.state.messages)
             await self.bus.run("session_start", SessionStartEvent(messages, self.cwd, reason))
         self.startup_notices = [
             *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
@@ -200,13 +202,13 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
         byte-identical across turns; the working folder follows it as its suffix."""
         self.system_prompt = build_system_prompt(
-            tools=list(self.agent.tools.values()),
+            tools=list(self.agent.state.tools.values()),
             context_files=context_files(self.cwd).files,
             base=self.options.system_prompt,
             append=self.options.append_system_prompt,
         )
-        self.agent.system_prompt = self.system_prompt
-        self.system_suffix = self.agent.system_suffix = working_folder(self.cwd)
+        self.agent.state.system_prompt = self.system_prompt
+        self.system_suffix = self.agent.state.system_suffix = working_folder(self.cwd)
 
     def _project_folder(self, workspace: Path) -> Path:
         """The project's folder in `workspace` (its skills and settings are there)."""
@@ -225,7 +227,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         if workspace == self.workspace:
             return
         self.workspace = workspace
-        self.cwd = self.agent.cwd = self._tools_folder(workspace)
+        self.cwd = self.agent.state.cwd = self._tools_folder(workspace)
         self._refresh_system_prompt()
         self.enforcer.move_to(self.cwd)
 
@@ -370,15 +372,15 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
 
     async def set_model(self, name: str) -> None:
         """Switch models; a run in progress uses the new one from its next model call."""
-        self.agent.model = await self._open_model(name)
-        info = self.agent.model.info
+        self.agent.state.model = await self._open_model(name)
+        info = self.agent.state.model.info
         self._emit(ModelChange(info.name, info.offline, info.context_window))
 
     async def wait_idle(self) -> str | None:
         return await self.agent.wait()
 
     def state(self) -> WorkbenchState:
-        info = self.agent.model.info
+        info = self.agent.state.model.info
         return WorkbenchState(
             session_id=self.store.session_id,
             branch=self.store.branch,
@@ -386,19 +388,19 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
             model=info.name,
             offline=info.offline,
             busy=self.agent.busy,
-            context_tokens=self.agent.context_tokens(),
+            context_tokens=self.agent.state.context_tokens(),
             context_window=info.context_window,
             steering=self.agent.steering.texts(),
             follow_up=self.agent.follow_ups.texts(),
-            message_count=len(self.agent.messages),
-            tools=list(self.agent.tools),
+            message_count=len(self.agent.state.messages),
+            tools=list(self.agent.state.tools),
             commands=sorted(self.commands),
             extensions={
                 "loaded": [str(p) for p in self.extensions.loaded],
                 "skipped": [[str(p), r] for p, r in self.extensions.skipped],
                 "failed": [[str(p), e] for p, e in self.extensions.failed],
             },
-            **WorkbenchState.usage_fields(self.agent.totals(), self.agent.last_call()),
+            **WorkbenchState.usage_fields(self.agent.state.totals(), self.agent.state.last_call()),
         )
 
     async def close(self) -> None:
