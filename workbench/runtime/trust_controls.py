@@ -12,8 +12,8 @@ from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
 from workbench.agent.models.client import ModelClient
 from workbench.agent.tools.allowlist import offered_tools
-from workbench.config import Settings
 from workbench.extension_api import Command, ExtensionAPI
+from workbench.runtime.current import Current
 from workbench.runtime.options import WorkbenchOptions
 from workbench.trust import TrustStore, project_settings
 
@@ -21,27 +21,41 @@ ASK_TRUST = "they apply once you trust the project (--trust, or trust it in the 
 
 
 class TrustControls:
-    """Mixed into `Workbench`; uses the attributes declared here."""
+    """What the project asks for that waits for trust, and trusting it."""
 
-    options: WorkbenchOptions
-    project_root: Path
-    settings: Settings
-    extensions: ExtensionReport
-    api: ExtensionAPI
-    agent: Agent
-    commands: dict[str, Command]
-    _emit: Callable[[Any], None]
-    _refresh_system_prompt: Callable[[], None]
-    _open_model: Callable[[str | None], Awaitable[ModelClient]]
+    def __init__(
+        self,
+        current: Current,
+        options: WorkbenchOptions,
+        project_root: Path,
+        extensions: ExtensionReport,
+        api: ExtensionAPI,
+        agent: Agent,
+        commands: dict[str, Command],
+        emit: Callable[[Any], None],
+        refresh_system_prompt: Callable[[], None],
+        open_model: Callable[[str | None], Awaitable[ModelClient]],
+    ) -> None:
+        self.current = current
+        self.options = options
+        self.project_root = project_root
+        self.extensions = extensions
+        self.api = api
+        self.agent = agent
+        self.commands = commands
+        self._emit = emit
+        self._refresh_system_prompt = refresh_system_prompt
+        self._open_model = open_model
 
     @property
     def needs_trust(self) -> bool:
         """Whether the project asks for something only trust gives: its extensions, settings."""
-        return bool(self.extensions.skipped or self.settings.withheld)
+        return bool(self.extensions.skipped or self.current.settings.withheld)
 
     def trust_notices(self) -> list[Notice]:
         """What waits for trust, and the extensions that failed: told when the session opens."""
-        withheld, outside = self.settings.withheld, self.settings.skill_paths_withheld()
+        settings = self.current.settings
+        withheld, outside = settings.withheld, settings.skill_paths_withheld()
         asks = [f"project settings {', '.join(withheld)}"] if withheld else []
         if outside:
             asks.append(f"project skill paths outside it ({', '.join(map(str, outside))})")
@@ -61,8 +75,8 @@ class TrustControls:
         """Record that the user trusts this project; its extensions load and its connection
         settings apply now (its other settings from the next session)."""
         TrustStore().trust(self.project_root)
-        withheld = self.settings.withheld
-        self.settings = project_settings(self.project_root, trust=True)
+        withheld = self.current.settings.withheld
+        self.current.settings = project_settings(self.project_root, trust=True)
         if withheld:
             self.agent.state.model = await self._open_model(self.options.model)
             info = self.agent.state.model.info

@@ -64,13 +64,15 @@ from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.extension import register as register_enforcer
 from workbench.errors import WorkbenchError
-from workbench.extension_api import Command, ExtensionAPI
+from workbench.extension_api import Command, DeliverAs, ExtensionAPI
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config
 from workbench.runtime.context import branch_messages
+from workbench.runtime.current import Current
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
+from workbench.runtime.parts import handed_to
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
 from workbench.runtime.share_controls import ShareControls
@@ -79,7 +81,7 @@ from workbench.runtime.tree import ConversationTree
 from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.session import Session
 from workbench.sessions.store.gitcmd import GitRunner
-from workbench.skills.discover import load_project_skills
+from workbench.skills.discover import SkillSet, load_project_skills
 from workbench.skills.graph import SkillGraph
 from workbench.trust import project_settings
 
@@ -89,7 +91,7 @@ Listener = Callable[[Any], None]
 (serialise either with `event_dict`)."""
 
 
-class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, ShareControls):
+class Workbench:
     """See the module docstring. Create with `await Workbench.open(options)`."""
 
     def __init__(
@@ -101,9 +103,6 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
     ):
         self.options = options
         self.project_root = settings.project_root.resolve()
-        self.settings = settings
-        self.session = session
-        self.store = store
         start = options.cwd.resolve()
         self._subfolder = (
             start.relative_to(self.project_root)
@@ -112,13 +111,10 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         )
         self._prefix = Path()
         """Where the project lies in its git repository: a fork's worktree holds all of it."""
-        self.workspace = self.project_root
-        """The current branch's checkout or worktree."""
-        self.cwd = self._tools_folder(self.workspace)
-        """Where the tools run: the folder workbench was started in, inside `workspace`."""
+        workspace = self.project_root
+        self.current = Current(session, store, settings, workspace, self._tools_folder(workspace))
         self.readiness = Readiness(self._workspace_failed)
         self._tree_lock = asyncio.Lock()
-        self._branch = store.branch
         self.bus = HookBus(on_error=self._hook_failed)
         self.api = ExtensionAPI(self.bus, self)
         self.commands: dict[str, Command] = {
@@ -131,8 +127,12 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         self.system_suffix = ""
         self._listeners: list[Listener] = []
         self.startup_notices: list[Notice] = []
-        self._next_turn: list[Message] = []
         self.agent: Agent
+        self.conversation: ConversationTree
+        self.skill_controls: SkillControls
+        self.queue_controls: QueueControls
+        self.trust_controls: TrustControls
+        self.share_controls = ShareControls(self.current, self.project_root)
 
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
@@ -149,66 +149,104 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         return workbench
 
     async def _start(self) -> None:
-        if self.session is not None:
-            if self.session.location.project_is_git:
+        current = self.current
+        if current.session is not None:
+            if current.session.location.project_is_git:
                 git = GitRunner(self.project_root)
                 self._prefix = Path(await asyncio.to_thread(git.run, "rev-parse", "--show-prefix"))
-            self.workspace = await self.session.ready_workspace()
-            self.cwd = self._tools_folder(self.workspace)
+            current.workspace = await current.session.ready_workspace()
+            current.cwd = self._tools_folder(current.workspace)
         skills = self.options.skills
         self.enforcer = register_enforcer(
             self.api,
             skills
             if skills is not None
-            else lambda: load_project_skills(self._project_folder(self.workspace), cwd=self.cwd),
-            self.settings,
+            else lambda: load_project_skills(
+                self._project_folder(current.workspace), cwd=current.cwd
+            ),
+            current.settings,
             session_tools=lambda: list(self.agent.state.tools),
-            cwd=self.cwd,
+            cwd=current.cwd,
         )
-        self.extensions = await load_extensions(self.api, self.project_root, self.settings.trusted)
+        self.extensions = await load_extensions(
+            self.api, self.project_root, current.settings.trusted
+        )
         model = await self._open_model(self.options.model)
         host = SubagentHost(self.options, lambda: self.agent.state.model.info.name)
-        tools = [*builtin_tools(), *subagent_tools(host, self.cwd), *self.api.tools.values()]
+        tools = [*builtin_tools(), *subagent_tools(host, current.cwd), *self.api.tools.values()]
         self.agent = Agent(
             model=model,
             tools=allowed_tools(tools, self.options.tools),
-            store=self.store,
+            store=current.store,
             emit=self._agent_event,
-            cwd=self.cwd,
+            cwd=current.cwd,
             bus=self.bus,
-            config=agent_config(self.settings),
-            on_queue_change=self._queues_changed,
+            config=agent_config(current.settings),
+            on_queue_change=lambda: self.queue_controls.changed(),
         )
-        if self.options.confine_tools or self.settings.get("tools.confine") is True:
-            worktrees = [self.session.workspaces.worktree_root] if self.session else []
+        self._hand_out_parts()
+        if self.options.confine_tools or current.settings.get("tools.confine") is True:
+            worktrees = [current.session.workspaces.worktree_root] if current.session else []
             self.agent.state.confined_to = tuple(
                 p.resolve() for p in (self.project_root, *worktrees)
             )
-        self.agent.state.messages = branch_messages(self.store.path())
-        self._offer_skill_tools()
+        self.agent.state.messages = branch_messages(current.store.path())
+        self.skill_controls.offer_tools()
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
             reason = "resume" if resumes(self.options) else "start"
             messages = list(self.agent.state.messages)
-            await self.bus.run("session_start", SessionStartEvent(messages, self.cwd, reason))
+            await self.bus.run("session_start", SessionStartEvent(messages, current.cwd, reason))
+        session_notices = current.session.notices if current.session else []
         self.startup_notices = [
-            *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
-            *(Notice(text, "warning") for text in context_files(self.cwd).notices),
-            *self.trust_notices(),
+            *(Notice(text, "warning") for text in session_notices),
+            *(Notice(text, "warning") for text in context_files(current.cwd).notices),
+            *self.trust_controls.trust_notices(),
         ]
+
+    def _hand_out_parts(self) -> None:
+        """The parts that work with the agent, each given what it uses."""
+        current, emit = self.current, self._emit
+        self.conversation = ConversationTree(
+            current,
+            self.agent,
+            self.bus,
+            self.project_root,
+            self.readiness,
+            self._tree_lock,
+            emit,
+            self._use_workspace,
+            self._tools_folder,
+        )
+        self.skill_controls = SkillControls(
+            self.enforcer, self.agent, self.api, self.options.tools, emit
+        )
+        self.queue_controls = QueueControls(self.agent, current.next_turn, emit)
+        self.trust_controls = TrustControls(
+            current,
+            self.options,
+            self.project_root,
+            self.extensions,
+            self.api,
+            self.agent,
+            self.commands,
+            emit,
+            self._refresh_system_prompt,
+            self._open_model,
+        )
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
         byte-identical across turns; the working folder follows it as its suffix."""
         self.system_prompt = build_system_prompt(
             tools=list(self.agent.state.tools.values()),
-            context_files=context_files(self.cwd).files,
+            context_files=context_files(self.current.cwd).files,
             base=self.options.system_prompt,
             append=self.options.append_system_prompt,
         )
         self.agent.state.system_prompt = self.system_prompt
-        self.system_suffix = self.agent.state.system_suffix = working_folder(self.cwd)
+        self.system_suffix = self.agent.state.system_suffix = working_folder(self.current.cwd)
 
     def _project_folder(self, workspace: Path) -> Path:
         """The project's folder in `workspace` (its skills and settings are there)."""
@@ -224,12 +262,12 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
     def _use_workspace(self, workspace: Path) -> None:
         """Run the tools, and find and name the skills, in `workspace` (a branch's checkout or
         worktree): the enforcer must see the worktree's copies of the skill files."""
-        if workspace == self.workspace:
+        if workspace == self.current.workspace:
             return
-        self.workspace = workspace
-        self.cwd = self.agent.state.cwd = self._tools_folder(workspace)
+        self.current.workspace = workspace
+        self.current.cwd = self.agent.state.cwd = self._tools_folder(workspace)
         self._refresh_system_prompt()
-        self.enforcer.move_to(self.cwd)
+        self.enforcer.move_to(self.current.cwd)
 
     def _workspace_failed(self, exc: BaseException) -> None:
         if isinstance(exc, WorkbenchError):
@@ -240,17 +278,17 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
 
     async def _open_model(self, requested: str | None) -> ModelClient:
         """Scripts (`scripted:PATH`) are named relative to the folder workbench started in."""
-        name = model_name(requested, self.settings, os.environ)
+        name = model_name(requested, self.current.settings, os.environ)
         return await asyncio.to_thread(
             open_model,
             name,
-            self.settings,
+            self.current.settings,
             self.options.cwd.resolve(),
             lambda: self.skills,
             self.options.api_base,
             self.options.api_key,
-            lambda: self.cwd,
-            cache_policy(self.settings, self.options.no_cache),
+            lambda: self.current.cwd,
+            cache_policy(self.current.settings, self.options.no_cache),
         )
 
     # -- events -----------------------------------------------------------------------------
@@ -272,6 +310,62 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         """The project's skill graph as the enforcer sees it (reloaded when files change)."""
         return self.enforcer.skills.graph
 
+    @property
+    def skill_set(self) -> SkillSet:
+        """The skill set the enforcer works with (the branch's workspace's, reloaded on change)."""
+        return self.enforcer.skills.skill_set
+
+    @property
+    def enforcer_mode(self) -> str:
+        """`warn`, `block` or `off` (`enforcer.mode` in the settings; `set_enforcer_mode`)."""
+        return self.enforcer.mode
+
+    @property
+    def needs_trust(self) -> bool:
+        """Whether the project asks for something only trust gives: its extensions, settings."""
+        return self.trust_controls.needs_trust
+
+    # -- the parts' commands, offered as the workbench's own (see `parts.py`) ----------------
+
+    messages = handed_to("conversation", ConversationTree.messages)
+    list_sessions = handed_to("conversation", ConversationTree.list_sessions)
+    tree = handed_to("conversation", ConversationTree.tree)
+    status = handed_to("conversation", ConversationTree.status)
+    diff = handed_to("conversation", ConversationTree.diff)
+    fork = handed_to("conversation", ConversationTree.fork)
+    workspace_ready = handed_to("conversation", ConversationTree.workspace_ready)
+    navigate = handed_to("conversation", ConversationTree.navigate)
+    edit_and_resend = handed_to("conversation", ConversationTree.edit_and_resend)
+    switch_branch = handed_to("conversation", ConversationTree.switch_branch)
+    commit_trailers = handed_to("conversation", ConversationTree.commit_trailers)
+    commit = handed_to("conversation", ConversationTree.commit)
+    draft_commit_message = handed_to("conversation", ConversationTree.draft_commit_message)
+    merge = handed_to("conversation", ConversationTree.merge)
+    label = handed_to("conversation", ConversationTree.label)
+    new_session = handed_to("conversation", ConversationTree.new_session)
+    resume = handed_to("conversation", ConversationTree.resume)
+    set_enforcer_mode = handed_to("skill_controls", SkillControls.set_enforcer_mode)
+    loading_state = handed_to("skill_controls", SkillControls.loading_state)
+    skills_status = handed_to("skill_controls", SkillControls.skills_status)
+    activate = handed_to("skill_controls", SkillControls.activate)
+    deactivate = handed_to("skill_controls", SkillControls.deactivate)
+    queues = handed_to("queue_controls", QueueControls.queues)
+    edit_queued = handed_to("queue_controls", QueueControls.edit_queued)
+    remove_queued = handed_to("queue_controls", QueueControls.remove_queued)
+    clear_queue = handed_to("queue_controls", QueueControls.clear_queue)
+    trust_project = handed_to("trust_controls", TrustControls.trust_project)
+    push = handed_to("share_controls", ShareControls.push)
+    export = handed_to("share_controls", ShareControls.export)
+    export_text = handed_to("share_controls", ShareControls.export_text)
+
+    def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
+        """ExtensionSink: see `QueueControls.deliver`; until the agent is there (extensions load
+        before it), an extension's message waits for the user's next prompt."""
+        if hasattr(self, "queue_controls"):
+            self.queue_controls.deliver(message, deliver_as)
+        else:
+            self.current.next_turn.append(message)
+
     def _emit(self, event: Any) -> None:
         for listener in list(self._listeners):
             try:
@@ -281,9 +375,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
 
     def _agent_event(self, event: Any) -> None:
         self._emit(event)
-        if self.store.branch != self._branch:  # an append from a navigated-to entry branched
-            self._branch = self.store.branch
-            self._emit_tree_update("continue")
+        self.conversation.follow_new_branch()
 
     def emit(self, event: Any) -> None:
         """ExtensionSink: extensions publish their own events to every front end."""
@@ -322,12 +414,13 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         """Start the run once a tree change under way is done and its workspace is ready."""
         async with self._tree_lock:
             await self.readiness.wait()
-            if self.enforcer.refresh() and self._offer_skill_tools():
+            if self.enforcer.refresh() and self.skill_controls.offer_tools():
                 self._refresh_system_prompt()
             start = BeforeAgentStartEvent(self.system_prompt, message.text)
             if self.bus.has("before_agent_start"):
                 await self.bus.run("before_agent_start", start)
-            pending, self._next_turn = self._next_turn, []
+            pending = list(self.current.next_turn)
+            self.current.next_turn.clear()
             self.agent.start([*pending, message, *start.messages], start.system_prompt)
 
     async def steer(self, text: str) -> None:
@@ -382,9 +475,9 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
     def state(self) -> WorkbenchState:
         info = self.agent.state.model.info
         return WorkbenchState(
-            session_id=self.store.session_id,
-            branch=self.store.branch,
-            cwd=str(self.cwd),
+            session_id=self.current.store.session_id,
+            branch=self.current.store.branch,
+            cwd=str(self.current.cwd),
             model=info.name,
             offline=info.offline,
             busy=self.agent.busy,
@@ -407,4 +500,4 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         """Abort the run, then finish the session's writes and release its lock."""
         await self.abort()
         self.readiness.cancel()
-        await asyncio.to_thread(self.store.close)
+        await asyncio.to_thread(self.current.store.close)
