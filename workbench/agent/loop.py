@@ -28,6 +28,7 @@ from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.events import (
     AgentEnd,
     AgentStart,
+    AgentStopReason,
     ErrorEvent,
     Event,
     TurnEnd,
@@ -177,7 +178,8 @@ class Agent:
 
     async def _run(self, prompts: list[Message]) -> str:
         self.state.emit(AgentStart())
-        stop_reason, error = "completed", None
+        stop_reason: AgentStopReason = "completed"
+        error: str | None = None
         try:
             await self._loop([*prompts, *self.steering.take()])
         except asyncio.CancelledError:

@@ -11,8 +11,10 @@ workbench notice. Label entries are for people and stay out.
 
 from __future__ import annotations
 
+from typing import Any
+
 from workbench.agent.store import Entry
-from workbench.messages import Message
+from workbench.messages import Message, Role
 from workbench.text import count_of, one_line
 
 FILES_SHOWN = 10
@@ -41,19 +43,19 @@ def entry_message(entry: Entry) -> Message | None:
         text = f"Committed {commit} on branch {entry.branch}: {subject}"
         if payload.get("files"):
             text += f"\nFiles: {_files(payload['files'])}"
-        kind = "notice"
+        kind: Role = "notice"
     elif entry.type == "merge":
         text = _merge_text(payload)
         kind = "branch_summary"
     else:
         return None
-    details: dict = {"entry_type": entry.type}
+    details: dict[str, Any] = {"entry_type": entry.type}
     if entry.type == "merge":  # what the experiment and its summary cost, counted once here
         details.update({k: payload[k] for k in ("usage", "summary_usage") if payload.get(k)})
     return Message(role=kind, text=text, id=entry.id, details=details, timestamp=entry.timestamp)
 
 
-def _merge_text(payload: dict) -> str:
+def _merge_text(payload: dict[str, Any]) -> str:
     branch, into = payload.get("branch"), payload.get("into")
     lines = [f"Branch {branch} was merged into {into}."]
     if payload.get("commit"):

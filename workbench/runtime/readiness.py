@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
-Job = Callable[[], Awaitable[None]]
+Job = Callable[[], Coroutine[Any, Any, None]]
 
 
 class Readiness:

@@ -27,6 +27,7 @@ from workbench.messages import Message
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.events import TreeChange, TreeUpdate
+from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.readiness import Readiness
 from workbench.sessions.navigation import NavigateResult
 from workbench.sessions.session import Session
@@ -69,25 +70,22 @@ class ConversationTree:
         current: Current,
         agent: Agent,
         bus: HookBus,
-        project_root: Path,
+        folders: ProjectFolders,
         readiness: Readiness,
         lock: asyncio.Lock,
         emit: Callable[[Any], None],
         use_workspace: Callable[[Path], None],
-        tools_folder: Callable[[Path], Path],
     ) -> None:
         self._current = current
         self._agent = agent
         self._bus = bus
-        self._project_root = project_root
+        self._folders = folders
         self._readiness = readiness
         self._lock = lock
         """Held by every tree change and by the start of a run: one of them at a time."""
         self._emit = emit
         self._use_workspace = use_workspace
         """Moves the tools, the system prompt and the enforcer to a workspace."""
-        self._tools_folder = tools_folder
-        """The folder the tools would run in, in a workspace."""
         self._branch = current.store.branch
         """The branch the runtime last followed (an append may start a new one)."""
 
@@ -99,7 +97,7 @@ class ConversationTree:
 
     def list_sessions(self) -> list[SessionInfo]:
         """The project's sessions, most recently active first."""
-        return list_sessions(self._project_root)
+        return list_sessions(self._folders.project_root)
 
     async def tree(self) -> Tree:
         session = self._session("tree")
@@ -198,7 +196,7 @@ class ConversationTree:
             if self._current.session is None:
                 await self._replace(None, MemoryStore())
             else:
-                root, settings = self._project_root, self._current.settings
+                root, settings = self._folders.project_root, self._current.settings
                 session = await asyncio.to_thread(Session.create, root, settings)
                 await self._replace(session, session.store)
 
@@ -207,9 +205,8 @@ class ConversationTree:
         if self._current.session is not None and self._current.session.id.startswith(session_id):
             return
         async with self._changing("resume"):
-            session = await asyncio.to_thread(
-                Session.open, self._project_root, session_id, None, False, self._current.settings
-            )
+            root, settings = self._folders.project_root, self._current.settings
+            session = await asyncio.to_thread(Session.open, root, session_id, None, False, settings)
             await self._replace(session, session.store)
             for notice in session.notices:
                 self._emit(Notice(notice, "warning"))
@@ -268,7 +265,7 @@ class ConversationTree:
                     self._use_workspace(workspace)  # there already: follow it now; the job
                     # still checks it (a half-made one is followed once it is made again)
                 self._readiness.start(self._settle_workspace)
-                planned = self._tools_folder(workspace)
+                planned = self._folders.tools_folder(workspace)
             if self._bus.has("session_start"):
                 messages = [*self._agent.state.messages, *self._current.next_turn]
                 await self._bus.run("session_start", SessionStartEvent(messages, planned, start))

@@ -11,30 +11,22 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.follow_up("then update README")  # when the agent would stop
     await wb.abort()                          # cancels the stream / kills bash; turn recorded
     await wb.compact("keep the API notes")    # /compact [focus]
-    wb.queues(); wb.edit_queued("steering", 0, "..."); wb.remove_queued(...); wb.clear_queue()
     await wb.set_model("openai/gpt-4.1")      # from the next model call on
     wb.state()                                # WorkbenchState: model, offline, busy, usage...
     await wb.wait_idle()                      # the run's stop reason
-    await wb.trust_project()                  # record trust: the project's extensions, settings
     await wb.close()
-    wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api, wb.session
+    wb.current (session, store, settings, folders), wb.agent.state, wb.skills, wb.enforcer ...
 
-The conversation tree (`tree.py`): tree, fork, navigate, switch_branch, status, diff, commit,
-merge, label, list_sessions, new_session, resume, messages; each change emits `tree_update`. Skills
-(`skill_controls.py`): activate, deactivate, skills_status, skill_set, enforcer_mode,
-loading_state. Queues (`queue_controls.py`): queues, edit_queued, remove_queued, clear_queue,
-deliver. Trust (`trust_controls.py`): needs_trust, trust_project. Sharing (`share_controls.py`):
-push, export, export_text. Options and state: `options.py`.
+Its other commands are its parts', each built with what it uses and offered here under its own
+name (`parts.handed_to`): the conversation tree (`tree.py`: fork, navigate, status, commit,
+merge ...; each change emits `tree_update`), skills (`skill_controls.py`), the queues
+(`queue_controls.py`), trust (`trust_controls.py`) and sharing (`share_controls.py`).
 
-`prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
-`follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
-notices (the session's, extensions skipped or broken). Commands (`/compact`, extension commands)
-are in `commands`; a command's text output arrives as a `notice` event.
-
-The session is stored in git by default (`workbench.sessions`): a new one, or the one named by
-`session_id` / `continue_session` / `branch`; a given `store` (`--no-session`: a `MemoryStore`)
-replaces it. The tools run in the current branch's workspace: the project checkout, or a fork's
-worktree.
+`prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
+`follow_up` while idle start a run, like `prompt`. Commands (`/compact`, extension commands) are
+in `commands`; a command's text output arrives as a `notice` event. The session is stored in git
+(`workbench.sessions`, see `opening.py`) unless a `store` is given (`--no-session`). The tools run
+in the current branch's workspace: the project checkout, or a fork's worktree.
 """
 
 from __future__ import annotations
@@ -43,7 +35,6 @@ import asyncio
 import inspect
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +61,8 @@ from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
+from workbench.runtime.folders import ProjectFolders
+from workbench.runtime.listeners import Listeners
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.parts import handed_to
@@ -77,18 +70,14 @@ from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
-from workbench.runtime.tree import ConversationTree
+from workbench.runtime.tree import ConversationTree, StartReason
 from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.session import Session
-from workbench.sessions.store.gitcmd import GitRunner
 from workbench.skills.discover import SkillSet, load_project_skills
 from workbench.skills.graph import SkillGraph
 from workbench.trust import project_settings
 
 log = logging.getLogger(__name__)
-Listener = Callable[[Any], None]
-"""Receives each event: a `workbench.agent.events.Event`, or an extension's own event dataclass
-(serialise either with `event_dict`)."""
 
 
 class Workbench:
@@ -103,30 +92,22 @@ class Workbench:
     ):
         self.options = options
         self.project_root = settings.project_root.resolve()
-        start = options.cwd.resolve()
-        self._subfolder = (
-            start.relative_to(self.project_root)
-            if start.is_relative_to(self.project_root)
-            else Path()
-        )
-        self._prefix = Path()
-        """Where the project lies in its git repository: a fork's worktree holds all of it."""
+        self.folders = ProjectFolders(self.project_root, options.cwd.resolve())
         workspace = self.project_root
-        self.current = Current(session, store, settings, workspace, self._tools_folder(workspace))
+        cwd = self.folders.tools_folder(workspace)
+        self.current = Current(session, store, settings, workspace, cwd)
+        self.listeners = Listeners()
         self.readiness = Readiness(self._workspace_failed)
         self._tree_lock = asyncio.Lock()
         self.bus = HookBus(on_error=self._hook_failed)
         self.api = ExtensionAPI(self.bus, self)
-        self.commands: dict[str, Command] = {
-            "compact": Command("compact", "summarise older history now", self._compact_command)
-        }
+        compact = Command("compact", "summarise older history now", self._compact_command)
+        self.commands: dict[str, Command] = {"compact": compact}
         self.extensions = ExtensionReport()
         self.enforcer: Enforcer
         self.system_prompt = ""
         """The stable system prompt (hooks extend it); `system_suffix` is the working folder."""
         self.system_suffix = ""
-        self._listeners: list[Listener] = []
-        self.startup_notices: list[Notice] = []
         self.agent: Agent
         self.conversation: ConversationTree
         self.skill_controls: SkillControls
@@ -152,17 +133,16 @@ class Workbench:
         current = self.current
         if current.session is not None:
             if current.session.location.project_is_git:
-                git = GitRunner(self.project_root)
-                self._prefix = Path(await asyncio.to_thread(git.run, "rev-parse", "--show-prefix"))
+                await self.folders.find_prefix()
             current.workspace = await current.session.ready_workspace()
-            current.cwd = self._tools_folder(current.workspace)
+            current.cwd = self.folders.tools_folder(current.workspace)
         skills = self.options.skills
         self.enforcer = register_enforcer(
             self.api,
             skills
             if skills is not None
             else lambda: load_project_skills(
-                self._project_folder(current.workspace), cwd=current.cwd
+                self.folders.project_folder(current.workspace), cwd=current.cwd
             ),
             current.settings,
             session_tools=lambda: list(self.agent.state.tools),
@@ -195,11 +175,11 @@ class Workbench:
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
-            reason = "resume" if resumes(self.options) else "start"
+            reason: StartReason = "resume" if resumes(self.options) else "start"
             messages = list(self.agent.state.messages)
             await self.bus.run("session_start", SessionStartEvent(messages, current.cwd, reason))
         session_notices = current.session.notices if current.session else []
-        self.startup_notices = [
+        self.listeners.startup_notices = [
             *(Notice(text, "warning") for text in session_notices),
             *(Notice(text, "warning") for text in context_files(current.cwd).notices),
             *self.trust_controls.trust_notices(),
@@ -207,17 +187,16 @@ class Workbench:
 
     def _hand_out_parts(self) -> None:
         """The parts that work with the agent, each given what it uses."""
-        current, emit = self.current, self._emit
+        current, emit = self.current, self.listeners.emit
         self.conversation = ConversationTree(
             current,
             self.agent,
             self.bus,
-            self.project_root,
+            self.folders,
             self.readiness,
             self._tree_lock,
             emit,
             self._use_workspace,
-            self._tools_folder,
         )
         self.skill_controls = SkillControls(
             self.enforcer, self.agent, self.api, self.options.tools, emit
@@ -248,33 +227,23 @@ class Workbench:
         self.agent.state.system_prompt = self.system_prompt
         self.system_suffix = self.agent.state.system_suffix = working_folder(self.current.cwd)
 
-    def _project_folder(self, workspace: Path) -> Path:
-        """The project's folder in `workspace` (its skills and settings are there)."""
-        folder = workspace if workspace == self.project_root else workspace / self._prefix
-        return folder if folder.is_dir() else workspace
-
-    def _tools_folder(self, workspace: Path) -> Path:
-        """The folder workbench was started in, as found in `workspace` (else the project's)."""
-        project = self._project_folder(workspace)
-        folder = project / self._subfolder
-        return folder if folder.is_dir() else project
-
     def _use_workspace(self, workspace: Path) -> None:
         """Run the tools, and find and name the skills, in `workspace` (a branch's checkout or
         worktree): the enforcer must see the worktree's copies of the skill files."""
         if workspace == self.current.workspace:
             return
         self.current.workspace = workspace
-        self.current.cwd = self.agent.state.cwd = self._tools_folder(workspace)
+        self.current.cwd = self.agent.state.cwd = self.folders.tools_folder(workspace)
         self._refresh_system_prompt()
         self.enforcer.move_to(self.current.cwd)
 
     def _workspace_failed(self, exc: BaseException) -> None:
+        failed = "the branch's workspace is not ready"
         if isinstance(exc, WorkbenchError):
-            self._emit(ErrorEvent(f"the branch's workspace is not ready: {exc.message}", exc.hint))
+            self.listeners.emit(ErrorEvent(f"{failed}: {exc.message}", exc.hint))
         else:
             log.error("making the branch's workspace failed", exc_info=exc)
-            self._emit(ErrorEvent(f"the branch's workspace is not ready: {exc!r}", None))
+            self.listeners.emit(ErrorEvent(f"{failed}: {exc!r}", None))
 
     async def _open_model(self, requested: str | None) -> ModelClient:
         """Scripts (`scripted:PATH`) are named relative to the folder workbench started in."""
@@ -291,19 +260,7 @@ class Workbench:
             cache_policy(self.current.settings, self.options.no_cache),
         )
 
-    # -- events -----------------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every event from now on, starting with the start-up notices (the session's,
-        extensions skipped or broken); returns the function that unsubscribes."""
-        for notice in self.startup_notices:
-            listener(notice)
-        self._listeners.append(listener)
-        return lambda: self.unsubscribe(listener)
-
-    def unsubscribe(self, listener: Listener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
+    # -- what the front ends read ---------------------------------------------------------
 
     @property
     def skills(self) -> SkillGraph:
@@ -327,6 +284,8 @@ class Workbench:
 
     # -- the parts' commands, offered as the workbench's own (see `parts.py`) ----------------
 
+    subscribe = handed_to("listeners", Listeners.subscribe)
+    unsubscribe = handed_to("listeners", Listeners.unsubscribe)
     messages = handed_to("conversation", ConversationTree.messages)
     list_sessions = handed_to("conversation", ConversationTree.list_sessions)
     tree = handed_to("conversation", ConversationTree.tree)
@@ -366,27 +325,20 @@ class Workbench:
         else:
             self.current.next_turn.append(message)
 
-    def _emit(self, event: Any) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # a broken front end must not stop the agent
-                log.exception("event listener failed on %s", event.type)
-
     def _agent_event(self, event: Any) -> None:
-        self._emit(event)
+        self.listeners.emit(event)
         self.conversation.follow_new_branch()
 
     def emit(self, event: Any) -> None:
         """ExtensionSink: extensions publish their own events to every front end."""
-        self._emit(event)
+        self.listeners.emit(event)
 
     def _hook_failed(self, hook: str, exc: BaseException) -> None:
         """`exc` is a `HookError`: it names the extension, the handler and what went wrong (a
         handler that raised is logged with its traceback; a wrong field value needs none)."""
         if exc.__cause__ is not None:
             log.error("hook %s failed", hook, exc_info=exc.__cause__)
-        self._emit(Notice(str(exc), "warning"))
+        self.listeners.emit(Notice(str(exc), "warning"))
 
     # -- user commands ----------------------------------------------------------------------
 
@@ -461,40 +413,19 @@ class Workbench:
         if inspect.isawaitable(outcome):
             outcome = await outcome
         if outcome:
-            self._emit(Notice(str(outcome)))
+            self.listeners.emit(Notice(str(outcome)))
 
     async def set_model(self, name: str) -> None:
         """Switch models; a run in progress uses the new one from its next model call."""
         self.agent.state.model = await self._open_model(name)
         info = self.agent.state.model.info
-        self._emit(ModelChange(info.name, info.offline, info.context_window))
+        self.listeners.emit(ModelChange(info.name, info.offline, info.context_window))
 
     async def wait_idle(self) -> str | None:
         return await self.agent.wait()
 
     def state(self) -> WorkbenchState:
-        info = self.agent.state.model.info
-        return WorkbenchState(
-            session_id=self.current.store.session_id,
-            branch=self.current.store.branch,
-            cwd=str(self.current.cwd),
-            model=info.name,
-            offline=info.offline,
-            busy=self.agent.busy,
-            context_tokens=self.agent.state.context_tokens(),
-            context_window=info.context_window,
-            steering=self.agent.steering.texts(),
-            follow_up=self.agent.follow_ups.texts(),
-            message_count=len(self.agent.state.messages),
-            tools=list(self.agent.state.tools),
-            commands=sorted(self.commands),
-            extensions={
-                "loaded": [str(p) for p in self.extensions.loaded],
-                "skipped": [[str(p), r] for p, r in self.extensions.skipped],
-                "failed": [[str(p), e] for p, e in self.extensions.failed],
-            },
-            **WorkbenchState.usage_fields(self.agent.state.totals(), self.agent.state.last_call()),
-        )
+        return WorkbenchState.of(self.current, self.agent, sorted(self.commands), self.extensions)
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""
