@@ -113,7 +113,7 @@ class Workbench:
         self.skill_controls: SkillControls
         self.queue_controls: QueueControls
         self.trust_controls: TrustControls
-        self.share_controls = ShareControls(self.current, self.project_root)
+        self.share_controls: ShareControls
 
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
@@ -186,7 +186,7 @@ class Workbench:
         ]
 
     def _hand_out_parts(self) -> None:
-        """The parts that work with the agent, each given what it uses."""
+        """The parts the commands are handed to, each given what it uses (the agent first)."""
         current, emit = self.current, self.listeners.emit
         self.conversation = ConversationTree(
             current,
@@ -214,6 +214,7 @@ class Workbench:
             self._refresh_system_prompt,
             self._open_model,
         )
+        self.share_controls = ShareControls(current, self.project_root)
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
