@@ -15,29 +15,18 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
+from workbench.runtime.commands import builtin
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench, WorkbenchOptions
 
-SUBCOMMANDS: dict[str, str] = {
-    "lint": "check skill folders and report findings",
-    "graph": "print the skill graph as a tree, JSON, Mermaid or DOT",
-    "compile": "write each skill's summary, core and full projections to disk",
-    "sessions": "list the project's sessions, most recently active first",
-    "tree": "show a session's conversation tree (branches, entries, labels, position)",
-    "navigate": "move a session's position to an entry or a branch head",
-    "fork": "start a conversation branch (with its own git worktree in a git project)",
-    "status": "show a branch's conversation since its fork and its changed files",
-    "commit": "commit a branch's file changes and record a checkpoint",
-    "merge": "merge a branch's commits and conversation into its parent",
-    "label": "label an entry of a session",
-    "skills": "skill commands: `skills status` shows a session's skill loading state",
-    "push": "send a session and its experiments' commits to a git remote (never forced)",
-    "pull": "fetch the sessions others pushed; a diverged branch keeps both lines",
-    "export": "write a branch as one self-contained HTML file, or Markdown",
-}
-"""Subcommand name -> one-line help. The module `workbench.commands.<name>` implements it."""
+
+def subcommands() -> dict[str, str]:
+    """Subcommand name -> one-line help, from the command registry. The module
+    `workbench.commands.<name>` implements it."""
+    return {spec.name: spec.help for spec in builtin("cli")}
+
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -78,7 +67,7 @@ def _main_parser() -> argparse.ArgumentParser:
         prog="workbench",
         description="A keyboard-driven terminal workbench for LLM agent sessions.",
         epilog="subcommands:\n"
-        + "\n".join(f"  {name:<10} {text}" for name, text in SUBCOMMANDS.items())
+        + "\n".join(f"  {name:<10} {text}" for name, text in subcommands().items())
         + "\n\nRun `workbench SUBCOMMAND --help` for a subcommand's options. A prompt that starts"
         "\nwith a subcommand's name goes after `--`: workbench -p -- push the fix to staging",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -144,7 +133,10 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--append-system-prompt", help="add to the system prompt (text or file)")
     parser.add_argument(
-        "--trust", action="store_true", help="run this project's extensions for this run"
+        "--trust",
+        action="store_true",
+        help="trust this project for this run (never a session branch's worktree: see "
+        "`workbench trust`)",
     )
     parser.add_argument(
         "--no-cache",
@@ -285,7 +277,7 @@ def _run_agent(
     from workbench.agent.models.choice import model_name, uses_litellm
     from workbench.config import find_project_root
     from workbench.errors import UsageError
-    from workbench.trust import project_settings
+    from workbench.trust import granted, project_settings
 
     if not args.print_mode and args.mode == "text":
         if args.prompt:
@@ -298,8 +290,12 @@ def _run_agent(
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
     if args.mode == "acp":
         return _run_acp(args)
+    from workbench.visible import guard_terminal_output
+
+    guard_terminal_output()
     cwd = Path.cwd()
-    name = model_name(args.model, project_settings(find_project_root(cwd), args.trust), os.environ)
+    settings = project_settings(find_project_root(cwd), granted(args.trust, cwd))
+    name = model_name(args.model, settings, os.environ)
     if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
         return code
     import asyncio
@@ -345,7 +341,7 @@ def _run_acp(args: argparse.Namespace) -> int:
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
     return _Parser(
-        prog=f"workbench {name}", description=SUBCOMMANDS[name], formatter_class=_Formatter
+        prog=f"workbench {name}", description=subcommands()[name], formatter_class=_Formatter
     )
 
 
@@ -400,7 +396,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run workbench with `argv` (default: the process arguments); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if not a.startswith("-")), None)
-    if first in SUBCOMMANDS and args.index(first) == 0:
+    if first in subcommands() and args.index(first) == 0:
+        from workbench.visible import guard_terminal_output
+
+        guard_terminal_output()
         module = importlib.import_module(f"workbench.commands.{first}")
         parser = _subcommand_parser(first)
         module.configure(parser)

@@ -24,7 +24,9 @@ CommandHandler = Callable[[str], Awaitable[str | None] | str | None]
 
 @dataclass
 class Command:
-    """A slash command an extension offers (`/name args`); the handler returns text to show."""
+    """A slash command an extension offers (`/name args`); the handler returns text to show.
+    The runtime offers it as an entry of the command registry (`workbench.runtime.commands`):
+    in the app, to editors (ACP) and over RPC, wherever no built-in command has its name."""
 
     name: str
     description: str

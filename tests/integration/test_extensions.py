@@ -71,8 +71,8 @@ def test_untrusted_project_extensions_are_skipped_and_listed(project):
     assert notices == [
         {
             "type": "notice",
-            "text": f"extension {guard} skipped: project not trusted; run with --trust or "
-            "trust the project in the app",
+            "text": f"extension {guard} skipped: project not trusted; run with --trust, "
+            f"trust the project in the app, or `workbench trust {project}`",
             "level": "warning",
         }
     ]

@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "redaction": 0,
     "logfile": 0,
     "text": 0,
+    "visible": 0,
     "skills": 1,
     "messages": 2,
     "tool": 2,

@@ -62,7 +62,7 @@ def test_a_trusted_projects_suggestions_apply_with_model_names_kept_whole(tmp_pa
         {"api_base": "http://theirs", "models": {"openai/gpt-4.1": {"context_window": 9000}}},
     )
     assert project_settings(tmp_path).get("api_base") is None
-    assert project_settings(tmp_path, trust=True).get("api_base") == "http://theirs"
+    assert project_settings(tmp_path, run=tmp_path).get("api_base") == "http://theirs"
     TrustStore().trust(tmp_path)
     settings = project_settings(tmp_path)
     assert settings.trusted and settings.withheld == ()

@@ -2,9 +2,9 @@
 
 User extensions live in `~/.pi/agent/extensions/`, project extensions in
 `<project>/.pi/extensions/`; each is a `.py` file or a package folder. A project extension is code
-from whoever wrote the repository, so it runs only once the user has trusted that project: trust is
-recorded per project in `~/.pi/agent/trusted-projects.json` (headless runs grant it for one run
-with `--trust`). Untrusted and broken extensions are reported, never silently dropped.
+from whoever wrote the repository, so it runs only once the user has trusted that project (the
+rule is `workbench.trust.trusted`). Untrusted and broken extensions are reported, never silently
+dropped.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 from workbench.config import PROJECT_DIR_NAME, agent_dir
 from workbench.errors import WorkbenchError
 from workbench.extension_api import ExtensionAPI
+from workbench.trust import how_to_trust
 
 EXTENSIONS_DIR = "extensions"
-UNTRUSTED = "project not trusted; run with --trust or trust the project in the app"
 
 
 @dataclass
@@ -75,7 +75,8 @@ async def load_extensions(
     user = extension_files(agent_dir() / EXTENSIONS_DIR) if include_user else []
     project = extension_files(project_root / PROJECT_DIR_NAME / EXTENSIONS_DIR)
     if not project_trusted:
-        report.skipped = [(path, UNTRUSTED) for path in project]
+        why = f"project not trusted; {how_to_trust(project_root)}"
+        report.skipped = [(path, why) for path in project]
         project = []
     for path in [*user, *project]:
         try:

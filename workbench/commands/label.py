@@ -6,6 +6,7 @@ import argparse
 import asyncio
 
 from workbench.commands._session import add_session_option, open_session
+from workbench.runtime.commands import get
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -19,5 +20,5 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     with open_session(args) as session:
         entry = asyncio.run(session.label(args.label, args.at))
-    print(f"labelled {entry.payload['target'][:10]} {args.label!r} (entry {entry.id[:10]})")
+    print(get("cli", "label").render(entry))
     return 0

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from workbench.commands._session import add_format_option, project_root
+from workbench.runtime.commands import get
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -16,10 +17,10 @@ def run(args: argparse.Namespace) -> int:
     from workbench.sessions.store.catalog import list_sessions
 
     infos = list_sessions(project_root())
-    if args.format == "json":
-        print(json.dumps([info.to_json() for info in infos], indent=2))
-    elif not infos:
-        print("no sessions yet")
-    else:
-        print("\n".join(info.render_text() for info in infos))
+    command = get("cli", "sessions")
+    print(
+        json.dumps(command.to_json(infos), indent=2)
+        if args.format == "json"
+        else command.render(infos)
+    )
     return 0

@@ -41,6 +41,7 @@ from workbench.errors import WorkbenchError
 from workbench.modes import acp_commands
 from workbench.modes.acp_updates import Translator, plan
 from workbench.runtime import Workbench
+from workbench.runtime.commands import CommandSpec
 from workbench.runtime.events import TreeUpdate
 
 log = logging.getLogger(__name__)
@@ -287,9 +288,9 @@ class Bench:
             return "refusal" if self.translator.refused else "end_turn"
         return await self._finish()
 
-    async def _command(self, command: acp_commands.AcpCommand, args: str) -> str:
+    async def _command(self, command: CommandSpec, args: str) -> str:
         try:
-            answer = await command.run(self.wb, args)
+            answer = await acp_commands.answer(self.wb, command, args)
         except WorkbenchError as exc:
             self._error(exc)
         else:

@@ -41,6 +41,7 @@ from workbench.enforcer.state import LoadingState, LoadRecord, records_of
 from workbench.messages import Message, ToolCall
 from workbench.skills.graph import SkillGraph
 from workbench.tool import ToolResult
+from workbench.visible import visible
 
 KINDS = {"read": "read", "edit": "edit", "write": "edit", "bash": "execute"}
 """Our tools -> ACP tool kinds; every other tool is `other`."""
@@ -315,7 +316,8 @@ def plan(state: LoadingState, graph: SkillGraph) -> list[PlanEntry]:
         skill = graph.get(name)
         layer = state.loaded.get(name) or (skill.layer if skill else None)
         label = f"{layer} {name}" if layer else name
-        return PlanEntry(content=label, priority=PRIORITY.get(layer or "", "low"), status=status)
+        content = visible(label)  # names from the log: a pulled session's may hold escapes
+        return PlanEntry(content=content, priority=PRIORITY.get(layer or "", "low"), status=status)
 
     names = sorted(state.loaded, key=rank)
     entries = [entry(n, "in_progress" if n in state.chain else "completed") for n in names]

@@ -15,9 +15,7 @@ from workbench.agent.tools.allowlist import offered_tools
 from workbench.extension_api import Command, ExtensionAPI
 from workbench.runtime.current import Current
 from workbench.runtime.options import WorkbenchOptions
-from workbench.trust import TrustStore, project_settings
-
-ASK_TRUST = "they apply once you trust the project (--trust, or trust it in the app)"
+from workbench.trust import TrustStore, how_to_trust, project_settings
 
 
 class TrustControls:
@@ -56,11 +54,12 @@ class TrustControls:
         """What waits for trust, and the extensions that failed: told when the session opens."""
         settings = self.current.settings
         withheld, outside = settings.withheld, settings.skill_paths_withheld()
+        ask = f"they apply once you trust the project ({how_to_trust(self.project_root)})"
         asks = [f"project settings {', '.join(withheld)}"] if withheld else []
         if outside:
             asks.append(f"project skill paths outside it ({', '.join(map(str, outside))})")
         return [
-            *(Notice(f"{what}: {ASK_TRUST}", "warning") for what in asks),
+            *(Notice(f"{what}: {ask}", "warning") for what in asks),
             *(
                 Notice(f"extension {p} skipped: {why}", "warning")
                 for p, why in self.extensions.skipped
@@ -76,7 +75,7 @@ class TrustControls:
         settings apply now (its other settings from the next session)."""
         TrustStore().trust(self.project_root)
         withheld = self.current.settings.withheld
-        self.current.settings = project_settings(self.project_root, trust=True)
+        self.current.settings = project_settings(self.project_root)
         if withheld:
             self.agent.state.model = await self._open_model(self.options.model)
             info = self.agent.state.model.info

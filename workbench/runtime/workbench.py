@@ -75,7 +75,7 @@ from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.session import Session
 from workbench.skills.discover import SkillSet, load_project_skills
 from workbench.skills.graph import SkillGraph
-from workbench.trust import project_settings
+from workbench.trust import granted, project_settings
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ class Workbench:
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
         cwd = options.cwd.resolve()
-        settings = project_settings(find_project_root(cwd), options.trust)
+        settings = project_settings(find_project_root(cwd), granted(options.trust, cwd))
         session = await asyncio.to_thread(open_session, options, settings)
         store = session.store if session is not None else options.store or MemoryStore()
         workbench = cls(options, settings, session, store)

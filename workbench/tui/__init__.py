@@ -21,10 +21,11 @@ def run(
     """Run the app until the user quits; the exit code."""
     from workbench.logfile import start_logging
     from workbench.tui.app import WorkbenchApp
+    from workbench.visible import visible
 
     start_logging()
     app = WorkbenchApp(open_workbench, prompt=prompt)
     code = app.run()
     if app.resume_hint:
-        print(app.resume_hint)
+        print(visible(app.resume_hint))
     return int(code or 0)

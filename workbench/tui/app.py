@@ -21,12 +21,14 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.filter import LineFilter
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 
 from workbench.errors import WorkbenchError
 from workbench.logfile import log_path
+from workbench.runtime.commands import CommandSpec
 from workbench.tui import choices, slash
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
@@ -42,6 +44,7 @@ from workbench.tui.components.transcript import Transcript
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.components.typing import TypedAway, TypesToEditor, typed_character
 from workbench.tui.composer import Composer
+from workbench.tui.control_filter import VISIBLE_CONTROLS
 from workbench.tui.controller import Controller
 from workbench.tui.session_view import SessionView
 
@@ -121,6 +124,10 @@ class WorkbenchApp(App[int]):
             yield QueueList(id="queue")
             yield PromptEditor(self._complete, cursor_blink=self._cursor_blink, id="editor")
         yield StatusBar(id="status")
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters, then ours: control characters are shown, never obeyed."""
+        return [*super().get_line_filters(), VISIBLE_CONTROLS]
 
     def on_mount(self) -> None:
         self.editor.placeholder = IDLE_HINT
@@ -395,14 +402,14 @@ class WorkbenchApp(App[int]):
     # -- the command palette ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        for command in slash.COMMANDS:
+        for command in slash.commands():
             yield SystemCommand(command.usage, command.help, lambda c=command: self._palette_run(c))
         yield from super().get_system_commands(screen)
 
-    def _palette_run(self, command: slash.SlashCommand) -> None:
+    def _palette_run(self, command: CommandSpec) -> None:
         self.act(self._palette_command(command))
 
-    async def _palette_command(self, command: slash.SlashCommand) -> None:
+    async def _palette_command(self, command: CommandSpec) -> None:
         args = ""
         if command.args and not command.picks:
             answer = await self.ask(

@@ -34,7 +34,7 @@ class Composer:
         """Send a command, a prompt, a steering or a follow-up message. A refused message goes
         back to the editor (when the user has not started another) with what went wrong."""
         parsed = slash.split(text)
-        if parsed is not None and parsed[0] in slash.BY_NAME:
+        if parsed is not None and slash.command(parsed[0]) is not None:
             await self.run_command(*parsed)
             return
         workbench = self.host.workbench

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from workbench.errors import WorkbenchError
-from workbench.tui import reports
+from workbench.runtime.commands import CommandSpec
+from workbench.tui import reports, slash
 from workbench.tui.components.commit_draft import CommitDraft
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.session_picker import SessionPicker
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 
 
 class Controller:
-    """Slash commands as `cmd_<name>` methods (`-` becomes `_`), panel requests as `tree_*`."""
+    """The slash commands the app asks or shows its own way as `cmd_<name>` methods (`-` becomes
+    `_`), the others as the command registry runs them; panel requests as `tree_*`."""
 
     def __init__(self, host: Host, session: SessionView) -> None:
         self.host = host
@@ -40,7 +42,15 @@ class Controller:
         return self.host.workbench
 
     async def run(self, name: str, args: str = "") -> None:
-        await getattr(self, "cmd_" + name.replace("-", "_"))(args)
+        """A command with a `cmd_` method asks or shows something of the app's own; any other
+        runs as the registry declares it, its text in the chat."""
+        handler = getattr(self, "cmd_" + name.replace("-", "_"), None)
+        if handler is not None:
+            await handler(args)
+            return
+        text = await _spec(name).answer(self.wb, args)
+        if text:
+            self.host.note("info", sentence(text))
 
     def show(self, title: str, body: Any) -> None:
         self.host.push_screen(ReportView(title, body))
@@ -58,16 +68,7 @@ class Controller:
 
     async def cmd_fork(self, args: str, at: str | None = None) -> None:
         result = await self.wb.fork(args or None, at=at)
-        text = f"Forked {result.branch} from {result.parent}"
-        if result.worktree:
-            text += f"; it works in its own worktree {self.host.show_path(result.worktree)}"
-        hint = None
-        if result.left_behind:
-            more = " …" if len(result.left_behind) > 5 else ""
-            files = ", ".join(result.left_behind[:5]) + more
-            text += f". Uncommitted changes in {result.parent} stay there: {files}"
-            hint = f"commit them in {result.parent} first if the fork needs them"
-        self.host.note("info", text, hint)
+        self.host.note("info", sentence(result.render_text(self.host.show_path)))
 
     async def cmd_status(self, args: str) -> None:
         status = await self.wb.status(args or None)
@@ -106,9 +107,7 @@ class Controller:
         self.show("Commit", reports.commit_report(result))
 
     async def cmd_merge(self, args: str) -> None:
-        branch = args.strip()
-        if not branch:
-            raise WorkbenchError("/merge needs a branch", "for example: /merge try-b")
+        branch = _spec("merge").parse_text(args)["branch"]
         remove = None
         worktree = self.session.worktree_of(branch)
         if worktree:
@@ -130,11 +129,7 @@ class Controller:
         self.show("Merge", reports.merge_report(result))
 
     async def cmd_label(self, args: str, target: str | None = None) -> None:
-        if not args.strip():
-            raise WorkbenchError(
-                "/label needs the label text", "for example: /label before-refactor"
-            )
-        await self.wb.label(args.strip(), target)
+        await self.wb.label(_spec("label").parse_text(args)["label"], target)
 
     async def tree_request(self, action: TreeAction, target: Target) -> None:
         """A key in the tree panel, on a branch or an entry."""
@@ -178,28 +173,12 @@ class Controller:
             await self.run("status", target.branch)
 
     async def cmd_push(self, args: str) -> None:
-        words = args.split()
-        redact = "--redact" in words
-        remotes = [w for w in words if w != "--redact"]
-        if len(remotes) > 1:
-            raise WorkbenchError("/push takes one remote", "for example: /push origin --redact")
+        push = _spec("push")
+        arguments = push.parse_text(args)  # a wrong one is refused before the note
         self.host.note("info", "Pushing the session…")
-        result = await self.wb.push(remotes[0] if remotes else None, redact=redact)
-        self.show("Push", Text(result.render_text()))
-
-    async def cmd_export(self, args: str) -> None:
-        fmt = args.strip() or "html"
-        if fmt not in ("html", "md"):
-            raise WorkbenchError(
-                f"/export writes html or md, not {fmt!r}", "for example: /export md"
-            )
-        result = await self.wb.export(fmt=fmt)
-        self.host.note("info", result.render_text().capitalize())
+        self.show("Push", Text(push.render(await push.call(self.wb, arguments))))
 
     # -- the session ----------------------------------------------------------------------------
-
-    async def cmd_compact(self, args: str) -> None:
-        await self.wb.compact(args or None)
 
     async def cmd_model(self, args: str) -> None:
         name = args.strip() or await self.ask(
@@ -208,9 +187,6 @@ class Controller:
         if name:
             self.host.note("info", f"Switching to {name}…")
             await self.wb.set_model(name)
-
-    async def cmd_new(self, args: str) -> None:
-        await self.wb.new_session()
 
     async def cmd_resume(self, args: str) -> None:
         chosen = args.strip() or None
@@ -228,18 +204,16 @@ class Controller:
         self.host.focus_pane("skills")
 
     async def cmd_skill_graph_status(self, args: str) -> None:
-        self.show("Skill graph status", Text(self.wb.skills_status()))
+        self.show(
+            "Skill graph status", Text(await _spec("skill-graph-status").answer(self.wb, args))
+        )
 
     async def cmd_activate(self, args: str) -> None:
-        if not args.strip():
-            raise WorkbenchError("/activate needs a skill name", "Tab completes skill names")
-        await self.wb.activate(args.strip())
+        await _spec("activate").answer(self.wb, args)
         self.session.sync_skills()
 
     async def cmd_deactivate(self, args: str) -> None:
-        if not args.strip():
-            raise WorkbenchError("/deactivate needs a skill name", "Tab completes skill names")
-        await self.wb.deactivate(args.strip())
+        await _spec("deactivate").answer(self.wb, args)
         self.session.sync_skills()
 
     # -- the app --------------------------------------------------------------------------------
@@ -250,3 +224,15 @@ class Controller:
 
     async def cmd_quit(self, args: str) -> None:
         await self.host.quit_app()
+
+
+def _spec(name: str) -> CommandSpec:
+    found = slash.command(name)
+    if found is None:
+        raise WorkbenchError(f"unknown command /{name}", "/help lists them")
+    return found
+
+
+def sentence(text: str) -> str:
+    """The registry's text as the app writes a note: a sentence, first letter capital."""
+    return text[:1].upper() + text[1:]

@@ -15,8 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.text import count_of
-from workbench.tui import palette
-from workbench.tui.slash import BY_NAME, COMMANDS
+from workbench.tui import palette, slash
 
 PathStyle = Callable[[str], str]
 SHORT = 10
@@ -137,10 +136,12 @@ def help_report(keys: list[tuple[str, str]], extra: dict[str, str]) -> Renderabl
     )
     commands.add_column(style="bold", no_wrap=True)
     commands.add_column()
-    rows = [(c.usage, c.help) for c in COMMANDS]
+    rows = [(c.usage, c.help) for c in slash.commands()]
     rows.append(("/skill:NAME [request]", "use a skill now, with your request"))
     # the session's own /compact is the app's too: each command is listed once
-    rows += [(f"/{n}", f"{h} (extension)") for n, h in sorted(extra.items()) if n not in BY_NAME]
+    rows += [
+        (f"/{n}", f"{h} (extension)") for n, h in sorted(extra.items()) if slash.command(n) is None
+    ]
     for usage, help_text in rows:
         commands.add_row(Text(usage), Text(help_text))  # Text: `[branch]` is no markup
     return Group(key_table, Text(), commands)

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from workbench.runtime.commands import ArgumentSource, offered
 from workbench.skills.model import Diagnostic, user_invocable
 from workbench.skills.projection import first_sentence
 from workbench.text import count_of, one_line
@@ -20,7 +21,7 @@ from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.status_bar import prompt_tokens
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.keys import WELCOME
-from workbench.tui.slash import ArgumentSource, Candidate, SkillCommand
+from workbench.tui.slash import Candidate, SkillCommand
 
 if TYPE_CHECKING:
     from workbench.tui.host import Host
@@ -177,7 +178,7 @@ class SessionView:
         """The session's own slash commands (extensions'), name -> help."""
         if self.wb is None:
             return {}
-        return {name: command.description for name, command in self.wb.commands.items()}
+        return {spec.name: spec.help for spec in offered(self.wb, "app") if spec.extension}
 
     def skill_commands(self) -> list[SkillCommand]:
         """`/skill:NAME` for each skill the user may invoke (not `user-invocable: false`)."""

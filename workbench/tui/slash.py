@@ -1,5 +1,6 @@
-"""The slash commands of the app: one table for the editor's completion, the command palette and
-`/help`, so that the three can never disagree.
+"""The slash commands of the app, as the command registry (`workbench.runtime.commands`) offers
+them: one table for the editor's completion, the command palette and `/help`, so that the three
+can never disagree, nor differ from the CLI's or an editor's words for the same command.
 
 A command's arguments are written as in the usage line: `<name>` is required, `[name]` optional.
 `complete` names where candidates for its argument come from (skills, branches, sessions); the app
@@ -10,55 +11,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any
 
-ArgumentSource = Literal["skills", "branches", "sessions"]
+from workbench.runtime.commands import ArgumentSource, CommandSpec, builtin, find
+
 Candidate = tuple[str, str]
 """A value for a command's argument and what it is (a skill's description, ...)."""
 
 
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str
-    args: str
-    help: str
-    complete: ArgumentSource | None = None
-    picks: bool = False
-    """Without an argument, the command offers its own picker (the palette asks nothing)."""
-
-    @property
-    def usage(self) -> str:
-        return f"/{self.name} {self.args}".strip()
-
-    @property
-    def needs_argument(self) -> bool:
-        return self.args.startswith("<")
+def commands() -> list[CommandSpec]:
+    """The app's commands, read from the registry each time (an entry added later shows)."""
+    return builtin("app")
 
 
-COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("tree", "", "show the conversation tree (branches, labels, where you are)"),
-    SlashCommand("fork", "[name]", "start a branch of the conversation here"),
-    SlashCommand("status", "[branch]", "what a branch did since its fork: entries, files"),
-    SlashCommand("diff", "[path]", "the branch's file changes since its fork, as a diff"),
-    SlashCommand("commit", "[message]", "commit the branch's files (no message: the model drafts)"),
-    SlashCommand("merge", "<branch>", "merge a branch into its parent", "branches"),
-    SlashCommand("label", "<text>", "label the current entry"),
-    SlashCommand("compact", "[focus]", "summarise older history now"),
-    SlashCommand("model", "[name]", "show or switch the model"),
-    SlashCommand("skills", "", "go to the skill graph"),
-    SlashCommand("skill-graph-status", "", "loaded skills, active compound, violations"),
-    SlashCommand("activate", "<skill>", "activate a skill for this branch", "skills"),
-    SlashCommand("deactivate", "<skill>", "deactivate a skill", "skills"),
-    SlashCommand("push", "[remote] [--redact]", "send this session to a git remote"),
-    SlashCommand("export", "[format]", "write this branch as one file: html (default) or md"),
-    SlashCommand("new", "", "start a new session"),
-    SlashCommand(
-        "resume", "[session]", "open another session of this project", "sessions", picks=True
-    ),
-    SlashCommand("help", "", "keys and commands"),
-    SlashCommand("quit", "", "leave workbench"),
-)
-BY_NAME: dict[str, SlashCommand] = {c.name: c for c in COMMANDS}
+def command(name: str) -> CommandSpec | None:
+    return find("app", name)
+
+
+def __getattr__(name: str) -> Any:
+    """`COMMANDS` and `BY_NAME`: the same table as a tuple and by name."""
+    if name == "COMMANDS":
+        return tuple(commands())
+    if name == "BY_NAME":
+        return {c.name: c for c in commands()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def split(text: str) -> tuple[str, str] | None:
@@ -105,13 +81,13 @@ def completions(
     if not space:
         found = [
             Completion(f"/{c.name}" + (" " if c.args else ""), c.usage, c.help)
-            for c in COMMANDS
+            for c in commands()
             if c.name.startswith(name)
         ]
         found += [
             Completion(f"/{n} ", f"/{n}", f"{h} (extension)")
             for n, h in sorted(extra.items())
-            if n.startswith(name) and n not in BY_NAME
+            if n.startswith(name) and command(n) is None
         ]
         found += [
             Completion(
@@ -121,11 +97,11 @@ def completions(
             if f"skill:{s.name}".startswith(name)
         ]
         return found
-    command = BY_NAME.get(name)
-    if command is None or command.complete is None or " " in partial:
+    spec = command(name)
+    if spec is None or spec.complete is None or " " in partial:
         return []
     return [
         Completion(f"/{name} {value}", value, about)
-        for value, about in candidates(command.complete)
+        for value, about in candidates(spec.complete)
         if value.startswith(partial)
     ]

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from workbench.agent.subagents.agent_files import SCOPES, Scope
 from workbench.config import Settings, find_project_root
 from workbench.errors import WorkbenchError
-from workbench.trust import project_settings
+from workbench.trust import granted, project_settings
 
 Confirm = Callable[[str, str], Awaitable[bool]]
 """Ask the user a yes/no question (title, message); the front end supplies it (a TUI dialog)."""
@@ -48,6 +48,10 @@ class SubagentHost:
     options: SessionOptions
     model: Callable[[], str]
 
+    def run_trust(self) -> Path | None:
+        """What the parent's `--trust` grants (`workbench.trust.granted`)."""
+        return granted(self.options.trust, self.options.cwd)
+
 
 def _number(settings: Settings, key: str, default: float, kind: type) -> Any:
     value = settings.get(f"subagents.{key}", default)
@@ -66,9 +70,9 @@ class SubagentSettings:
     confirm_project_agents: bool = True
 
     @classmethod
-    def load(cls, cwd: Path, trust: bool = False) -> SubagentSettings:
-        """The settings of the project around `cwd`; `trust`: the run's `--trust`."""
-        settings = project_settings(find_project_root(cwd), trust)
+    def load(cls, cwd: Path, run: Path | None = None) -> SubagentSettings:
+        """The settings of the project around `cwd`; `run`: what the run's `--trust` grants."""
+        settings = project_settings(find_project_root(cwd), run)
         scope = settings.get("subagents.scope", cls.scope)
         if scope not in SCOPES:
             raise WorkbenchError(

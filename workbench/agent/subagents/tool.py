@@ -26,7 +26,10 @@ from workbench.agent.subagents.text import progress, result_text
 from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
 from workbench.tool import Tool, ToolContext, ToolResult
-from workbench.trust import TrustStore
+from workbench.trust import covered_by_run, how_to_trust, session_worktree, trusted
+
+SWITCH_OFF = "; or set subagents.confirm_project_agents to false in ~/.pi/agent/settings.json"
+WORKTREE_SOURCE = "a session branch's worktree, whose files a pull may have brought"
 
 
 def _unknown(name: str, catalog: AgentCatalog, cwd: Path) -> WorkbenchError:
@@ -55,19 +58,23 @@ async def _confirmed(
     if not project or catalog.project_dir is None:
         return None
     root = catalog.project_dir.parents[1]
-    if host.options.trust or not settings.confirm_project_agents or TrustStore().is_trusted(root):
+    if trusted(root, host.run_trust()):
+        return None
+    in_worktree = session_worktree(root)  # no setting spares the question there
+    if not settings.confirm_project_agents and not in_worktree:
         return None
     names = ", ".join(project)
     if host.options.confirm is None:
+        how = how_to_trust(root)
         return (
             f"project agents ({names}) from {catalog.project_dir} are code from this repository "
-            "and need the user's confirmation, which no one can give here. Run with --trust, "
-            "trust the project, or set subagents.confirm_project_agents to false in "
-            "~/.pi/agent/settings.json."
+            f"and need the user's confirmation, which no one can give here. {how[0].upper()}"
+            f"{how[1:]}{'' if in_worktree else SWITCH_OFF}."
         )
+    source = WORKTREE_SOURCE if in_worktree else "this repository"
     question = (
-        f"Run project agents {names} from {catalog.project_dir}?\n\nThey are defined by this "
-        "repository: only continue if you trust it."
+        f"Run project agents {names} from {catalog.project_dir}?\n\nThey are defined by "
+        f"{source}: only continue if you trust it."
     )
     if await host.options.confirm("Run project agents?", question):
         return None
@@ -103,11 +110,6 @@ class Progress:
             self._later = None
 
 
-def _same_project(child_cwd: Path, parent_cwd: Path) -> bool:
-    """Whether a child runs in the parent's project: `--trust` is for that folder alone."""
-    return find_project_root(child_cwd) == find_project_root(parent_cwd)
-
-
 class SubagentTool:
     """The tool for one session: its `execute` runs a call with what the session lends."""
 
@@ -126,12 +128,12 @@ class SubagentTool:
             env=dict(os.environ),
             api_base=self.host.options.api_base if inherits else None,
             api_key=self.host.options.api_key if inherits else None,
-            trust=self.host.options.trust and _same_project(cwd, self.host.options.cwd),
+            trust=covered_by_run(find_project_root(cwd), self.host.run_trust()),
             no_cache=self.host.options.no_cache,
         )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        settings = SubagentSettings.load(ctx.cwd, self.host.options.trust)
+        settings = SubagentSettings.load(ctx.cwd, self.host.run_trust())
         request = requested(args, ctx.cwd, settings)
         mode, items = request.mode, request.items
         catalog = discover_agents(ctx.cwd, request.scope)

@@ -1,7 +1,11 @@
 """A transcript as Markdown, for pasting into a pull request.
 
 Messages keep their Markdown, but raw HTML in them is neutralised (`<` becomes `&lt;` outside
-code), so a message cannot inject tags into the page it is pasted in. Tool calls fold into
+code), so a message cannot inject tags into the page it is pasted in: most renderers, unlike
+GitHub's, do not sanitise what they render. Where code starts and ends is read as CommonMark
+reads it, and the result is checked with a CommonMark parser: a message in which it still
+finds raw HTML is shown as its plain text in a code block. Names (branches, skills) go into
+code spans that no backtick in them can close, and NUL bytes are dropped. Tool calls fold into
 `<details>` blocks (GitHub and GitLab render them) with their arguments and results in fences
 longer than any backtick run inside them.
 """
@@ -10,13 +14,23 @@ from __future__ import annotations
 
 import re
 import time
+from functools import cache
 from html import escape
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from workbench.sessions.export.html import MAX_RESULT_CHARS, WHO, cost_text
 from workbench.sessions.export.transcript import Item, ToolCallView, Transcript
 
-FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})", re.MULTILINE)
-INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+OPENING_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+"""CommonMark's: at most three spaces in (four make indented code); a backtick fence's info
+string holds no backtick."""
+CLOSING_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+INLINE_CODE = re.compile(r"(?<![`\\])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+"""A code span: a backtick run not escaped nor part of a longer run, closed by a run of the same
+length."""
+RAW_HTML = ("html_block", "html_inline")
 
 
 def render_markdown(transcript: Transcript) -> str:
@@ -26,14 +40,14 @@ def render_markdown(transcript: Transcript) -> str:
     loads = t.skill_loads
     violations = [load for load in loads if load.verdict != "ok" or load.blocked]
     lines = [
-        f"## {_inline(t.title)} — branch `{t.branch}`",
+        f"## {_inline(t.title)} — branch {_code(t.branch)}",
         "",
-        f"Session `{t.session_id}` · {t.entries} entries · {f.replies} replies · "
+        f"Session {_code(t.session_id)} · {t.entries} entries · {f.replies} replies · "
         f"{f.input_tokens:,} tokens in, {f.output_tokens:,} out · cost {cost} · "
         f"{len(loads)} skill loads, {len(violations)} violations",
         "",
         "Place in the tree: "
-        + " → ".join(f"`{name}`" for name, _ in t.place.ancestry)
+        + " → ".join(_code(name) for name, _ in t.place.ancestry)
         + (f" ({len(t.place.outline)} branches in all)" if len(t.place.outline) > 1 else ""),
         "",
     ]
@@ -46,7 +60,7 @@ def render_markdown(transcript: Transcript) -> str:
         lines += [_inline(t.diff_note or "no file changes on this branch"), ""]
     made = time.strftime("%Y-%m-%d %H:%M", time.localtime(t.made))
     lines += [f"<sub>exported with workbench on {made}</sub>", ""]
-    return "\n".join(lines)
+    return "\n".join(lines).replace("\0", "")
 
 
 def _item(item: Item) -> list[str]:
@@ -55,7 +69,7 @@ def _item(item: Item) -> list[str]:
     if item.text:
         lines += [_text(item.text), ""]
     for load in item.loads:
-        lines.append(f"- skill `{load.skill}`: {_verdict_text(load.verdict, load.reason)}")
+        lines.append(f"- skill {_code(load.skill)}: {_verdict_text(load.verdict, load.reason)}")
     lines += [""] if item.loads else []
     for call in item.calls:
         lines += _call(call)
@@ -64,13 +78,15 @@ def _item(item: Item) -> list[str]:
 
 def _call(call: ToolCallView) -> list[str]:
     status = "no result" if call.result is None else ("error" if call.is_error else "done")
-    key = f" {escape(call.key)}" if call.key else ""
-    loads = "".join(f" · skill {escape(load.skill)}: {escape(load.verdict)}" for load in call.loads)
+    key = f" {_inline(call.key)}" if call.key else ""
+    loads = "".join(
+        f" · skill {_inline(load.skill)}: {_inline(load.verdict)}" for load in call.loads
+    )
     result = call.result or ""
     if len(result) > MAX_RESULT_CHARS:
         result = result[:MAX_RESULT_CHARS] + "\n… (cut in the export)"
     return [
-        f"<details><summary>{escape(call.name)}{key} · {status}{loads}</summary>",
+        f"<details><summary>{_inline(call.name)}{key} · {status}{loads}</summary>",
         "",
         *_fenced(call.arguments, "json"),
         *_fenced(result, ""),
@@ -95,19 +111,41 @@ def _inline(text: str) -> str:
     return escape(text, quote=False).replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    """`text` as a code span, which no backtick run inside can close (HTML is inert in it)."""
+    text = text.replace("\n", " ")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def _text(text: str) -> str:
-    """A message's Markdown with raw HTML neutralised outside code blocks and code spans."""
-    out, inside, fence = [], False, ""
+    """A message's Markdown with raw HTML neutralised outside code blocks and code spans; if a
+    CommonMark parser still finds raw HTML in it, its plain text in a code block."""
+    kept = _outside_code_escaped(text)
+    if not _has_raw_html(_parser().parse(kept)):
+        return kept
+    return "\n".join(_fenced(text, "")[:-1])
+
+
+def _outside_code_escaped(text: str) -> str:
+    out: list[str] = []
+    fence = ""
     for line in text.splitlines():
-        match = FENCE.match(line)
-        if match and (not inside or match.group(2).startswith(fence)):
-            inside, fence = (not inside), match.group(2)
+        if fence:
+            closing = CLOSING_FENCE.match(line)
+            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
+                fence = ""
             out.append(line)
-        elif inside:
+            continue
+        opening = OPENING_FENCE.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence = opening.group(1)
             out.append(line)
         else:
             out.append(_outside_code(line))
-    if inside:
+    if fence:
         out.append(fence)  # close a fence the message left open, so the rest stays ours
     return "\n".join(out)
 
@@ -118,3 +156,13 @@ def _outside_code(line: str) -> str:
         parts += [line[last : match.start()].replace("<", "&lt;"), match.group()]
         last = match.end()
     return "".join(parts) + line[last:].replace("<", "&lt;")
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """CommonMark with raw HTML recognised: what most renderers of a `.md` file do."""
+    return MarkdownIt("commonmark")
+
+
+def _has_raw_html(tokens: list[Token]) -> bool:
+    return any(t.type in RAW_HTML or _has_raw_html(t.children or []) for t in tokens)

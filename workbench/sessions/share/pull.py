@@ -5,7 +5,8 @@ its branches is brought in: a new branch is created, one that only moved ahead i
 and one that went another way than ours is never overwritten: their line becomes a branch of its
 own beside ours, `<branch>@<author>` (e.g. `main@bob`), forked where the two lines part, and it
 follows the remote's branch from then on (its `upstream`). The experiments' file commits come as
-project branches `wb/<session>/<branch>`, checked out in a worktree when the branch is used.
+project branches `wb/<session>/<branch>`, checked out in a worktree when the branch is used; a
+pull that brings new files into a worktree the user trusted withdraws that trust (`trust.py`).
 
 A session is brought in under its lock, so a session open in another process is left for later;
 the state is written before the refs, as a fork does (a process killed in between leaves
@@ -31,6 +32,7 @@ from workbench.sessions.store.lock import SessionLock
 from workbench.sessions.store.refs import ConversationRepo, branch_ref
 from workbench.sessions.store.state import BranchRecord, Position, SessionState, Worktree
 from workbench.sessions.workspaces.workspace import project_branch_name
+from workbench.trust import TrustStore
 
 
 @dataclass
@@ -254,7 +256,9 @@ class _Puller:
                 return
         else:
             self.git.run("update-ref", ref, oid, have or "0" * 40)
-        self.lines.append(f"files of {local}: {'updated' if have else 'new'}")
+        withdrawn = TrustStore().revoke(path)
+        note = f" (trust in {path} withdrawn: read what came, then `workbench trust {path}`)"
+        self.lines.append(f"files of {local}: {'updated' if have else 'new'}{note * withdrawn}")
 
 
 def _described(shared: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -9,6 +10,9 @@ from workbench.errors import DiskFull
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.workspace import Workspaces
 from workbench.text import count_of
+
+LEFT_BEHIND_SHOWN = 5
+"""The uncommitted files a fork's text names; the rest are counted."""
 
 
 @dataclass
@@ -25,15 +29,22 @@ class ForkResult:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
-    def render_text(self) -> str:
+    def render_text(self, show_path: Callable[[str], str] = str) -> str:
+        """The fork's one text, on every surface (the app shortens paths with `show_path`)."""
         at = self.fork_entry[:10] if self.fork_entry else "the start"
-        lines = [f"forked {self.branch} from {self.parent} at {at}", self.note]
+        head = f"forked {self.branch} from {self.parent} at {at}"
+        if self.worktree:
+            head += f"; it works in its own worktree {show_path(self.worktree)}"
+        elif self.note:
+            head += f" ({self.note})"
+        lines = [head]
         if self.left_behind:
+            shown = ", ".join(self.left_behind[:LEFT_BEHIND_SHOWN])
+            if len(self.left_behind) > LEFT_BEHIND_SHOWN:
+                shown += f" and {len(self.left_behind) - LEFT_BEHIND_SHOWN} more"
             lines.append(
                 f"{count_of(len(self.left_behind), 'uncommitted change')} in {self.parent} "
-                "stay there and are not in the fork: "
-                + ", ".join(self.left_behind[:10])
-                + (" ..." if len(self.left_behind) > 10 else "")
+                f"stay there, not in the fork: {shown}"
             )
             lines.append(f"commit them in {self.parent} first if the fork needs them")
         return "\n".join(lines)

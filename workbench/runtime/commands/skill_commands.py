@@ -1,0 +1,64 @@
+"""The skills' commands: the CLI's lint, graph, compile and `skills status`; the app's skill
+graph; activating and deactivating a skill; the loading state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.runtime.commands.registry import Args, Argument, CommandSpec
+
+if TYPE_CHECKING:
+    from workbench.runtime.workbench import Workbench
+
+
+async def _skill_graph_status(wb: Workbench, args: Args) -> str:
+    return wb.skills_status()
+
+
+async def _activate(wb: Workbench, args: Args) -> None:
+    await wb.activate(args["skill"])  # its notice says what happened
+
+
+async def _deactivate(wb: Workbench, args: Args) -> None:
+    await wb.deactivate(args["skill"])
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("lint", "check skill folders and report findings", frozenset({"cli"})),
+    CommandSpec(
+        "graph", "print the skill graph as a tree, JSON, Mermaid or DOT", frozenset({"cli"})
+    ),
+    CommandSpec(
+        "compile",
+        "write each skill's summary, core and full projections to disk",
+        frozenset({"cli"}),
+    ),
+    CommandSpec(
+        "skills",
+        "skill commands: `skills status` shows a session's skill loading state",
+        frozenset({"cli"}),
+    ),
+    CommandSpec("skills", "go to the skill graph", frozenset({"app"})),
+    CommandSpec(
+        "skill-graph-status",
+        "loaded skills, active compound, violations",
+        frozenset({"app", "acp", "rpc"}),
+        run=_skill_graph_status,
+        to_json=lambda text: {"text": text},
+        rpc_name="skills_status",
+    ),
+    CommandSpec(
+        "activate",
+        "activate a skill for this branch",
+        frozenset({"app", "acp"}),
+        (Argument("skill", "a skill name", True, "skills"),),
+        _activate,
+    ),
+    CommandSpec(
+        "deactivate",
+        "deactivate a skill",
+        frozenset({"app", "acp"}),
+        (Argument("skill", "a skill name", True, "skills"),),
+        _deactivate,
+    ),
+)
