@@ -56,7 +56,8 @@ def _columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+            stdout = sys.__stdout__  # None without a console: no width to ask
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout else 0
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns or 80
@@ -78,7 +79,7 @@ def _main_parser() -> argparse.ArgumentParser:
 
 
 def _add_agent_options(parser: argparse.ArgumentParser) -> None:
-    """The main (non-subcommand) path: run the agent headless. See README, ## Agent."""
+    """The main (non-subcommand) path: run the agent headless. See docs/headless-and-rpc.md."""
     parser.add_argument("prompt", nargs="*", help="the prompt (or pipe it on stdin)")
     parser.add_argument(
         "-p",
@@ -160,7 +161,8 @@ def _api_key(args: argparse.Namespace) -> str | None:
     from workbench.errors import UsageError
 
     if args.api_key_file is None:
-        return args.api_key
+        given: str | None = args.api_key
+        return given
     if args.api_key is not None:
         raise UsageError("give --api-key or --api-key-file, not both")
     try:

@@ -33,12 +33,20 @@ class Command:
     handler: CommandHandler
 
 
+class ExtensionEvent(Protocol):
+    """What an extension may publish to front ends: a dataclass with a `type` name (the JSON
+    modes print it with `workbench.agent.events.event_dict`)."""
+
+    @property
+    def type(self) -> str: ...
+
+
 class ExtensionSink(Protocol):
     """Where an extension's messages and events go; the runtime implements it."""
 
     def deliver(self, message: Message, deliver_as: DeliverAs) -> None: ...
 
-    def emit(self, event: Any) -> None: ...
+    def emit(self, event: ExtensionEvent) -> None: ...
 
 
 class ExtensionAPI:
@@ -71,6 +79,6 @@ class ExtensionAPI:
         """Send a notice to the model, delivered as steering, follow-up or with the next turn."""
         self._sink.deliver(Message(role="notice", text=text, details=details or {}), deliver_as)
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: ExtensionEvent) -> None:
         """Publish an event (a dataclass with a `type`) to every front end."""
         self._sink.emit(event)

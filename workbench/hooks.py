@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from workbench.messages import Message
 from workbench.tool import ToolResult
@@ -40,7 +40,7 @@ HookName = Literal[
     "tool_result",
     "agent_end",
 ]
-HOOK_NAMES: tuple[str, ...] = HookName.__args__  # type: ignore[attr-defined]
+HOOK_NAMES: tuple[str, ...] = get_args(HookName)
 
 
 @dataclass

@@ -1,12 +1,14 @@
 """Keeping keys out of what we record and share: command lines in lock files, errors and
-notices; credentials in entries and files before a push (`find_secrets`, `redact_secrets`)."""
+notices; credentials in entries and files before a push or an export (`find_secrets`,
+`redact_secrets` on text; `find_in_value`, `redact_value` on decoded JSON, field by field)."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 SECRET_FLAGS = ("--api-key",)
 """Flags whose value is a secret."""
@@ -64,6 +66,21 @@ ASSIGNMENT = re.compile(
 _WORD = re.compile(r"[A-Za-z0-9_]")
 MIN_ENTROPY_BITS = 3.5
 """Bits per character above which a long value looks random, not like a word or a path."""
+IDENTIFIER_SHAPE = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|[0-9a-f]{40}|[0-9a-f]{64}"
+)
+"""A UUID, or a SHA-1 or SHA-256 digest in hex (a git commit, a content hash)."""
+IDENTIFIER_NAMES = re.compile(
+    r"sha|commit|digest|hash|checksum|idempotency|cache|uuid|etag|revision|request|trace"
+    r"|primary|partition|sort|foreign",
+    re.IGNORECASE,
+)
+"""Names whose value identifies something (`cache_key`, `idempotency_key`, `commit_sha`): an
+identifier-shaped value after one is not a secret. An `api_key` of the same shape still is."""
+_NAME_HEAD = re.compile(r"[A-Za-z0-9_.-]*$")
+SHORTEST_SECRET = 15
+"""No format above fits in fewer characters (a Slack token): shorter strings are not read."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +108,15 @@ def _shown(secret: str) -> str:
     return f"{secret[:6]}…{secret[-2:]}" if len(secret) > 12 else "…"
 
 
+def _identifier(text: str, match: re.Match[str]) -> bool:
+    """An identifier-shaped value after an identifier's name (`idempotency_key: <uuid>`)."""
+    if not IDENTIFIER_SHAPE.fullmatch(match.group("value")):
+        return False
+    head = _NAME_HEAD.search(text, max(0, match.start() - 64), match.start())
+    name = (head.group() if head else "") + match.group("name")
+    return IDENTIFIER_NAMES.search(name) is not None
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every credential in `text`, by position (overlaps keep the first, longest match)."""
     found: list[SecretMatch] = []
@@ -101,21 +127,96 @@ def find_secrets(text: str) -> list[SecretMatch]:
             found.append(SecretMatch(kind, match.start(), match.end(), _shown(match.group())))
     for match in ASSIGNMENT.finditer(text):
         value = match.group("value")
-        if _looks_random(value):
+        if _looks_random(value) and not _identifier(text, match):
             start = match.start("value")
             found.append(SecretMatch("secret assignment", start, match.end(), _shown(value)))
     found.sort(key=lambda m: (m.start, -m.end))
     kept: list[SecretMatch] = []
-    for match in found:
-        if not kept or match.start >= kept[-1].end:
-            kept.append(match)
+    for secret in found:
+        if not kept or secret.start >= kept[-1].end:
+            kept.append(secret)
     return kept
 
 
 def redact_secrets(text: str) -> str:
     """`text` with every credential replaced by `[REDACTED <kind>]`."""
+    return _replaced(text, find_secrets(text))
+
+
+def _replaced(text: str, matches: list[SecretMatch]) -> str:
     parts, last = [], 0
-    for match in find_secrets(text):
+    for match in matches:
         parts += [text[last : match.start], f"[REDACTED {match.kind}]"]
         last = match.end
     return "".join(parts) + text[last:]
+
+
+# --- credentials in decoded JSON values: what entries and descriptions store ------------------
+
+
+@dataclass(frozen=True)
+class FieldSecret:
+    """A credential in one string of a JSON value: which field, which line of it."""
+
+    field: str
+    """`text`, `tool_calls[0].arguments.command`, `details.reports[0].answer`."""
+    line: int
+    match: SecretMatch
+
+
+def _value_secrets(text: str, name: str) -> list[SecretMatch]:
+    """Credentials in a string stored under `name`: read as `name: text`, so that
+    `{"password": "..."}` is the assignment it is; positions are the string's own."""
+    if len(text) < SHORTEST_SECRET:
+        return []
+    if not name:
+        return find_secrets(text)
+    offset = len(name) + 2
+    found = find_secrets(f"{name}: {text}")
+    return [
+        SecretMatch(m.kind, m.start - offset, m.end - offset, m.shown)
+        for m in found
+        if m.start >= offset
+    ]
+
+
+def _walk(value: Any, path: str, name: str, visit: Callable[[str, str, str], str]) -> Any:
+    """`value` with each string (keys too) replaced by `visit(string, field, name)`."""
+    if isinstance(value, str):
+        return visit(value, path, name)
+    if isinstance(value, list):
+        return [_walk(item, f"{path}[{n}]", name, visit) for n, item in enumerate(value)]
+    if isinstance(value, dict):
+        walked = {}
+        for key, item in value.items():
+            field = f"{path}.{key}" if path else str(key)
+            new_key = visit(key, field, "") if isinstance(key, str) else key
+            walked[new_key] = _walk(item, field, str(key), visit)
+        return walked
+    return value
+
+
+def find_in_value(value: Any, field: str = "") -> list[FieldSecret]:
+    """Every credential in the strings of a decoded JSON value, by field and line."""
+    found: list[FieldSecret] = []
+
+    def visit(text: str, path: str, name: str) -> str:
+        for match in _value_secrets(text, name):
+            found.append(FieldSecret(path, text.count("\n", 0, match.start) + 1, match))
+        return text
+
+    _walk(value, field, "", visit)
+    return found
+
+
+def redact_value(value: Any) -> tuple[Any, int]:
+    """A copy of a decoded JSON value with every credential replaced, and how many were."""
+    count = 0
+
+    def visit(text: str, path: str, name: str) -> str:
+        nonlocal count
+        matches = _value_secrets(text, name)
+        count += len(matches)
+        return _replaced(text, matches)
+
+    return _walk(value, "", "", visit), count

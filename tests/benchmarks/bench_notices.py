@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skill_trees import write_tree
 from support.openai_server import OpenAIServer, Reply
+from support.skill_trees import write_tree
 
 from workbench.agent.events import event_dict
 from workbench.runtime import Workbench, WorkbenchOptions

@@ -10,9 +10,9 @@ import time
 
 import pytest
 from acp.schema import HttpMcpServer
-from skill_trees import write_tree
 from support.acp_client import TIMEOUT, acp_workbench, prompt_blocks
 from support.git_project import make_project
+from support.skill_trees import write_tree
 from support.workbench_process import write_script
 
 

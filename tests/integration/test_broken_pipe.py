@@ -8,8 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from skill_trees import write_tree
 from support.processes import wait_group_gone
+from support.skill_trees import write_tree
 from support.workbench_process import run_workbench, workbench_command, write_script
 
 EXIT_BROKEN_PIPE = 141

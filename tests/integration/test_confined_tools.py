@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from subagents.subagent_kit import call, script, user_agents, write_agent
+from support.subagent_calls import call, script, user_agents, write_agent
 from support.workbench_process import run_workbench, write_script, write_user_settings
 
 

@@ -8,9 +8,9 @@ import signal
 import subprocess
 import time
 
-from skill_trees import write_tree
 from support.openai_server import Raw, Reply
 from support.processes import wait_group_gone
+from support.skill_trees import write_tree
 from support.workbench_process import (
     REPO,
     run_workbench,

@@ -55,7 +55,7 @@ def test_python_m_workbench_and_the_warm_server_import_only_our_modules(project,
 
 
 async def test_a_sub_agent_child_in_the_project_imports_only_our_modules(project: Path) -> None:
-    from subagents.subagent_kit import call, user_agents, write_agent
+    from support.subagent_calls import call, user_agents, write_agent
 
     plant_modules(project)
     write_agent(user_agents(), "helper", model="demo")

@@ -89,7 +89,7 @@ def test_select_and_ignore_take_lists(tree: Path) -> None:
     [
         (["lint", "no-such-folder"], "workbench: no-such-folder: no such file or directory\n"),
         (["graph", "no-such-folder"], "workbench: no-such-folder: no such file or directory\n"),
-        (["lint", "--select", "nope"], "workbench: unknown rule id: nope (the README lists"),
+        (["lint", "--select", "nope"], "workbench: unknown rule id: nope (docs/lint-rules.md"),
         (["lint", "--format", "xml"], "workbench lint: argument --format: invalid choice"),
         (["graph", "--bogus"], "workbench graph: unrecognized arguments: --bogus"),
     ],

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tuitools import build_app, make_project, write_script
+from support.app_pilot import build_app, make_project, write_script
 
 from workbench.tui.app import WorkbenchApp
 

@@ -1,4 +1,4 @@
-"""Draw screenshots/*.svg for the README from the scripted states the snapshot tests check.
+"""Draw docs/screenshots/*.svg from the scripted states the snapshot tests check.
 
     python tests/tui/make_screenshots.py [NAME ...]
 
@@ -16,12 +16,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
+sys.path.insert(0, str(HERE.parent))
 
 
 async def _picture(name: str, project: Path, stack: ExitStack) -> str:
-    from scenarios import SCENARIOS
-    from tuitools import PICTURE_SIZE, build_app
+    from support.app_pilot import PICTURE_SIZE, build_app
+    from support.app_scenarios import SCENARIOS
 
     scenario = SCENARIOS[name]
     app = build_app(project, **scenario.prepare(project, stack))
@@ -40,17 +40,17 @@ def main() -> None:
         )
         for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "WORKBENCH_MODEL"):
             os.environ.pop(key, None)
-        from scenarios import SCENARIOS
-        from tuitools import ROOT, make_project
+        from support.app_pilot import ROOT, make_project
+        from support.app_scenarios import SCENARIOS
 
-        out = ROOT / "screenshots"
+        out = ROOT / "docs" / "screenshots"
         out.mkdir(exist_ok=True)
         for name in sys.argv[1:] or list(SCENARIOS):
             with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
                 project = make_project(Path(folder) / "project")
                 svg = asyncio.run(_picture(name, project, stack))
             (out / f"{name}.svg").write_text(svg, encoding="utf-8", newline="\n")
-            print(f"screenshots/{name}.svg")
+            print(f"docs/screenshots/{name}.svg")
 
 
 if __name__ == "__main__":

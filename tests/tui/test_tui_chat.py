@@ -8,8 +8,7 @@ import gc
 import itertools
 from pathlib import Path
 
-from support.workbench_process import write_user_settings
-from tuitools import (
+from support.app_pilot import (
     SIZE,
     ask,
     chat_text,
@@ -22,6 +21,7 @@ from tuitools import (
     until,
     user_texts,
 )
+from support.workbench_process import write_user_settings
 
 from workbench.tui.collector import NEVER
 from workbench.tui.components.confirm import ConfirmDialog
@@ -243,7 +243,7 @@ async def test_the_context_meter_follows_each_turn_of_a_model_that_reports_no_us
 
 async def test_the_footer_shows_the_sessions_cost_and_cache_hit_rates(project: Path) -> None:
     from support.anthropic_server import AnthropicReply, AnthropicServer
-    from tuitools import build_app
+    from support.app_pilot import build_app
 
     def usage(read: int, write: int) -> dict[str, int]:
         keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")

@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.workbench_process import write_user_settings
-from textual.command import CommandPalette
-from textual.widgets import OptionList, TextArea
-from tuitools import (
+from support.app_pilot import (
     SIZE,
     ask,
     chat_text,
@@ -21,6 +18,9 @@ from tuitools import (
     until,
     user_texts,
 )
+from support.workbench_process import write_user_settings
+from textual.command import CommandPalette
+from textual.widgets import OptionList, TextArea
 
 from workbench.errors import WorkbenchError
 from workbench.sessions.session import Session
@@ -347,7 +347,8 @@ async def test_push_and_export_from_the_app(
         await opened(pilot)
         await ask(pilot, app, "the key is sk-ant-api03-Zx8Qp2Lm9Vr4Tk7Wn3Yb6Hc1Jd5Ge0Fa")
         await command(pilot, app, "/push")
-        await until(pilot, lambda: "not pushed: 1 credential found" in chat_text(app), "the no")
+        # in the question and in the session's name, which is its first line
+        await until(pilot, lambda: "not pushed: 2 credentials found" in chat_text(app), "the no")
         assert "push with --redact" in chat_text(app)
         assert git(remote, "for-each-ref").strip() == "", "nothing was sent"
 
@@ -358,9 +359,11 @@ async def test_push_and_export_from_the_app(
         assert f"refs/workbench/{sid}/branches/main" in git(remote, "for-each-ref")
 
         await command(pilot, app, "/export md")
+        await until(pilot, lambda: "not exported: 2 credentials" in chat_text(app), "the no")
+        await command(pilot, app, "/export md --redact")
         await until(pilot, lambda: "Exported main" in chat_text(app), "the export note")
-        written = project / f"workbench-{sid}-main.md"
-        assert "the key is" in written.read_text()
+        written = (project / f"workbench-{sid}-main.md").read_text()
+        assert "the key is [REDACTED Anthropic key]" in written and "Zx8Qp2" not in written
 
 
 async def test_the_tree_shows_what_each_branch_cost_and_the_commit_draft_carries_it(

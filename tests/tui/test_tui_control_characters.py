@@ -4,7 +4,7 @@ write the user's clipboard), so every drawn line goes through `workbench.visible
 
 from __future__ import annotations
 
-from tuitools import SIZE, ask, opened
+from support.app_pilot import SIZE, ask, opened
 
 CLIPBOARD = "\x1b]52;c;cHduZWQ=\x07"
 TITLE = "\x1b]0;owned\x07"

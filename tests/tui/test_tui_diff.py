@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.command import CommandPalette
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import OptionList
-from tuitools import (
+from support.app_pilot import (
     SIZE,
     build_app,
     chat_text,
@@ -21,6 +17,10 @@ from tuitools import (
     until,
     user_texts,
 )
+from textual.command import CommandPalette
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList
 
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.status_view import StatusView

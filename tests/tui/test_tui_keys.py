@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from textual import events
-from tuitools import (
+from support.app_pilot import (
     SIZE,
     ask,
     busy,
@@ -19,6 +18,7 @@ from tuitools import (
     until,
     user_texts,
 )
+from textual import events
 
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.tui.app import WorkbenchApp

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tuitools import SIZE, ask, build_app, opened, plain, until, write_script
+from support.app_pilot import SIZE, ask, build_app, opened, plain, until, write_script
 
 from workbench.config import agent_dir
 from workbench.tui.components.skill_panel import SkillPanel

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tuitools import (
+from support.app_pilot import (
     SIZE,
     ask,
     chat_text,

@@ -2,7 +2,7 @@
 
 Update them after a deliberate change with `python -m pytest tests/tui --snapshot-update` and
 look at every changed picture before committing it. `python tests/tui/make_screenshots.py` draws
-the same states into screenshots/ for the README.
+the same states into docs/screenshots/ for the README and the docs.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from xml.etree import ElementTree
 
-from scenarios import SCENARIOS
-from tuitools import PICTURE_SIZE, build_app, make_project, opened
+from support.app_pilot import PICTURE_SIZE, build_app, make_project, opened
+from support.app_scenarios import SCENARIOS
 
 
 def matches(snap_compare, tmp_path: Path, name: str) -> bool:

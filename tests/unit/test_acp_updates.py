@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skill_trees import write_tree
+from support.skill_trees import write_tree
 
 from workbench.agent.events import (
     MessageEnd,

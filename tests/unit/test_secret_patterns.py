@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from workbench.redaction import find_secrets, redact_secrets
+from workbench.redaction import find_in_value, find_secrets, redact_secrets, redact_value
 
 FOUND = [
     ("OpenAI key", "export OPENAI=sk-abcdEFGH1234ijklMNOP5678qrstUVWX"),
@@ -29,6 +29,10 @@ FOUND = [
     ("secret assignment", 'api_key = "q7W9e2R4t6Y8u1I3o5P7a9S2d4F6"'),
     ("secret assignment", "STRIPE_SECRET: 9f8e7d6c5b4a39281716a5b4c3d2e1f0"),
     ("secret assignment", "const apiKey = 'q7W9e2R4t6Y8u1I3o5P7a9S2d4F6'"),
+    # A digest's or a UUID's shape after a name that holds a secret is still a secret.
+    ("secret assignment", "api_key: a3f9c2e1b7d84f6a9c0e2b4d6f8a1c3e5b7d9f0a"),
+    ("secret assignment", "HEROKU_API_KEY=3f2b8c1e-7d4a-4e9b-a1c3-5f6e7d8c9b0a"),
+    ("secret assignment", '"session_token": "9fceb02d0ae598e95dc970b74767f19372d61af8"'),
 ]
 IDS = [f"{kind}-{n}" for n, (kind, _) in enumerate(FOUND)]
 
@@ -45,6 +49,11 @@ NOT_FOUND = [
     "MAX_TOKENS=100000000000000000000000",  # not random: digits only
     "PRIMARY_KEY=aaaaaaaaaaaaaaaaaaaaaaaaaaaa",  # not random
     "SORT_KEY=created_at_descending_order",  # a word, not random
+    # Identifiers after the name of an identifier: a git SHA, a SHA-256 digest, a UUID.
+    "cache_key: 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "idempotency_key: 3f2b8c1e-7d4a-4e9b-a1c3-5f6e7d8c9b0a",
+    '"commit_key": "9fceb02d0ae598e95dc970b74767f19372d61af8"',
+    "IMAGE_DIGEST_KEY=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 ]
 
 
@@ -69,3 +78,25 @@ def test_found_inside_an_entry_as_json(kind: str, text: str) -> None:
     encoded = json.dumps({"payload": {"text": f"here: {text}"}})
     assert [m.kind for m in find_secrets(encoded)] == [kind]
     assert json.loads(redact_secrets(encoded))["payload"]["text"].startswith("here: ")
+
+
+def test_a_decoded_value_is_read_field_by_field_and_redacted_everywhere() -> None:
+    """What entries store: a key at the start of a line, in a nested field, under a key name."""
+    key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    value = {
+        "text": f"first\n{key}\nand\t{key}",
+        "details": {
+            "reports": [{"answer": f"quoted:\n{key}"}],
+            "password": "Zx8Qp2Lm9Vr4Tk7Wn3Yb6",
+        },
+    }
+    found = [(f.field, f.line, f.match.kind) for f in find_in_value(value)]
+    assert found == [
+        ("text", 2, "OpenAI key"),
+        ("text", 3, "OpenAI key"),
+        ("details.reports[0].answer", 2, "OpenAI key"),
+        ("details.password", 1, "secret assignment"),
+    ]
+    clean, count = redact_value(value)
+    assert count == 4 and key not in json.dumps(clean) and "Zx8Qp2" not in json.dumps(clean)
+    assert clean["text"] == "first\n[REDACTED OpenAI key]\nand\t[REDACTED OpenAI key]"

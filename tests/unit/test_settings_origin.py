@@ -77,10 +77,10 @@ def test_a_project_never_switches_off_the_question_about_its_own_agents(tmp_path
 
 
 def test_project_keys_are_the_documented_ones() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Security") :]
+    page = Path(__file__).resolve().parents[2] / "docs" / "security.md"
+    section = page.read_text(encoding="utf-8")
     for key in PROJECT_KEYS:
-        assert f"`{key}" in section, f"README's Security section does not list {key}"
+        assert f"`{key}" in section, f"docs/security.md does not list {key}"
 
 
 def test_skill_paths_resolve_against_their_files_folder_then_the_project(tmp_path: Path) -> None:

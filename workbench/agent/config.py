@@ -23,7 +23,7 @@ class RetryPolicy:
     max_delay_s: float = 60.0
 
     def delay(self, attempt: int, error: ModelError) -> float:
-        backoff = self.base_delay_s * 2 ** (attempt - 1)
+        backoff = self.base_delay_s * 2.0 ** (attempt - 1)
         if error.retry_after is not None:
             backoff = max(error.retry_after, 0.0)
         return min(backoff, self.max_delay_s)

@@ -125,7 +125,8 @@ def add_record(totals: UsageTotals, kind: str, usage: Any, details: Any) -> None
         results = subagent.get("results") if isinstance(subagent, dict) else None
         for child in results if isinstance(results, list) else []:
             if isinstance(child, dict) and child.get("turns"):
-                raw = child.get("usage") if isinstance(child.get("usage"), dict) else {}
+                reported = child.get("usage")
+                raw = reported if isinstance(reported, dict) else {}
                 tokens = {ours: raw.get(theirs) for theirs, ours in CHILD_FIELDS.items()}
                 totals.add_tokens(tokens, child.get("cost"), _int(child.get("turns")))
     elif kind == "merge":  # `usage`: the experiment; `details`: the summary call's usage

@@ -4,14 +4,15 @@ Each event is a plain dataclass whose `type` (a class attribute) names it; `to_d
 JSON object that `--mode json` and `--mode rpc` print, with stable snake_case keys. Message events
 carry the whole message (`Message.to_dict()`: id, role, text, thinking, tool_calls, tool_call_id,
 tool_name, is_error, usage, stop_reason, details, timestamp); tool events carry the call's id, name
-and arguments.
+and arguments. `AgentEvent` (at the end) is their union; with the enforcer's and extensions'
+events it makes `workbench.runtime.events.WorkbenchEvent`, which front ends dispatch with `match`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from workbench.agent.costs import message_totals
 from workbench.messages import Message, Usage
@@ -21,7 +22,7 @@ AgentStopReason = Literal["completed", "aborted", "error"]
 DeltaType = Literal["text", "thinking", "tool_call"]
 
 
-def jsonable(value: Any) -> Any:
+def jsonable(value: object) -> object:
     """`value` with messages, results, usages and paths turned into JSON-ready data."""
     if isinstance(value, Message):
         return value.to_dict()
@@ -38,7 +39,7 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def event_dict(event: Any) -> dict[str, Any]:
+def event_dict(event: object) -> dict[str, Any]:
     """Any event as JSON-ready data: ours, or an extension's dataclass with a `type` field (the
     enforcer's `skill_load`, for example)."""
     if isinstance(event, Event):
@@ -274,3 +275,46 @@ class ModelChange(Event):
     model: str
     offline: bool
     context_window: int
+
+
+TreeChange = Literal[
+    "fork", "navigate", "switch", "merge", "label", "commit", "new", "resume", "continue"
+]
+"""What changed the tree. `continue`: the first message after navigating to an entry that is not
+a branch head started a new branch."""
+
+
+@dataclass
+class TreeUpdate(Event):
+    """The runtime's conversation tree changed: re-read `tree()` (and `messages()`, when the
+    change moved the current branch or position). `branch` and `entry` are the current position
+    afterwards."""
+
+    type: ClassVar[str] = "tree_update"
+    reason: TreeChange
+    branch: str
+    entry: str | None
+
+
+AgentEvent: TypeAlias = (
+    AgentStart
+    | TurnStart
+    | MessageStart
+    | MessageUpdate
+    | MessageEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+    | TurnEnd
+    | AgentEnd
+    | QueueUpdate
+    | CompactionStart
+    | CompactionEnd
+    | RetryStart
+    | RetryEnd
+    | ErrorEvent
+    | Notice
+    | UsageUpdate
+    | ModelChange
+)
+"""What the agent loop and the runtime publish about a run (the agent's `emit` takes these)."""

@@ -27,10 +27,10 @@ from workbench.agent.compactor import Compactor
 from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.events import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
     AgentStopReason,
     ErrorEvent,
-    Event,
     TurnEnd,
     TurnStart,
 )
@@ -73,7 +73,7 @@ class Agent:
         model: ModelClient,
         tools: list[Tool],
         store: ConversationStore,
-        emit: Callable[[Event], None],
+        emit: Callable[[AgentEvent], None],
         cwd: Path,
         system_prompt: str = "",
         bus: HookBus | None = None,

@@ -26,7 +26,7 @@ from workbench.agent.models.client import AssistantAssembler, Finish, ModelError
 from workbench.agent.state import AgentState
 from workbench.agent.tool_execution import SKIPPED_FOR_ABORT, ToolRunner
 from workbench.hooks import ContextEvent, HookBus
-from workbench.messages import Message
+from workbench.messages import Message, StopReason
 
 T = TypeVar("T")
 
@@ -128,13 +128,17 @@ class ModelCaller:
         return assembler.message
 
     async def _finish_reply(
-        self, assembler: AssistantAssembler, failure: str | None, started: bool, error: str = ""
+        self,
+        assembler: AssistantAssembler,
+        failure: StopReason | None,
+        started: bool,
+        error: str = "",
     ) -> None:
         """Complete, record and publish the reply. A failed reply keeps its text but not its tool
         calls: they were never run and may be incomplete."""
         message = assembler.complete()
         if failure is not None:
-            message.stop_reason = failure  # type: ignore[assignment]
+            message.stop_reason = failure
             if message.tool_calls:
                 message.details["dropped_tool_calls"] = [c.name for c in message.tool_calls]
                 message.tool_calls = []

@@ -14,17 +14,18 @@ from workbench.errors import WorkbenchError
 from workbench.messages import Message
 
 QueueMode = Literal["one-at-a-time", "all"]
-QUEUE_MODES: tuple[str, ...] = ("one-at-a-time", "all")
+QUEUE_MODES: tuple[QueueMode, ...] = ("one-at-a-time", "all")
 
 
 def queue_mode(value: object, setting: str) -> QueueMode:
     """A validated queue mode from settings; anything else is a clear error."""
-    if value not in QUEUE_MODES:
-        raise WorkbenchError(
-            f"setting {setting} is {value!r}",
-            f"use one of: {', '.join(QUEUE_MODES)}",
-        )
-    return value  # type: ignore[return-value]
+    for mode in QUEUE_MODES:
+        if value == mode:
+            return mode
+    raise WorkbenchError(
+        f"setting {setting} is {value!r}",
+        f"use one of: {', '.join(QUEUE_MODES)}",
+    )
 
 
 class MessageQueue:

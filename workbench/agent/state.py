@@ -16,7 +16,7 @@ from pathlib import Path
 from workbench.agent import compaction_plan
 from workbench.agent.atomic_steps import run_to_end
 from workbench.agent.costs import UsageTotals, message_totals
-from workbench.agent.events import Event, MessageEnd, MessageStart
+from workbench.agent.events import AgentEvent, MessageEnd, MessageStart
 from workbench.agent.models.client import ModelClient
 from workbench.agent.store import ConversationStore
 from workbench.errors import DiskFull
@@ -32,7 +32,7 @@ class AgentState:
     model: ModelClient
     tools: dict[str, Tool]
     store: ConversationStore
-    emit: Callable[[Event], None]
+    emit: Callable[[AgentEvent], None]
     cwd: Path
     system_prompt: str = ""
     system_suffix: str = ""

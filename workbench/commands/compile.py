@@ -93,11 +93,11 @@ def compile_skills(graph: SkillGraph, out: Path) -> dict[str, int]:
     tokens per level."""
     out.mkdir(parents=True, exist_ok=True)
     folders = folder_names(list(graph.skills))
-    totals = dict.fromkeys(LEVELS, 0)
+    totals: dict[str, int] = dict.fromkeys(LEVELS, 0)
     index = []
     for name in sorted(graph.skills):
         skill = graph.skills[name]
-        chunks = {level: project(skill, level) for level in LEVELS}
+        chunks: dict[str, str] = {level: project(skill, level) for level in LEVELS}
         folder = out / folders[name]
         (folder / "chunks").mkdir(parents=True, exist_ok=True)
         for level, text in chunks.items():

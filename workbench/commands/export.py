@@ -19,15 +19,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="where to write it ('-': stdout; default: workbench-<session>-<branch>.<format> here)",
     )
+    parser.add_argument(
+        "--redact",
+        action="store_true",
+        help="write credentials found in it replaced (without it, one found stops the export)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.sessions.export.branch_export import default_path, export_text, write_export
+    from workbench.sessions.export.branch_export import (
+        default_path,
+        export_text,
+        notes,
+        write_export,
+    )
 
     with open_session(args, readonly=True) as session:
         if args.output == "-":
-            text, _, _ = export_text(session.store, session.workspaces, args.branch, args.format)
+            text, made = export_text(
+                session.store, session.workspaces, args.branch, args.format, args.redact
+            )
             sys.stdout.write(text)
+            for line in notes(made.untracked, made.redacted):
+                print(line, file=sys.stderr)
             return 0
         branch = args.branch or session.branch
         path = (
@@ -35,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
             if args.output
             else default_path(Path.cwd(), session.id, branch, args.format)
         )
-        result = write_export(session.store, session.workspaces, args.branch, args.format, path)
+        result = write_export(
+            session.store, session.workspaces, args.branch, args.format, path, args.redact
+        )
     print(result.render_text())
     return 0

@@ -18,8 +18,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--redact",
         action="store_true",
-        help="send credentials found in entries and file commits replaced "
-        "(a copy: your entries and commits are unchanged)",
+        help="send the entries with the credentials found in them replaced (a copy: yours are "
+        "unchanged); a credential in a commit still stops the push (amend it first)",
     )
     add_format_option(parser)
 

@@ -15,7 +15,7 @@ MODES = ("warn", "block", "off")
 
 def mode_of(settings: Settings) -> str:
     """`warn` (the default), `block` or `off`."""
-    mode = settings.get("enforcer.mode", "warn")
+    mode: str = settings.get("enforcer.mode", "warn")
     if mode not in MODES:
         raise WorkbenchError(
             f"settings: enforcer.mode is {mode!r}; it must be one of {', '.join(MODES)}",

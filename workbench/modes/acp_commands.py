@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acp.schema import AvailableCommand, UnstructuredCommandInput
+from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from workbench.runtime import Workbench
 from workbench.runtime.commands import CommandSpec, offered
@@ -49,7 +49,9 @@ def advertised(wb: Workbench) -> list[AvailableCommand]:
         AvailableCommand(
             name=c.name,
             description=c.help or c.name,
-            input=UnstructuredCommandInput(hint=_hint(c)) if _hint(c) else None,
+            input=AvailableCommandInput(UnstructuredCommandInput(hint=_hint(c)))
+            if _hint(c)
+            else None,
         )
         for c in available(wb)
     ]

@@ -33,16 +33,17 @@ from acp.schema import (
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
+    StopReason,
     ToolCallUpdate,
 )
 
-from workbench.agent.events import ModelChange, ToolExecutionEnd
+from workbench.agent.events import ModelChange, ToolExecutionEnd, TreeUpdate
 from workbench.errors import WorkbenchError
 from workbench.modes import acp_commands
 from workbench.modes.acp_updates import Translator, plan
 from workbench.runtime import Workbench
 from workbench.runtime.commands import CommandSpec
-from workbench.runtime.events import TreeUpdate
+from workbench.runtime.events import WorkbenchEvent
 
 log = logging.getLogger(__name__)
 MODES = (
@@ -115,7 +116,7 @@ class Bench:
 
     # -- events -----------------------------------------------------------------------------
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: WorkbenchEvent) -> None:
         session = self.active
         if isinstance(event, TreeUpdate) and session is not None:
             session.branch = event.branch
@@ -256,7 +257,7 @@ class Bench:
             await self.wb.switch_branch(branch)
             session.branch = branch
 
-    async def prompt(self, session: AcpSession, text: str) -> str:
+    async def prompt(self, session: AcpSession, text: str) -> StopReason:
         """Run `text` (a command, or a prompt for the model) and return the ACP stop reason.
         While a run works it is steering, and ends with that run."""
         if self.wb.state().busy:
@@ -288,7 +289,7 @@ class Bench:
             return "refusal" if self.translator.refused else "end_turn"
         return await self._finish()
 
-    async def _command(self, command: CommandSpec, args: str) -> str:
+    async def _command(self, command: CommandSpec, args: str) -> StopReason:
         try:
             answer = await acp_commands.answer(self.wb, command, args)
         except WorkbenchError as exc:
@@ -305,7 +306,7 @@ class Bench:
         hint = f"\n{exc.hint}" if exc.hint else ""
         self.send(update_agent_message_text(f"Error: {exc.message}{hint}"))
 
-    async def _finish(self) -> str:
+    async def _finish(self) -> StopReason:
         reason = await self.wb.wait_idle()
         await self.outbox.flush()
         if reason == "aborted" or self.cancelled:

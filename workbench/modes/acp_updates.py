@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import (
     start_tool_call,
@@ -24,7 +24,15 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import Cost, PlanEntry, ToolCallLocation
+from acp.schema import (
+    Cost,
+    PlanEntry,
+    PlanEntryPriority,
+    PlanEntryStatus,
+    ToolCallLocation,
+    ToolCallStatus,
+    ToolKind,
+)
 from acp.schema import UsageUpdate as ContextUsage
 
 from workbench.agent.events import (
@@ -37,22 +45,26 @@ from workbench.agent.events import (
     ToolExecutionUpdate,
     UsageUpdate,
 )
+from workbench.enforcer.events import SkillLoadEvent
 from workbench.enforcer.state import LoadingState, LoadRecord, records_of
 from workbench.messages import Message, ToolCall
 from workbench.skills.graph import SkillGraph
 from workbench.tool import ToolResult
 from workbench.visible import visible
 
-KINDS = {"read": "read", "edit": "edit", "write": "edit", "bash": "execute"}
+if TYPE_CHECKING:
+    from workbench.runtime.events import WorkbenchEvent
+
+KINDS: dict[str, ToolKind] = {"read": "read", "edit": "edit", "write": "edit", "bash": "execute"}
 """Our tools -> ACP tool kinds; every other tool is `other`."""
 SNAPSHOT_LIMIT = 1_000_000
 """Files up to this size are read before a write, so the diff shows what was there."""
 LAYER_ORDER = {"compound": 0, "molecule": 1, "atom": 2}
-PRIORITY = {"compound": "high", "molecule": "medium"}
+PRIORITY: dict[str, PlanEntryPriority] = {"compound": "high", "molecule": "medium"}
 Update = Any
 
 
-def kind_of(tool_name: str) -> str:
+def kind_of(tool_name: str) -> ToolKind:
     return KINDS.get(tool_name, "other")
 
 
@@ -154,7 +166,7 @@ def finish_update(
     before: str | None = None,
     skipped: bool = False,
 ) -> Update:
-    status = "failed" if result.is_error or skipped else "completed"
+    status: ToolCallStatus = "failed" if result.is_error or skipped else "completed"
     loads = [r.to_dict() for r in records_of(Message(role="tool_result", details=result.details))]
     raw: dict[str, Any] = {"text": result.text, "is_error": result.is_error, "skipped": skipped}
     if loads:
@@ -195,7 +207,7 @@ class Translator:
         """The newest tool call still running (a permission question belongs to it)."""
         return next(reversed(self.started), None) if self.started else None
 
-    def updates(self, event: Any, cwd: Path) -> list[Update]:
+    def updates(self, event: WorkbenchEvent, cwd: Path) -> list[Update]:
         if isinstance(event, MessageUpdate):
             if event.delta_type == "text" and event.delta:
                 return [update_agent_message_text(event.delta)]
@@ -249,11 +261,11 @@ class Translator:
         if isinstance(event, ErrorEvent):
             hint = f" ({event.hint})" if event.hint else ""
             return [update_agent_message_text(f"\nError: {event.message}{hint}\n")]
-        if getattr(event, "type", None) == "skill_load" and getattr(event, "how", "") == "command":
+        if isinstance(event, SkillLoadEvent) and event.how == "command":
             return self._skill_command(event)
         return []
 
-    def _skill_command(self, event: Any) -> list[Update]:
+    def _skill_command(self, event: SkillLoadEvent) -> list[Update]:
         """A `/skill:NAME` the user typed: its load is told as agent text (no tool call)."""
         if event.blocked:
             self.refused = True
@@ -292,9 +304,9 @@ def replay(messages: list[Message], cwd: Path) -> list[Update]:
                 update.status = "pending"
                 updates.append(update)
         elif message.role == "tool_result" and message.tool_call_id:
-            call = calls.get(message.tool_call_id)
-            name = message.tool_name or (call.name if call else "")
-            args = call.arguments if call else {}
+            called = calls.get(message.tool_call_id)
+            name = message.tool_name or (called.name if called else "")
+            args = called.arguments if called else {}
             result = ToolResult(message.text, message.is_error, message.details)
             updates.append(finish_update(cwd, message.tool_call_id, name, args, result))
         elif message.text:
@@ -308,11 +320,11 @@ def plan(state: LoadingState, graph: SkillGraph) -> list[PlanEntry]:
     chain delegates to that are not loaded yet `pending` (where the agent may go next)."""
 
     def rank(name: str) -> tuple[int, int, str]:
-        layer = state.loaded.get(name) or (graph.get(name).layer if graph.get(name) else None)
+        layer = state.loaded.get(name) or (skill.layer if (skill := graph.get(name)) else None)
         on_chain = state.chain.index(name) if name in state.chain else len(state.chain)
         return (LAYER_ORDER.get(layer or "", 3), on_chain, name)
 
-    def entry(name: str, status: str) -> PlanEntry:
+    def entry(name: str, status: PlanEntryStatus) -> PlanEntry:
         skill = graph.get(name)
         layer = state.loaded.get(name) or (skill.layer if skill else None)
         label = f"{layer} {name}" if layer else name

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from workbench.agent.events import event_dict
 from workbench.modes.closed_output import silence_stdout
 from workbench.runtime import Workbench
+from workbench.runtime.events import WorkbenchEvent
 
 
 class EventLines:
@@ -37,7 +38,7 @@ class EventLines:
                 silence_stdout()
             self.on_closed()
 
-    def event(self, event: Any) -> None:
+    def event(self, event: WorkbenchEvent) -> None:
         self.write(event_dict(event))
 
     def header(self, workbench: Workbench) -> None:

@@ -61,7 +61,7 @@ class Interrupts:
 
 
 async def run_prompt(
-    options: WorkbenchOptions, prompt: str, listen: Callable[[Workbench, Interrupts], None]
+    options: WorkbenchOptions, prompt: str, listen: Callable[[Workbench, Interrupts], object]
 ) -> int | None:
     """Open the session, let `listen` subscribe, run `prompt` to its end and close the session.
     Returns the exit code of a signal (or closed output) that aborted the run, or None."""

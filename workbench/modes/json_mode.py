@@ -6,7 +6,7 @@ with `agent_end`. Exit code as in print mode (1 as well for a refused or unknown
 
 from __future__ import annotations
 
-from workbench.agent.events import AgentEnd, Event
+from workbench.agent.events import AgentEnd
 from workbench.modes.event_lines import EventLines
 from workbench.modes.headless import (
     EXIT_ERROR,
@@ -16,13 +16,14 @@ from workbench.modes.headless import (
     run_prompt,
 )
 from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.runtime.events import WorkbenchEvent
 
 
 async def run(options: WorkbenchOptions, prompt: str) -> int:
     lines = EventLines()
     outcome: list[str] = []
 
-    def on_event(event: Event) -> None:
+    def on_event(event: WorkbenchEvent) -> None:
         lines.event(event)
         if isinstance(event, AgentEnd):
             outcome.append(event.stop_reason)

@@ -14,7 +14,6 @@ from workbench.agent.events import (
     AgentEnd,
     AgentStart,
     ErrorEvent,
-    Event,
     MessageEnd,
     Notice,
     RetryStart,
@@ -24,6 +23,7 @@ from workbench.enforcer.events import SkillLoadEvent
 from workbench.errors import DiskFull
 from workbench.modes.headless import EXIT_ERROR, EXIT_OK, refused_skill_command, run_prompt
 from workbench.runtime import WorkbenchOptions
+from workbench.runtime.events import WorkbenchEvent
 
 
 def _tell(message: str, hint: str | None = None) -> None:
@@ -44,29 +44,29 @@ class _Transcript:
         self.keep_answer = False
         """The disk filled: the answer received is printed, as it could not be stored."""
 
-    def __call__(self, event: Event | SkillLoadEvent) -> None:
-        if isinstance(event, AgentStart):
-            self.ran = True
-        elif isinstance(event, MessageEnd) and event.message.role == "assistant":
-            self.answer = event.message.text
-        elif isinstance(event, ErrorEvent):
-            self.failed = True
-            self.keep_answer |= event.message.startswith(DiskFull.PREFIX)
-            _tell(event.message, event.hint)
-        elif isinstance(event, Notice):
-            if event.level == "warning":
+    def __call__(self, event: WorkbenchEvent) -> None:
+        match event:
+            case AgentStart():
+                self.ran = True
+            case MessageEnd(message=message) if message.role == "assistant":
+                self.answer = message.text
+            case ErrorEvent():
+                self.failed = True
+                self.keep_answer |= event.message.startswith(DiskFull.PREFIX)
+                _tell(event.message, event.hint)
+            case Notice(level="warning"):
                 _tell(event.text)
-            else:
+            case Notice():
                 self.notices.append(event.text)
-        elif isinstance(event, SkillLoadEvent):
-            self._skill_load(event)
-        elif isinstance(event, RetryStart):
-            _tell(
-                f"{event.error}; retry {event.attempt}/{event.max_retries} "
-                f"in {event.delay_ms / 1000:.1f} s"
-            )
-        elif isinstance(event, AgentEnd) and event.stop_reason == "error":
-            self.failed = True
+            case SkillLoadEvent():
+                self._skill_load(event)
+            case RetryStart():
+                _tell(
+                    f"{event.error}; retry {event.attempt}/{event.max_retries} "
+                    f"in {event.delay_ms / 1000:.1f} s"
+                )
+            case AgentEnd(stop_reason="error"):
+                self.failed = True
 
     def _skill_load(self, event: SkillLoadEvent) -> None:
         self.failed |= refused_skill_command(event)

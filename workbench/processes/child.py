@@ -98,7 +98,8 @@ class Child:
         read = asyncio.ensure_future(self.stdout.read(READ_CHUNK))
         try:
             if not self.exited:
-                await asyncio.wait({read, self._exit}, return_when=asyncio.FIRST_COMPLETED)
+                either: set[asyncio.Future[Any]] = {read, self._exit}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             if read.done():
                 return read.result()
             return await asyncio.wait_for(read, DRAIN_S)

@@ -242,8 +242,9 @@ def stop(warm_up: str, env: Mapping[str, str]) -> bool:
 
 
 def _call(entry: str) -> Callable[..., Any]:
-    module, _, function = entry.partition(":")
-    return getattr(importlib.import_module(module), function)
+    module, _, name = entry.partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return function
 
 
 def _reopen_stdio() -> None:

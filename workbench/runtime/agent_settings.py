@@ -10,7 +10,7 @@ from workbench.errors import WorkbenchError
 
 
 def agent_config(settings: Settings) -> AgentConfig:
-    """The loop's settings: `queue.*`, `retry.*`, `compaction.*` (see README, ## Agent)."""
+    """The loop's settings: `queue.*`, `retry.*`, `compaction.*` (see docs/agent-and-models.md)."""
     try:
         return AgentConfig(
             steering_mode=queue_mode(
@@ -32,5 +32,5 @@ def agent_config(settings: Settings) -> AgentConfig:
         )
     except (TypeError, ValueError) as exc:
         raise WorkbenchError(
-            f"a retry or compaction setting is not a number: {exc}", "see README, ## Agent"
+            f"a retry or compaction setting is not a number: {exc}", "see docs/agent-and-models.md"
         ) from exc

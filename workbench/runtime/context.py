@@ -38,12 +38,13 @@ def _files(files: list[str]) -> str:
 def entry_message(entry: Entry) -> Message | None:
     """The compact message standing for a checkpoint or merge entry (None for other entries)."""
     payload = entry.payload
+    kind: Role
     if entry.type == "checkpoint":
         commit, subject = str(payload.get("commit", ""))[:10], one_line(payload.get("message", ""))
         text = f"Committed {commit} on branch {entry.branch}: {subject}"
         if payload.get("files"):
             text += f"\nFiles: {_files(payload['files'])}"
-        kind: Role = "notice"
+        kind = "notice"
     elif entry.type == "merge":
         text = _merge_text(payload)
         kind = "branch_summary"

@@ -1,25 +1,21 @@
-"""The runtime's own event: the conversation tree changed."""
+"""Every event a front end receives from `Workbench.subscribe`, as one union to `match` on.
+
+The classes live where they are made: the run's and the runtime's in `workbench.agent.events`
+(where a front end can import them without loading the runtime), the enforcer's in
+`workbench.enforcer.events`; an outside extension's are its own.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TypeAlias
 
-from workbench.agent.events import Event
+from workbench.agent.events import AgentEvent, TreeUpdate
+from workbench.enforcer.events import SkillLoadEvent, SkillsReloadedEvent
+from workbench.extension_api import ExtensionEvent
 
-TreeChange = Literal[
-    "fork", "navigate", "switch", "merge", "label", "commit", "new", "resume", "continue"
-]
-"""What changed the tree. `continue`: the first message after navigating to an entry that is not
-a branch head started a new branch."""
-
-
-@dataclass
-class TreeUpdate(Event):
-    """Re-read `tree()` (and `messages()`, when the change moved the current branch or
-    position). `branch` and `entry` are the current position afterwards."""
-
-    type: ClassVar[str] = "tree_update"
-    reason: TreeChange
-    branch: str
-    entry: str | None
+WorkbenchEvent: TypeAlias = (
+    AgentEvent | TreeUpdate | SkillLoadEvent | SkillsReloadedEvent | ExtensionEvent
+)
+"""One event of the stream: a run's, the tree's, the enforcer's, or an outside extension's own
+(`ExtensionEvent`, whatever else it emits). A front end matches on the class (`match event:
+case MessageUpdate(): ...`) and leaves the rest to `case _:`."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from workbench.agent.events import Notice
+from workbench.runtime.events import WorkbenchEvent
 
 log = logging.getLogger(__name__)
-Listener = Callable[[Any], None]
+Listener = Callable[[WorkbenchEvent], None]
 """Receives each event: a `workbench.agent.events.Event`, or an extension's own event dataclass
 (serialise either with `event_dict`)."""
 
@@ -39,7 +39,7 @@ class Listeners:
         if listener in self._listeners:
             self._listeners.remove(listener)
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: WorkbenchEvent) -> None:
         """Hand `event` to every listener."""
         for listener in list(self._listeners):
             try:

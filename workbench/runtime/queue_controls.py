@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from workbench.agent.events import QueueUpdate
 from workbench.agent.loop import Agent
@@ -11,6 +11,7 @@ from workbench.agent.queues import MessageQueue
 from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs
 from workbench.messages import Message
+from workbench.runtime.events import WorkbenchEvent
 
 QueueName = Literal["steering", "follow_up"]
 
@@ -18,7 +19,9 @@ QueueName = Literal["steering", "follow_up"]
 class QueueControls:
     """The agent's steering and follow-up queues, and the messages held for the next prompt."""
 
-    def __init__(self, agent: Agent, next_turn: list[Message], emit: Callable[[Any], None]) -> None:
+    def __init__(
+        self, agent: Agent, next_turn: list[Message], emit: Callable[[WorkbenchEvent], None]
+    ) -> None:
         self._agent = agent
         self._next_turn = next_turn
         self._emit = emit

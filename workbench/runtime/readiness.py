@@ -33,8 +33,8 @@ class Readiness:
         self._task.add_done_callback(self._reported)
 
     def _reported(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            self._report(task.exception())  # type: ignore[arg-type]
+        if not task.cancelled() and (error := task.exception()) is not None:
+            self._report(error)
 
     async def settled(self) -> None:
         """Wait until the job has finished, however it finished (before the next change)."""

@@ -4,6 +4,7 @@
     result = await wb.push("origin", redact=True)  # SecretsFound (a WorkbenchError) names entries
     result = await wb.export()                     # ExportResult: the current branch as HTML,
     result = await wb.export("exp", "md", path)    # written to `path` (default: project folder)
+    result = await wb.export(redact=True)          # credentials replaced (else SecretsFound)
     text = await wb.export_text("exp", "md")       # Markdown to paste, nothing written
 
 Pushing reads refs only, so it runs beside the agent (on a thread of its own): what is pushed is
@@ -49,7 +50,11 @@ class ShareControls:
         return await asyncio.to_thread(push_session, session.location, session.id, remote, redact)
 
     async def export(
-        self, branch: str | None = None, fmt: str = "html", path: Path | None = None
+        self,
+        branch: str | None = None,
+        fmt: str = "html",
+        path: Path | None = None,
+        redact: bool = False,
     ) -> ExportResult:
         """Write `branch` (default: the current one) as HTML or Markdown to `path` (default:
         `workbench-<session>-<branch>.<fmt>` in the project folder)."""
@@ -59,15 +64,17 @@ class ShareControls:
         name = branch or session.branch
         target = path or default_path(self._project_root, session.id, name, fmt)
         return await session.store.run(
-            lambda: write_export(session.store, session.workspaces, name, fmt, target)
+            lambda: write_export(session.store, session.workspaces, name, fmt, target, redact)
         )
 
-    async def export_text(self, branch: str | None = None, fmt: str = "md") -> str:
+    async def export_text(
+        self, branch: str | None = None, fmt: str = "md", redact: bool = False
+    ) -> str:
         """`branch` rendered as text, nothing written (Markdown to paste into a pull request)."""
         from workbench.sessions.export.branch_export import export_text
 
         session = self._stored_session("export")
-        text, _, _ = await session.store.run(
-            lambda: export_text(session.store, session.workspaces, branch, fmt)
+        text, _ = await session.store.run(
+            lambda: export_text(session.store, session.workspaces, branch, fmt, redact)
         )
         return text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from workbench.agent.events import Notice
 from workbench.agent.loop import Agent
@@ -14,6 +13,7 @@ from workbench.enforcer.skill_view import SKILL_TOOLS
 from workbench.enforcer.state import LoadingState
 from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
+from workbench.runtime.events import WorkbenchEvent
 
 
 class SkillControls:
@@ -25,7 +25,7 @@ class SkillControls:
         agent: Agent,
         api: ExtensionAPI,
         allowed: list[str] | None,
-        emit: Callable[[Any], None],
+        emit: Callable[[WorkbenchEvent], None],
     ) -> None:
         self._enforcer = enforcer
         self._agent = agent

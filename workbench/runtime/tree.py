@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from itertools import count
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from workbench.agent.events import Notice
+from workbench.agent.events import Notice, TreeChange, TreeUpdate
 from workbench.agent.loop import Agent
 from workbench.agent.models.client import ModelRequest
 from workbench.agent.store import ConversationStore, Entry, MemoryStore
@@ -26,7 +26,7 @@ from workbench.hooks import HookBus, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
-from workbench.runtime.events import TreeChange, TreeUpdate
+from workbench.runtime.events import WorkbenchEvent
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.readiness import Readiness
 from workbench.sessions.navigation import NavigateResult
@@ -73,7 +73,7 @@ class ConversationTree:
         folders: ProjectFolders,
         readiness: Readiness,
         lock: asyncio.Lock,
-        emit: Callable[[Any], None],
+        emit: Callable[[WorkbenchEvent], None],
         use_workspace: Callable[[Path], None],
     ) -> None:
         self._current = current

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from workbench.agent.events import ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
@@ -14,6 +13,7 @@ from workbench.agent.models.client import ModelClient
 from workbench.agent.tools.allowlist import offered_tools
 from workbench.extension_api import Command, ExtensionAPI
 from workbench.runtime.current import Current
+from workbench.runtime.events import WorkbenchEvent
 from workbench.runtime.options import WorkbenchOptions
 from workbench.trust import TrustStore, how_to_trust, project_settings
 
@@ -30,7 +30,7 @@ class TrustControls:
         api: ExtensionAPI,
         agent: Agent,
         commands: dict[str, Command],
-        emit: Callable[[Any], None],
+        emit: Callable[[WorkbenchEvent], None],
         refresh_system_prompt: Callable[[], None],
         open_model: Callable[[str | None], Awaitable[ModelClient]],
     ) -> None:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.agent.context_files import context_files
-from workbench.agent.events import ErrorEvent, ModelChange, Notice
+from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
 from workbench.agent.models.choice import cache_policy, model_name, open_model
@@ -55,7 +55,7 @@ from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.extension import register as register_enforcer
 from workbench.errors import WorkbenchError
-from workbench.extension_api import Command, DeliverAs, ExtensionAPI
+from workbench.extension_api import Command, DeliverAs, ExtensionAPI, ExtensionEvent
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config
@@ -326,11 +326,11 @@ class Workbench:
         else:
             self.current.next_turn.append(message)
 
-    def _agent_event(self, event: Any) -> None:
+    def _agent_event(self, event: AgentEvent) -> None:
         self.listeners.emit(event)
         self.conversation.follow_new_branch()
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: ExtensionEvent) -> None:
         """ExtensionSink: extensions publish their own events to every front end."""
         self.listeners.emit(event)
 

@@ -184,7 +184,9 @@ class Session:
         """The unified diff of a branch's files since its fork, untracked files as added;
         only under `path` when given. Read-only: works in a read-only session too."""
         name = branch or self.store.branch
-        return await self.store.run(lambda: branch_diff(self.store, self.workspaces, name, path))
+        return await self.store.run(
+            lambda: branch_diff(self.store, self.workspaces, name, path).text
+        )
 
     async def fork(
         self, name: str, at: str | None = None, defer_worktree: bool = False

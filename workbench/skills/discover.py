@@ -211,17 +211,17 @@ def load_skills(
     found_in: dict[str, SkillRoot] = {}
     shadowed: list[Skill] = []
     diagnostics: list[Diagnostic] = list(findings)
-    for (skill, found), (path, _) in zip(results, files, strict=True):
-        diagnostics.extend(found)
+    for (skill, problems), (file_path, _) in zip(results, files, strict=True):
+        diagnostics.extend(problems)
         if skill is None:
             continue
         first = winners.setdefault(skill.name, skill)
         if first is not skill:
             shadowed.append(skill)
-            overrides = found_in[skill.name].origin != root_of[path].origin
+            overrides = found_in[skill.name].origin != root_of[file_path].origin
             diagnostics.append(_shadowed(skill, first, overrides))
         else:
-            found_in[skill.name] = root_of[path]
+            found_in[skill.name] = root_of[file_path]
     graph = SkillGraph(winners.values())
     return SkillSet(graph, diagnostics, len(files), tuple(roots), shadowed, found_in)
 

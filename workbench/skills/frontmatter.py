@@ -30,7 +30,7 @@ MAX_NODES = 100_000
 """Values a frontmatter may hold once its aliases are expanded."""
 
 
-class _TextLoader(_Base):  # type: ignore[misc, valid-type]
+class _TextLoader(_Base):  # type: ignore[misc]  # a base chosen at import time: libyaml's or not
     """The safe loader with plain scalars kept as text, but for booleans and null."""
 
     yaml_implicit_resolvers: ClassVar[dict[str, list[tuple[str, re.Pattern[str]]]]] = {}
@@ -63,7 +63,7 @@ _TextLoader.resolve = _resolve
 
 if _Base is not yaml.SafeLoader:
 
-    class _TextParser(yaml.cyaml.CParser):  # type: ignore[misc, name-defined]
+    class _TextParser(yaml.cyaml.CParser):  # type: ignore[misc, name-defined]  # exists with libyaml
         """libyaml's parser and composer alone, with the text loader's resolver: the constructor
         and resolver a full loader sets up for every file are needed only by `_construct`'s
         rare fallback, which makes its own."""
@@ -77,7 +77,7 @@ if _Base is not yaml.SafeLoader:
             """Nor on the way up."""
 
 else:
-    _TextParser = _TextLoader  # type: ignore[misc]
+    _TextParser = _TextLoader  # type: ignore[misc]  # the pure-Python parser, for the C one
 
 _YAML_HINT = "quote values that contain `: `, ` #` or start with `[`, `{`, `*`, `&` or `!`"
 # Errors the YAML loader raises on hostile input besides YAMLError (bad dates, deep nesting).
@@ -230,7 +230,7 @@ def _walk_bounds(yaml_text: str) -> tuple[int, str] | None:
     anchored: dict[str, int] = {}
     try:
         for event in yaml.parse(yaml_text, Loader=_Base):
-            line = event.start_mark.line + 2
+            line = (event.start_mark.line if event.start_mark else 0) + 2
             if isinstance(event, yaml.CollectionStartEvent):
                 if len(open_sizes) == MAX_DEPTH:
                     return line, f"the frontmatter nests deeper than {MAX_DEPTH} levels"

@@ -41,8 +41,8 @@ class SkillGraph:
             for target in skill.delegates_to:
                 self._delegators.setdefault(target, set()).add(skill.name)
         for name, delegators in self._delegators.items():
-            skill = self.skills.get(name)
-            above = LAYER_ABOVE.get(skill.layer) if skill and skill.layer else None
+            delegate = self.skills.get(name)
+            above = LAYER_ABOVE.get(delegate.layer) if delegate and delegate.layer else None
             self._parents_above[name] = frozenset(
                 d for d in delegators if above and self.skills[d].layer == above
             )
@@ -90,11 +90,11 @@ class SkillGraph:
         return {_folder_key(skill.path): skill for skill in self.skills.values()}
 
     @cached_property
-    def digraph(self) -> networkx.DiGraph:
+    def digraph(self) -> networkx.DiGraph[str]:
         """The delegation graph as a networkx DiGraph: nodes carry `layer` and `standalone`."""
         import networkx
 
-        graph = networkx.DiGraph()
+        graph: networkx.DiGraph[str] = networkx.DiGraph()
         for skill in self.skills.values():
             graph.add_node(skill.name, layer=skill.layer, standalone=skill.standalone)
         for name, targets in self._children.items():

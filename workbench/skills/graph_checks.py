@@ -147,7 +147,7 @@ def _interaction_rules_missing(skill: Skill, context: LintContext) -> Findings:
                 skill,
                 skill.body_line,
                 f"the body does not state the interaction rule(s): {'; '.join(missing)}",
-                "see the README's skill format for the two rules",
+                "see docs/skills.md for the two rules",
             ),
         )
     return ()

@@ -23,7 +23,9 @@ def check_rule_ids(rule_ids: Collection[str]) -> None:
     """Raise UsageError for ids that name no rule."""
     unknown = sorted(set(rule_ids) - RULES.keys())
     if unknown:
-        raise UsageError(f"unknown rule id: {', '.join(unknown)} (the README lists the rules)")
+        raise UsageError(
+            f"unknown rule id: {', '.join(unknown)} (docs/lint-rules.md lists the rules)"
+        )
 
 
 def lint(

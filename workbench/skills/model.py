@@ -38,7 +38,7 @@ def as_path(text: str) -> Path:
         return Path(text)
     path = _FROM_PARTS("", "/", ["/", *text[1:].split("/")])
     path._str = text  # its str(), which pathlib would otherwise join again on first use
-    return path  # type: ignore[no-any-return]
+    return path  # type: ignore[no-any-return]  # pathlib's private constructor is untyped
 
 
 _FROM_PARTS = (

@@ -6,8 +6,8 @@ layer (an atom's inputs and outputs, a molecule's atoms and outputs, a compound'
 decision points and success criteria, an unlayered skill's "when to use"). `full`: the whole skill.
 
 Projections are deterministic: the same skill gives the same bytes. Budgets are checked with
-`estimate_tokens`, a cheap estimate calibrated against real tokenizers (see the README's Enforcer
-section for the measured counts).
+`estimate_tokens`, a cheap estimate calibrated against real tokenizers (docs/enforcer.md
+gives the measured counts).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Findings come from three places: the parser (what stops a file from being read as intended),
 discovery (how skill folders relate on disk) and the linter (what the fields and the graph say).
-All of them are named here, so that `--select`/`--ignore`, the README table and every
+All of them are named here, so that `--select`/`--ignore`, docs/lint-rules.md and every
 `Diagnostic` agree on one id and one severity.
 """
 
@@ -25,7 +25,8 @@ class Rule:
     example: str
 
 
-_E, _W = "error", "warning"
+_E: Severity = "error"
+_W: Severity = "warning"
 
 RULES: dict[str, Rule] = {
     rule.id: rule

@@ -9,30 +9,29 @@ The app only calls `Workbench` methods and renders its events; each pane renders
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.css.query import NoMatches
 from textual.filter import LineFilter
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 
+from workbench.agent.events import AgentEnd, AgentStart, MessageEnd, TreeUpdate, TurnEnd
+from workbench.enforcer.events import SkillsReloadedEvent
 from workbench.errors import WorkbenchError
 from workbench.logfile import log_path
 from workbench.runtime.commands import CommandSpec
 from workbench.tui import choices, slash
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
-from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.editor import PromptEditor
 from workbench.tui.components.queue_list import QueueList
 from workbench.tui.components.quick_pick import QuickPick
@@ -46,14 +45,16 @@ from workbench.tui.components.typing import TypedAway, TypesToEditor, typed_char
 from workbench.tui.composer import Composer
 from workbench.tui.control_filter import VISIBLE_CONTROLS
 from workbench.tui.controller import Controller
+from workbench.tui.dialogs import DialogApp
 from workbench.tui.session_view import SessionView
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench
+    from workbench.runtime.events import WorkbenchEvent
+    from workbench.tui.items import NoteKind
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 QUIT_WINDOW_S = 2.0
 IDLE_HINT = "Message the agent · / for commands · Ctrl+P palette · F1 help"
 BUSY_HINT = "Enter steers now · Alt+Enter or Ctrl+J queues a follow-up · Esc stops"
@@ -64,7 +65,7 @@ the reply's last frames are drawn by then and the reader's eyes are on it."""
 PANES = {"skills": "#skills", "tree": "#tree", "chat": "#chat", "editor": "#editor"}
 
 
-class WorkbenchApp(App[int]):
+class WorkbenchApp(DialogApp):
     """See the module docstring. `open_workbench(confirm)` opens the session after the first
     frame; `confirm` is the app's yes/no dialog, for the session to ask the user (project
     sub-agents)."""
@@ -80,7 +81,7 @@ class WorkbenchApp(App[int]):
         Binding("f4", "focus_pane('chat')", "Chat", show=False),
     ]
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (NARROW, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # noqa: RUF012 (App's type)
     """Below `NARROW` columns the side panels fold away (see app.tcss)."""
 
     busy: reactive[bool] = reactive(False)
@@ -179,7 +180,7 @@ class WorkbenchApp(App[int]):
                 f"that failed unexpectedly: {exc!r}", f"the traceback is in {log_path()}"
             )
 
-    def note(self, kind: str, text: str, hint: str | None = None) -> None:
+    def note(self, kind: NoteKind, text: str, hint: str | None = None) -> None:
         self.transcript.note(kind, text, hint)
 
     def show_error(self, message: str, hint: str | None = None) -> None:
@@ -229,33 +230,33 @@ class WorkbenchApp(App[int]):
 
     # -- events -----------------------------------------------------------------------------------
 
-    def on_workbench_event(self, event: Any) -> None:
+    def on_workbench_event(self, event: WorkbenchEvent) -> None:
         """Every event of the session, in order, on the app's event loop."""
         self.transcript.on_workbench_event(event)
         self.status_bar.on_workbench_event(event)
         self.query_one(QueueList).on_workbench_event(event)
         self.query_one(SkillPanel).on_workbench_event(event)
-        kind = event.type
-        if kind == "agent_start":
-            self.busy = True
-            if self._collector_release is not None:
-                self._collector_release.stop()
-            self.collector.hold()
-            self.query_one(QuickPick).close()
-        elif kind == "message_end" and event.message.role == "assistant":
-            self._last_reply = event.message.text
-        elif kind == "message_end" and event.message.role == "user":
-            self.act(self.session.show_tree())  # the new entry, and "here" moved
-        elif kind == "turn_end":
-            self.session.show_context()
-        elif kind == "agent_end":
-            self.busy = False
-            self._collector_release = self.set_timer(COLLECT_AFTER_S, self.collector.release)
-            self._offer_choices(event.stop_reason)
-            self.session.sync_skills()
-            self.act(self.session.show_tree())
-        elif kind in ("tree_update", "skills_reloaded"):
-            self.act(self.session.changed(event))
+        match event:
+            case AgentStart():
+                self.busy = True
+                if self._collector_release is not None:
+                    self._collector_release.stop()
+                self.collector.hold()
+                self.query_one(QuickPick).close()
+            case MessageEnd(message=message) if message.role == "assistant":
+                self._last_reply = message.text
+            case MessageEnd(message=message) if message.role == "user":
+                self.act(self.session.show_tree())  # the new entry, and "here" moved
+            case TurnEnd():
+                self.session.show_context()
+            case AgentEnd():
+                self.busy = False
+                self._collector_release = self.set_timer(COLLECT_AFTER_S, self.collector.release)
+                self._offer_choices(event.stop_reason)
+                self.session.sync_skills()
+                self.act(self.session.show_tree())
+            case TreeUpdate() | SkillsReloadedEvent():
+                self.act(self.session.changed(event))
 
     def _offer_choices(self, stop_reason: str) -> None:
         found = choices.find_choices(self._last_reply) if stop_reason == "completed" else None
@@ -371,33 +372,6 @@ class WorkbenchApp(App[int]):
                     f"(or workbench --session {session_id})."
                 )
             await workbench.close()
-
-    # -- dialogs ----------------------------------------------------------------------------------
-
-    def push_screen(self, screen: Any, callback: Any = None, wait_for_dismiss: bool = False) -> Any:
-        """Every dialog, view and picker gives the focus back to the editor when it closes, not
-        to the panel that had it before."""
-
-        def then(result: Any) -> None:
-            if callback is not None:
-                callback(result)
-            self.call_after_refresh(self._focus_editor)
-
-        return super().push_screen(screen, then, wait_for_dismiss)
-
-    def _focus_editor(self) -> None:
-        with contextlib.suppress(NoMatches):  # the app may be closing
-            self.editor.focus()
-
-    async def ask(self, screen: Screen[T]) -> T:
-        """Show a modal screen and wait for its answer (from any coroutine on the app's loop)."""
-        answer: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self.push_screen(screen, callback=answer.set_result)
-        return await answer
-
-    async def confirm(self, title: str, message: str, yes: str = "Yes", no: str = "No") -> bool:
-        """Ask a yes/no question; see `ConfirmDialog`. Safe to await from the agent's tools."""
-        return bool(await self.ask(ConfirmDialog(title, message, yes, no)))
 
     # -- the command palette ----------------------------------------------------------------------
 

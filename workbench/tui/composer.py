@@ -19,6 +19,7 @@ from workbench.tui.components.editor import SubmitKind
 from workbench.tui.components.queue_list import QueueList
 
 if TYPE_CHECKING:
+    from workbench.runtime.queue_controls import QueueName
     from workbench.tui.host import Host
 
 
@@ -76,12 +77,14 @@ class Composer:
         if workbench is None:
             return
         queued = workbench.queues()
-        name = "follow_up" if queued["follow_up"] else "steering" if queued["steering"] else None
+        name: QueueName | None = (
+            "follow_up" if queued["follow_up"] else "steering" if queued["steering"] else None
+        )
         if name is None:
             return
         index = len(queued[name]) - 1
         try:
-            workbench.remove_queued(name, index)  # type: ignore[arg-type]
+            workbench.remove_queued(name, index)
         except WorkbenchError:
             return  # the agent took it meanwhile: it is in the chat now
         rest = self.host.editor.text

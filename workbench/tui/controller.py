@@ -6,8 +6,9 @@ model switch, a merge) never blocks typing, and a failure is shown in the chat w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rich.console import RenderableType
 from rich.text import Text
 
 from workbench.errors import WorkbenchError
@@ -20,9 +21,11 @@ from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import Target, TreeAction
 from workbench.tui.diff_report import diff_report
+from workbench.tui.host import opened
 from workbench.tui.keys import KEYS
 
 if TYPE_CHECKING:
+    from workbench.runtime import Workbench
     from workbench.tui.host import Host
     from workbench.tui.session_view import SessionView
 
@@ -36,10 +39,8 @@ class Controller:
         self.session = session
 
     @property
-    def wb(self) -> Any:
-        if self.host.workbench is None:
-            raise WorkbenchError("the session is still opening", "try again in a moment")
-        return self.host.workbench
+    def wb(self) -> Workbench:
+        return opened(self.host)
 
     async def run(self, name: str, args: str = "") -> None:
         """A command with a `cmd_` method asks or shows something of the app's own; any other
@@ -52,7 +53,7 @@ class Controller:
         if text:
             self.host.note("info", sentence(text))
 
-    def show(self, title: str, body: Any) -> None:
+    def show(self, title: str, body: RenderableType) -> None:
         self.host.push_screen(ReportView(title, body))
 
     async def ask(
@@ -141,20 +142,21 @@ class Controller:
             self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry))
             self.host.focus_pane("editor")
             return
-        if target.at is None or (action == "go" and target.entry is None):
+        after_turn = target.after_turn  # None: the branch has no entries yet
+        if after_turn is None or (action == "go" and target.entry is None):
             await self.wb.switch_branch(target.branch)
         elif action in ("go", "go_summarized"):
             summarize = action == "go_summarized"
-            if target.after_turn == self.session.position():
+            if after_turn == self.session.position():
                 self.host.note("info", "You are there already.")
                 return
             if summarize:
                 self.host.note("info", "Summarising the path left behind…")
-            await self.wb.navigate(target.after_turn, summarize=summarize)
+            await self.wb.navigate(after_turn, summarize=summarize)
         elif action == "fork":
             name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
             if name is not None:
-                await self.cmd_fork(name, at=target.after_turn)
+                await self.cmd_fork(name, at=after_turn)
         elif action == "label":
             text = await self.ask("Label this entry", "for example: before-refactor")
             if text:

@@ -317,13 +317,13 @@ class ItemBuilder:
                 self.open_calls[call.id] = tool
                 self.items.append(tool)
         elif message.role == "tool_result":
-            tool = self.open_calls.pop(message.tool_call_id or "", None)
-            if tool is None:
-                tool = ToolItem(message.tool_call_id or "", message.tool_name or "tool", {})
-                self.items.append(tool)
-            finish_tool(tool, message.text, message.is_error, message.details, skipped=None)
+            opened = self.open_calls.pop(message.tool_call_id or "", None)
+            if opened is None:
+                opened = ToolItem(message.tool_call_id or "", message.tool_name or "tool", {})
+                self.items.append(opened)
+            finish_tool(opened, message.text, message.is_error, message.details, skipped=None)
         elif message.role == "notice":
-            kind = "skill" if "skill_notice" in message.details else "info"
+            kind: NoteKind = "skill" if "skill_notice" in message.details else "info"
             self.items.append(NoteItem("warning" if message.is_error else kind, message.text))
         elif message.role == "compaction":
             self.items.append(

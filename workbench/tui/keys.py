@@ -1,4 +1,4 @@
-"""The app's keys, as shown by `/help` and in the README's keys table (a test keeps them equal)."""
+"""The app's keys, as `/help`, the README and docs/app.md show them (a test keeps them equal)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
 """Readable views of the session commands' results: tables and colour, not text dumps.
 
-Each function takes the sessions library's result (read by attribute, so the TUI needs no import
-of it) and returns a Rich renderable for `ReportView`. `show_path` decides how a path is written
-(the app shortens them for stable screenshots).
+Each function takes a result of the `Workbench` (the sessions library's type) and returns a Rich
+renderable for `ReportView`. `show_path` decides how a path is written (the app shortens them for
+stable screenshots).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -16,6 +16,11 @@ from rich.text import Text
 
 from workbench.text import count_of
 from workbench.tui import palette, slash
+
+if TYPE_CHECKING:
+    from workbench.sessions.workspaces.commit import CommitResult
+    from workbench.sessions.workspaces.merge import MergeResult
+    from workbench.sessions.workspaces.status import BranchStatus
 
 PathStyle = Callable[[str], str]
 SHORT = 10
@@ -34,7 +39,7 @@ def _notes(notes: list[str]) -> list[RenderableType]:
     return [Text(f"note: {note}", palette.WARNING) for note in notes]
 
 
-def status_report(status: Any, show_path: PathStyle = str) -> RenderableType:
+def status_report(status: BranchStatus, show_path: PathStyle = str) -> RenderableType:
     """A branch's status: where it forked, its conversation since, its worktree and files."""
     head = Text.assemble(("⎇ ", palette.PRIMARY), (status.branch, "bold"))
     if status.parent_branch:
@@ -60,7 +65,7 @@ def status_report(status: Any, show_path: PathStyle = str) -> RenderableType:
     return Group(*parts, *_notes(status.notes))
 
 
-def status_files(status: Any) -> list[tuple[str, Text]]:
+def status_files(status: BranchStatus) -> list[tuple[str, Text]]:
     """The changed files of a status, each as its path and a row to choose it by:
     change, path, and whether it is committed yet."""
     width = max((len(f.path) for f in status.files), default=0)
@@ -77,13 +82,16 @@ def status_files(status: Any) -> list[tuple[str, Text]]:
     ]
 
 
-def merge_report(result: Any) -> RenderableType:
+def merge_report(result: MergeResult) -> RenderableType:
     """What a merge did: the commit, the files, the merge entry, a removed worktree."""
     if result.commit:
         head = Text.assemble(
             ("✓ merged ", palette.SUCCESS), (result.branch, "bold"), " into ", (result.into, "bold")
         )
-        rows = [("commit", result.commit[:SHORT]), ("files", f"{len(result.files)} changed")]
+        rows: list[tuple[str, RenderableType]] = [
+            ("commit", result.commit[:SHORT]),
+            ("files", f"{len(result.files)} changed"),
+        ]
     else:
         head = Text.assemble(
             ("✓ merged the conversation of ", palette.SUCCESS),
@@ -109,11 +117,11 @@ def conflict_report(message: str, hint: str | None, files: list[str]) -> Rendera
     return Group(*parts)
 
 
-def commit_report(result: Any) -> RenderableType:
+def commit_report(result: CommitResult) -> RenderableType:
     if result.commit is None:
         return Text(f"Nothing to commit on {result.branch}: its worktree has no changes.")
     subject, _, body = result.message.partition("\n")
-    rows = [
+    rows: list[tuple[str, RenderableType]] = [
         ("commit", f"{result.commit[:SHORT]} on {result.branch}"),
         ("subject", Text(subject, "bold")),
         ("files", f"{len(result.files)}: " + ", ".join(result.files[:8])),

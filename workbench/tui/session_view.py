@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from workbench.enforcer.events import SkillsReloadedEvent
 from workbench.runtime.commands import ArgumentSource, offered
 from workbench.skills.model import Diagnostic, user_invocable
 from workbench.skills.projection import first_sentence
@@ -20,23 +21,28 @@ from workbench.tui.components.session_picker import ago
 from workbench.tui.components.skill_panel import SkillPanel, child_violations
 from workbench.tui.components.status_bar import prompt_tokens
 from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.host import opened
 from workbench.tui.keys import WELCOME
 from workbench.tui.slash import Candidate, SkillCommand
 
 if TYPE_CHECKING:
+    from workbench.agent.events import TreeUpdate
+    from workbench.runtime import Workbench
+    from workbench.sessions.store.catalog import SessionInfo
+    from workbench.sessions.tree import Tree, TreeBranch
     from workbench.tui.host import Host
 
 
 class SessionView:
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.tree: Any = None
+        self.tree: Tree | None = None
         self.findings: dict[str, list[Diagnostic]] = {}
-        self.sessions: list[Any] = []
+        self.sessions: list[SessionInfo] = []
 
     @property
-    def wb(self) -> Any:
-        return self.host.workbench
+    def wb(self) -> Workbench:
+        return opened(self.host)
 
     async def show_all(self) -> None:
         """Everything, as after opening a session; a new one gets a welcome."""
@@ -96,7 +102,7 @@ class SessionView:
         self.sync_skills()
 
     def sync_skills(self) -> None:
-        if self.wb is None:
+        if self.host.workbench is None:
             return
         state = self.wb.loading_state()
         violations = Counter(r.skill for r in state.history if r.verdict != "ok")
@@ -114,9 +120,8 @@ class SessionView:
         self.tree = await self.wb.tree()
         panel.show_tree(self.tree)
 
-    async def changed(self, event: Any) -> None:
-        """A `tree_update` or `skills_reloaded` event."""
-        if event.type == "skills_reloaded":
+    async def changed(self, event: TreeUpdate | SkillsReloadedEvent) -> None:
+        if isinstance(event, SkillsReloadedEvent):
             await self.show_skills()
             return
         await self.show_tree()
@@ -135,8 +140,8 @@ class SessionView:
     def _told(self, reason: str, branch: str) -> str | None:
         """What the chat says after a change of session, branch or position."""
         session = self.wb.current.store.session_id
-        if reason == "navigate":
-            return self.where_now()
+        if reason == "navigate" and self.tree is not None:
+            return self.where_now(self.tree)
         if reason == "new":
             return f"New session {session}: nothing of the one before comes with it."
         if reason == "resume":
@@ -147,9 +152,8 @@ class SessionView:
         """The entry the conversation is at, as the tree last showed it."""
         return self.tree.current_entry if self.tree is not None else None
 
-    def where_now(self) -> str:
+    def where_now(self, tree: Tree) -> str:
         """Where a move in the tree left the conversation, and what it hides behind it."""
-        tree = self.tree
         questions = [m for m in self.wb.messages() if m.role == "user"]
         here = one_line(questions[-1].text, 40) if questions else "the start"
         on_branch = [e for e in tree.entries if e.branch == tree.current_branch]
@@ -165,7 +169,7 @@ class SessionView:
             "(F3 to return); a message from here starts a new branch."
         )
 
-    def branch(self, name: str) -> Any:
+    def branch(self, name: str) -> TreeBranch | None:
         """The tree's record of branch `name` (worktree, parent_branch...), or None."""
         branches = self.tree.branches if self.tree is not None else []
         return next((b for b in branches if b.name == name), None)
@@ -176,7 +180,7 @@ class SessionView:
 
     def commands(self) -> dict[str, str]:
         """The session's own slash commands (extensions'), name -> help."""
-        if self.wb is None:
+        if self.host.workbench is None:
             return {}
         return {spec.name: spec.help for spec in offered(self.wb, "app") if spec.extension}
 
@@ -195,7 +199,7 @@ class SessionView:
 
     def candidates(self, source: ArgumentSource) -> list[Candidate]:
         """Values for a command's argument, for completion, each with what it is."""
-        if self.wb is None:
+        if self.host.workbench is None:
             return []
         if source == "skills":
             graph = self.host.query_one(SkillPanel).graph

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from enforcer_harness import Harness
+from support.enforcer_harness import Harness
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from enforcer_harness import RecordingSink
-from skill_trees import write_tree
+from support.enforcer_harness import RecordingSink
+from support.skill_trees import write_tree
 
 from workbench.config import Settings
 from workbench.enforcer.extension import register

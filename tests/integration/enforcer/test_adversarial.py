@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from enforcer_harness import Harness
-from skill_trees import Spec, load_set, write_skill
+from support.enforcer_harness import Harness
+from support.skill_trees import Spec, load_set, write_skill
 
 from workbench.enforcer.topology import render
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from skill_trees import Spec, write_skill, write_tree
+from support.skill_trees import Spec, write_skill, write_tree
 
 from workbench.skills.discover import SkillRoot, load_skills
 from workbench.skills.projection import TARGET_TOKENS, estimate_tokens, project

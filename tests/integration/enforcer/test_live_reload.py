@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skill_trees import write_tree
 from support.git_project import git, make_project
+from support.skill_trees import write_tree
 
 from workbench.messages import Message
 from workbench.runtime import Workbench, WorkbenchOptions

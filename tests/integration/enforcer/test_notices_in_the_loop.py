@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from skill_trees import write_tree
 from support.openai_server import OpenAIServer, Reply
+from support.skill_trees import write_tree
 
 from workbench.agent.events import Event, event_dict
 from workbench.runtime import Workbench, WorkbenchOptions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from skill_trees import Spec, write_skill
+from support.skill_trees import Spec, write_skill
 
 
 def touch_later(path):

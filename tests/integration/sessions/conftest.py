@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sessiontools import make_project
+from support.session_entries import make_project
 
 from workbench.sessions.session import Session
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sessiontools import git
+from support.session_entries import git
 
 from workbench.agent.loop import Agent
 from workbench.agent.models.scripted import ScriptedModel

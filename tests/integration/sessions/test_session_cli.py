@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessiontools import assistant, cli, git, run, user
+from support.session_entries import assistant, cli, git, run, user
 
 from workbench.sessions.session import Session
 

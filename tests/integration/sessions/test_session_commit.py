@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, cli, git, make_project, run, user
+from support.session_entries import assistant, cli, git, make_project, run, user
 
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.session import Session

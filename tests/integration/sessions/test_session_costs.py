@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sessiontools import cli, run, user
+from support.session_entries import cli, run, user
 
 from workbench.agent.costs import PricedText
 from workbench.messages import Message, Usage

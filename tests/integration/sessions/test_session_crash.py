@@ -8,7 +8,7 @@ import stat
 import time
 from pathlib import Path
 
-from sessiontools import assistant, fsck_problems, git, run, snapshot, spawn_python, user
+from support.session_entries import assistant, fsck_problems, git, run, snapshot, spawn_python, user
 
 from workbench.sessions.session import Session
 from workbench.sessions.store.state import PendingMerge

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from sessiontools import git, make_project, run, snapshot, user
+from support.session_entries import git, make_project, run, snapshot, user
 
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.session import Session

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, make_project, run, user
 from support.openai_server import Reply
+from support.session_entries import assistant, make_project, run, user
 from support.workbench_process import RpcProcess, workbench_command
 
 from workbench.errors import DiskFull

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from sessiontools import assistant, cli, run, tool_call, tool_result, user
+from support.session_entries import assistant, cli, run, tool_call, tool_result, user
 
 from workbench.messages import Message, ToolCall, Usage
 from workbench.sessions.session import Session

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from markdown_it import MarkdownIt
-from sessiontools import assistant, cli, run, tool_result, user
+from support.session_entries import assistant, cli, run, tool_result, user
 
 from workbench.sessions.session import Session
 

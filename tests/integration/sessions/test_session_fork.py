@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, git, run, snapshot, user
+from support.session_entries import assistant, git, run, snapshot, user
 
 from workbench.errors import UsageError
 from workbench.sessions.session import Session

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, git, run, spawn_python, user
+from support.session_entries import assistant, git, run, spawn_python, user
 from support.workbench_process import run_workbench
 
 from workbench.errors import UsageError

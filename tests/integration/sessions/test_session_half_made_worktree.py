@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sessiontools import git, make_project, run, user
+from support.session_entries import git, make_project, run, user
 
 from workbench.errors import WorkbenchError
 from workbench.runtime import Workbench, WorkbenchOptions

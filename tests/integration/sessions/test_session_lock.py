@@ -6,7 +6,7 @@ import os
 import signal
 from pathlib import Path
 
-from sessiontools import cli, run, spawn_python, user
+from support.session_entries import cli, run, spawn_python, user
 
 from workbench.sessions.session import Session
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, cli, fsck_problems, git, run, snapshot, user
+from support.session_entries import assistant, cli, fsck_problems, git, run, snapshot, user
 
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, run, user
+from support.session_entries import assistant, run, user
 
 from workbench.errors import UsageError
 from workbench.messages import Message

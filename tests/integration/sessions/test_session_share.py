@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, git, run, user
-from sharetools import Person, make_team, remote_refs, tree_json
+from support.session_entries import assistant, git, run, user
+from support.team_remote import Person, make_team, remote_refs, tree_json
 
 from workbench.sessions.session import Session
 

@@ -1,17 +1,20 @@
 """No credential leaves the machine: a push checks entries and file commits, `--redact` sends a
-deterministic copy, and pulling that copy back is not a divergence."""
+deterministic copy of the entries, and pulling that copy back is not a divergence; a credential
+in a commit is for its author to amend, never rewritten by the push."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
-from sessiontools import assistant, git, run, tool_result, user
-from sharetools import Person, make_team, remote_refs
+from support.session_entries import assistant, git, run, tool_result, user
+from support.team_remote import Person, make_team, remote_refs
 
 from workbench.sessions.session import Session
 
 KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+GITHUB = "ghp_1A2b3C4d5E6f7G8h9I0jK1l2M3n4O5p6Q7r8"
 
 
 @pytest.fixture
@@ -34,13 +37,15 @@ def test_a_key_in_an_entry_stops_the_push_and_redact_sends_a_copy(
 
     refused = alice.cli("push")
     assert refused.returncode == 1
-    assert f"entry {leaked.id[:10]} (tool_result on main): OpenAI key sk-pro…" in refused.stderr
+    assert f"entry {leaked.id[:10]} (tool_result on main), text: OpenAI key sk-pro…" in (
+        refused.stderr
+    )
     assert KEY not in refused.stderr and "--redact" in refused.stderr
     assert remote_refs(remote) == before
 
     pushed = alice.cli("push", "--redact")
     assert pushed.returncode == 0, pushed.stderr
-    assert "1 entries sent redacted" in pushed.stdout
+    assert "1 credential replaced: 1 entry sent redacted" in pushed.stdout
     main = f"refs/workbench/{sid}/branches/main"
     sent = git(remote, "log", "--format=%B", main)
     assert (
@@ -61,49 +66,38 @@ def test_a_key_in_an_entry_stops_the_push_and_redact_sends_a_copy(
     assert alice.cli("push", "--redact").stdout.count("up to date") == 1
 
 
-def test_a_key_in_an_experiments_files_stops_the_push_and_redact_sends_clean_files(
+def test_a_key_in_an_experiments_commit_stops_the_push_even_with_redact_until_amended(
     team: tuple[Path, Person, Person],
 ) -> None:
-    remote, alice, bob = team
+    remote, alice, _ = team
     with Session.create(alice.clone) as session:
         run(session.store.append("user", user("deploy config")))
         run(session.fork("deploy"))
         workspace = session.workspace("deploy")
         config = "region = eu-west-1\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
         (workspace / "deploy.ini").write_text(config)
-        (workspace / "logo.bin").write_bytes(bytes(range(256)) * 4)
         commit = run(session.commit("Add the deploy config", branch="deploy")).commit
         (workspace / "notes.md").write_text("the key is in deploy.ini\n")
-        second = run(session.commit("Notes", branch="deploy")).commit
-        sid = session.id
+        second = run(session.commit(f"Notes\n\nthe token: {GITHUB}", branch="deploy")).commit
     before = remote_refs(remote)
-    refused = alice.cli("push")
-    assert refused.returncode == 1
-    assert f"file commit {commit[:10]} (deploy): deploy.ini: AWS access key" in refused.stderr
-    assert "--redact" in refused.stderr
-    assert remote_refs(remote) == before
+    for args in (["push"], ["push", "--redact"]):
+        refused = alice.cli(*args)
+        assert refused.returncode == 1, refused.stdout
+        said = refused.stderr
+        assert f"commit {commit[:10]} (files of deploy): deploy.ini line 2: AWS access key" in said
+        assert f"commit {second[:10]} (files of deploy) message line 3: GitHub token" in said
+        assert "git commit --amend" in said and "--redact rewrites entries only" in said
+        assert remote_refs(remote) == before
 
+    # Amended in the experiment's worktree: the entries still quote the token (the checkpoint's
+    # message), which --redact replaces; the commits go as they are now.
+    (workspace / "deploy.ini").write_text("region = eu-west-1\n")
+    git(workspace, "reset", "--soft", "HEAD~2")
+    git(workspace, "commit", "-qam", "Add the deploy config and notes")
+    assert alice.cli("push").returncode == 1
     pushed = alice.cli("push", "--redact")
     assert pushed.returncode == 0, pushed.stderr
-    assert "1 file versions sent redacted" in pushed.stdout
-    files = f"refs/workbench/{sid}/files/deploy"
-    assert git(remote, "show", f"{files}:deploy.ini") == (
-        "region = eu-west-1\naws_access_key_id = [REDACTED AWS access key]"
-    )
-    assert git(remote, "show", f"{files}~1:deploy.ini").endswith("[REDACTED AWS access key]")
-    assert "AKIAIOSFODNN7EXAMPLE" not in git(remote, "log", "-p", files)
-    assert f"Workbench-Redacts: {second}" in git(remote, "log", "-1", "--format=%B", files)
-    assert git(remote, "rev-parse", f"{files}:logo.bin") == git(
-        alice.clone, "rev-parse", f"{second}:logo.bin"
-    )  # files without a credential are the same blobs
-    local = f"refs/heads/wb/{sid}/deploy"
-    assert "AKIAIOSFODNN7EXAMPLE" in git(alice.clone, "show", f"{local}:deploy.ini")
-    # Deterministic, and recognised when it comes back.
-    again = alice.cli("push", "--redact")
-    assert again.returncode == 0 and "files of deploy: up to date" in again.stdout
-    pulled = alice.cli("pull")
-    assert pulled.returncode == 0 and "files of deploy" not in pulled.stdout, pulled.stdout
-    assert bob.cli("pull").returncode == 0
-    with Session.open(bob.clone, sid, branch="deploy") as session:
-        text = (session.workspace() / "deploy.ini").read_text()
-    assert "[REDACTED AWS access key]" in text and "AKIA" not in text
+    sent = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=remote, capture_output=True
+    ).stdout
+    assert b"AKIAIOSFODNN7EXAMPLE" not in sent and GITHUB.encode() not in sent

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from sessiontools import assistant, cli, git, run, tool_call, tool_result, user
+from support.session_entries import assistant, cli, git, run, tool_call, tool_result, user
 
 from workbench.sessions.session import Session
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessiontools import assistant, fsck_problems, git, make_project, run, snapshot, user
+from support.session_entries import assistant, fsck_problems, git, make_project, run, snapshot, user
 
 from workbench.sessions.session import Session
 

@@ -10,7 +10,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from subagent_kit import (
+from support.processes import running_in_group, wait_group_gone
+from support.subagent_calls import (
     bash,
     script,
     tool,
@@ -18,7 +19,6 @@ from subagent_kit import (
     wait_for_files,
     write_agent,
 )
-from support.processes import running_in_group, wait_group_gone
 from support.workbench_process import workbench_command
 
 from workbench.config import agent_dir

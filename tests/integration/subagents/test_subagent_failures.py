@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from subagent_kit import bash, call, project_agents, script, user_agents, write_agent
+from support.subagent_calls import bash, call, project_agents, script, user_agents, write_agent
 from support.workbench_process import run_workbench
 
 from workbench.config import agent_dir

@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
-from subagent_kit import bash, call, script, settings, user_agents, write_agent
 from support.processes import wait_group_gone
+from support.subagent_calls import bash, call, script, settings, user_agents, write_agent
 
 from workbench.errors import WorkbenchError
 

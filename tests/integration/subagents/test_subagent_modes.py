@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from subagent_kit import bash, call, project_agents, script, user_agents, write_agent
+from support.subagent_calls import bash, call, project_agents, script, user_agents, write_agent
 
 from workbench.agent.events import Event
 from workbench.agent.subagents.run import SUBAGENT_MARKER

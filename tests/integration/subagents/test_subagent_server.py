@@ -9,8 +9,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from subagent_kit import call, user_agents, write_agent
 from support.openai_server import OpenAIServer, Reply
+from support.subagent_calls import call, user_agents, write_agent
 from support.workbench_process import run_workbench, write_user_settings
 
 from workbench.agent.costs import message_totals

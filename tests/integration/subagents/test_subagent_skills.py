@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from skill_trees import write_tree
-from subagent_kit import call, script, user_agents, write_agent
+from support.skill_trees import write_tree
+from support.subagent_calls import call, script, user_agents, write_agent
 
 
 def read_skill(name: str) -> dict:

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skill_trees import write_tree
 from support.git_project import git, make_project
-from wiringtools import Opened
+from support.opened_workbench import Opened
+from support.skill_trees import write_tree
 
 from workbench.runtime import Workbench, WorkbenchOptions
 

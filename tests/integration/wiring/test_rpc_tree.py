@@ -8,8 +8,8 @@ from pathlib import Path
 
 from support.git_project import fsck_problems, git, snapshot
 from support.openai_server import OpenAIServer, Reply
+from support.opened_workbench import read, script, write
 from support.workbench_process import RpcProcess, run_workbench
-from wiringtools import read, script, write
 
 from workbench.sessions.session import Session
 from workbench.sessions.store.catalog import list_sessions

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skill_trees import write_tree
 from support.git_project import git, make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
-from wiringtools import bash, read, script, texts, write
+from support.opened_workbench import bash, read, script, texts, write
+from support.skill_trees import write_tree
 
 from workbench.agent.models.openai_format import to_openai
 from workbench.errors import WorkbenchError

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from support.git_project import git
+from support.opened_workbench import script, write
 from support.workbench_process import write_user_settings
-from wiringtools import script, write
 
 PRICE = {"input": 1, "output": 2, "cache_read": 0.1, "cache_write": 1.25}
 """USD per million tokens."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wiringtools import Opened
+from support.opened_workbench import Opened
 
 SKILLS = ".pi/skills"
 

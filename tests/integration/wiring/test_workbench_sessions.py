@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from wiringtools import read, script, texts
+from support.opened_workbench import read, script, texts
 
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.session import Session

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from skill_trees import Spec, write_skill
+from support.skill_trees import Spec, write_skill
 
 from workbench.config import Settings
 from workbench.enforcer.activation import missing_tools, required_tools

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skill_trees import EXAMPLE, Spec, graph_in_memory
+from support.skill_trees import EXAMPLE, Spec, graph_in_memory
 
 from workbench.config import Settings
 from workbench.enforcer.reload import LiveSkills

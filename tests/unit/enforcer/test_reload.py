@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from skill_trees import EXAMPLE, Spec, load_set, write_skill, write_tree
+from support.skill_trees import EXAMPLE, Spec, load_set, write_skill, write_tree
 
 from workbench.enforcer.reload import LiveSkills
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from skill_trees import EXAMPLE, Spec, graph_in_memory, layered_specs, write_tree
+from support.skill_trees import EXAMPLE, Spec, graph_in_memory, layered_specs, write_tree
 
 from workbench.config import Settings
 from workbench.enforcer.allowlist import Allowlist

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skill_trees import write_tree
+from support.skill_trees import write_tree
 
 from workbench.enforcer.state import LoadingState, LoadRecord
 from workbench.enforcer.verdict import Checker

@@ -185,4 +185,4 @@ def test_settings_paths_are_read_and_a_tilde_is_the_home_folder(
     project.mkdir()
     assert list(load_project_skills(project).graph.skills) == ["mine"]
     # a project's own settings may name such a path too, but it is read only once the user
-    # trusts the project (README, Security): a stranger's repository does not pick our files
+    # trusts the project (docs/security.md): a stranger's repository does not pick our files

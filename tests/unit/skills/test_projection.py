@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from skill_trees import Spec, write_skill, write_tree
+from support.skill_trees import Spec, write_skill, write_tree
 
 from workbench.skills.discover import SkillRoot, load_skills
 from workbench.skills.projection import (

@@ -67,7 +67,9 @@ def model_settings(settings: Settings, name: str) -> dict[str, Any]:
     models = settings.get("models", {})
     entry = models.get(name, {}) if isinstance(models, dict) else {}
     if not isinstance(entry, dict):
-        raise WorkbenchError(f"setting models.{name} must be an object", "see README, ## Agent")
+        raise WorkbenchError(
+            f"setting models.{name} must be an object", "see docs/agent-and-models.md"
+        )
     return entry
 
 
@@ -89,7 +91,7 @@ def apply_overrides(info: ModelInfo, entry: dict[str, Any]) -> ModelInfo:
         if "context_window" in entry:
             info = replace(info, context_window=int(entry["context_window"]))
         cost = entry.get("cost") or {}
-        prices = {
+        prices: dict[str, Any] = {
             field: float(cost[key]) / PER_MILLION
             for key, field in (
                 ("input", "input_cost"),
@@ -116,12 +118,12 @@ def cache_policy(settings: Settings, no_cache: bool = False) -> CachePolicy:
     retention = settings.get("cache_retention", "short")
     if not isinstance(enabled, bool):
         raise WorkbenchError(
-            "setting cache must be true or false", "see README, ## Costs and caching"
+            "setting cache must be true or false", "see docs/agent-and-models.md, Costs and caching"
         )
     if retention not in RETENTIONS:
         raise WorkbenchError(
             f"setting cache_retention must be one of {', '.join(RETENTIONS)}, not {retention!r}",
-            "see README, ## Costs and caching",
+            "see docs/agent-and-models.md, Costs and caching",
         )
     return CachePolicy(enabled=enabled and not no_cache, retention=retention)
 

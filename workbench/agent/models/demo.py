@@ -137,7 +137,8 @@ class DemoModel:
         if not steps:
             return (
                 f"{LABEL} I found no compound skills to follow here, so there is nothing to "
-                f"show yet. Add skills under .pi/skills/ (see README).\n\n{HOW_TO_CONFIGURE}",
+                f"show yet. Add skills under .pi/skills/ (see docs/skills.md).\n\n"
+                f"{HOW_TO_CONFIGURE}",
                 [],
             )
         for step in steps:
@@ -216,6 +217,7 @@ class DemoModel:
         return json.dumps(draft, ensure_ascii=False)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
+        paths: list[str]
         if request.purpose == "commit_message":
             text, paths = self._commit_message(request.messages[-1].text), []
         elif request.purpose == "summary":

@@ -406,7 +406,7 @@ async def _warm_up_call() -> None:
         async for _ in model._deltas(_litellm(), request):  # here: this loop's clients are dropped
             pass
     finally:
-        await close_litellm_async_clients()
+        await close_litellm_async_clients()  # type: ignore[no-untyped-call]  # litellm's, untyped
         stub.close()
         await stub.wait_closed()
 

@@ -32,8 +32,12 @@ PAUSE_S = 0.001
 """After each `BUSY_S` of work the producer pauses for `PAUSE_S`, so that the caller's thread,
 when it waits for the interpreter lock, gets it at once."""
 
-_END = object()
-_CLOSED = object()
+
+class _Signal:
+    """Not an item: the producer ended (`_END`), or its task is done (`_CLOSED`)."""
+
+
+_END, _CLOSED = _Signal(), _Signal()
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_pid = 0
@@ -54,8 +58,8 @@ def background_loop() -> asyncio.AbstractEventLoop:
 async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
     """The items of `produce()`, iterated on the background loop, in order."""
     here = asyncio.get_running_loop()
-    inbox: asyncio.Queue[object] = asyncio.Queue()
-    waiting: list[object] = []
+    inbox: asyncio.Queue[T | Exception | _Signal] = asyncio.Queue()
+    waiting: list[T | Exception | _Signal] = []
     guard = threading.Lock()
 
     def hand_over() -> None:
@@ -65,7 +69,7 @@ async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
         for item in items:
             inbox.put_nowait(item)
 
-    def deliver(item: object) -> None:
+    def deliver(item: T | Exception | _Signal) -> None:
         with guard:
             waiting.append(item)
             if len(waiting) > 1:  # a hand-over is on its way already
@@ -98,12 +102,12 @@ async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
             task.cancel()
 
     background.call_soon_threadsafe(begin)
-    item: object = None
+    item: T | Exception | _Signal | None = None
     try:
-        while (item := await inbox.get()) is not _END:
+        while not isinstance(item := await inbox.get(), _Signal):  # the end, after every item
             if isinstance(item, Exception):
                 raise item
-            yield item  # type: ignore[misc]
+            yield item
     finally:
         background.call_soon_threadsafe(cancel)  # nothing when it has finished
         while item is not _CLOSED:

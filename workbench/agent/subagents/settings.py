@@ -23,7 +23,7 @@ from workbench.trust import granted, project_settings
 
 Confirm = Callable[[str, str], Awaitable[bool]]
 """Ask the user a yes/no question (title, message); the front end supplies it (a TUI dialog)."""
-HINT = "see README, ## Sub-agents"
+HINT = "see docs/sub-agents.md"
 
 
 class SessionOptions(Protocol):

@@ -52,8 +52,20 @@ def export_format(text: str | None) -> str:
     return fmt
 
 
+def _export_arguments(text: str) -> dict[str, Any]:
+    """`/export [format] [--redact]`."""
+    words = text.split()
+    formats = [w for w in words if w != "--redact"]
+    if len(formats) > 1:
+        raise WorkbenchError(
+            f"/export writes html or md, not {' '.join(formats)!r}",
+            "for example: /export md --redact",
+        )
+    return {"format": formats[0] if formats else None, "redact": "--redact" in words}
+
+
 async def _export(wb: Workbench, args: Args) -> Any:
-    return await wb.export(fmt=export_format(args.get("format")))
+    return await wb.export(fmt=export_format(args.get("format")), redact=bool(args.get("redact")))
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -84,8 +96,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "export",
         "write this branch as one file: html (default) or md",
         frozenset({"cli", "app"}),
-        (Argument("format"),),
+        (Argument("format"), Argument("redact", kind=bool, in_text=False)),
         _export,
+        args_usage="[format] [--redact]",
+        parse=_export_arguments,
     ),
     CommandSpec(
         "trust",

@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 from workbench import __version__
 from workbench.enforcer.state import LoadRecord
 from workbench.sessions.export.transcript import Figures, Item, ToolCallView, Transcript
+from workbench.sessions.workspaces.export_mark import HTML_MARK
 
 MAX_RESULT_CHARS = 200_000
 """A tool result longer than this is cut in the export (and says so)."""
@@ -86,6 +87,7 @@ def render_html(transcript: Transcript) -> str:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        HTML_MARK,
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(t.title)} · {escape(t.branch)}</title>",
@@ -119,7 +121,8 @@ def _markdown() -> MarkdownIt:
 
 
 def markdown_html(text: str) -> str:
-    return _markdown().render(text)
+    html: str = _markdown().render(text)
+    return html
 
 
 def _when(seconds: float) -> str:

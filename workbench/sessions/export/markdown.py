@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from workbench.sessions.export.html import MAX_RESULT_CHARS, WHO, cost_text
 from workbench.sessions.export.transcript import Item, ToolCallView, Transcript
+from workbench.sessions.workspaces.export_mark import MARKDOWN_MARK
 
 OPENING_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 """CommonMark's: at most three spaces in (four make indented code); a backtick fence's info
@@ -59,7 +60,7 @@ def render_markdown(transcript: Transcript) -> str:
     else:
         lines += [_inline(t.diff_note or "no file changes on this branch"), ""]
     made = time.strftime("%Y-%m-%d %H:%M", time.localtime(t.made))
-    lines += [f"<sub>exported with workbench on {made}</sub>", ""]
+    lines += [f"<sub>exported with workbench on {made}</sub>", "", MARKDOWN_MARK, ""]
     return "\n".join(lines).replace("\0", "")
 
 

@@ -3,7 +3,7 @@
 Gathered once, read-only: the branch's entries from the root, tool calls paired with their
 results, skill loads and violations, the branch's place in the tree, token and cost figures and
 the diff of its experiment's files. The renderers (`export_html.py`, `export_md.py`) only format
-it; this module decides what it says.
+it; this module decides what it says, after the credential check (`credentials.py`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from workbench.agent.store import Entry
 from workbench.enforcer.state import LoadRecord, records_of
 from workbench.errors import WorkbenchError
+from workbench.sessions.export.credentials import check_export
 from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.diff import branch_diff
@@ -82,6 +83,10 @@ class Transcript:
     diff: str
     diff_note: str
     entries: int
+    untracked: list[str] = field(default_factory=list)
+    """The untracked files the diff shows (an export says which it includes)."""
+    redacted: int = 0
+    """Credentials replaced (an export with --redact)."""
     made: float = field(default_factory=time.time)
 
     @property
@@ -99,15 +104,20 @@ KEY_ARGUMENTS = ("path", "file_path", "command", "pattern", "skill", "name", "qu
 
 
 def build_transcript(
-    store: GitConversationStore, workspaces: Workspaces, branch: str | None = None
+    store: GitConversationStore,
+    workspaces: Workspaces,
+    branch: str | None = None,
+    redact: bool = False,
 ) -> Transcript:
-    """The transcript of `branch` (default: the current one)."""
+    """The transcript of `branch` (default: the current one); `SecretsFound` when it holds a
+    credential, unless `redact` (then each is replaced)."""
     name = store.record(branch).name if branch else store.branch
     entries = store.branch_path(name)
-    diff, note = _diff(store, workspaces, name)
+    diff, note, untracked = _diff(store, workspaces, name)
+    entries, title, diff, redacted = check_export(entries, store.state.name, diff, name, redact)
     return Transcript(
         store.session_id,
-        store.state.name,
+        title,
         name,
         _items(entries),
         _place(store, name),
@@ -115,6 +125,8 @@ def build_transcript(
         diff,
         note,
         len(entries),
+        untracked,
+        redacted,
     )
 
 
@@ -214,20 +226,25 @@ def _figures(entries: list[Entry]) -> Figures:
     return figures
 
 
-def _diff(store: GitConversationStore, workspaces: Workspaces, branch: str) -> tuple[str, str]:
-    """The diff of the branch's experiment files, and a note when there is none to show."""
+def _diff(
+    store: GitConversationStore, workspaces: Workspaces, branch: str
+) -> tuple[str, str, list[str]]:
+    """The diff of the branch's experiment files, a note when there is none to show, and the
+    untracked files it shows."""
     if not workspaces.available:
-        return "", "the project is not a git repository: no files to compare"
+        return "", "the project is not a git repository: no files to compare", []
     record = store.record(branch)
     worktree = record.worktree
     try:
-        return branch_diff(store, workspaces, branch), ""
+        found = branch_diff(store, workspaces, branch)
+        return found.text, "", found.untracked
     except WorkbenchError as exc:
         if worktree is None or not worktree.base:
-            return "", exc.message
+            return "", exc.message, []
     # A worktree not made here yet (a pulled experiment) or removed: its committed files.
     git = GitRunner(workspaces.location.git_dir)
     ref = f"refs/heads/{worktree.project_branch}"
     if git.try_run("rev-parse", "--verify", "--quiet", ref).status != 0:
-        return "", f"the files of {branch} are not here (their project branch is gone)"
-    return git.run("diff", "--no-color", "--no-ext-diff", worktree.base, ref, strip=False), ""
+        return "", f"the files of {branch} are not here (their project branch is gone)", []
+    diff = git.run("diff", "--no-color", "--no-ext-diff", worktree.base, ref, strip=False)
+    return diff, "", []

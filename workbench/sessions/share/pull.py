@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
-from workbench.sessions.share.file_redaction import original_commit
 from workbench.sessions.share.remote import RemoteSession, default_remote, fetch, read_shared
 from workbench.sessions.share.secret_scan import COMMIT_ID, original_of
 from workbench.sessions.store.gitcmd import GitRunner
@@ -237,9 +236,6 @@ class _Puller:
         if have == oid or (have and self.repo.is_ancestor(oid, have)):
             return
         if have and not self.repo.is_ancestor(have, oid):
-            original = original_commit(self.git, oid)
-            if original and (original == have or self.repo.is_ancestor(original, have)):
-                return  # the redacted copy of what we have
             self.lines.append(
                 f"files of {local}: not updated, their commit {oid[:10]} went another way "
                 f"(it stays in {ref.replace('refs/heads/', '')}'s remote view)"

@@ -3,9 +3,12 @@
 Everything goes under `refs/workbench/<session>/` there (see `remote.py`), in one atomic,
 never-forced `git push`: either every ref moves or none does, and a branch that others have moved
 on is refused. Before anything is sent the remote is fetched, so a diverged branch is refused
-with what to do, and what would be sent is checked for credentials. Locks, worktrees, the
-session's position and other local files are never sent: only entries, file commits and a
-description of the branches without local paths.
+with what to do, and what would be sent is checked for credentials: the entries and the
+description (`secret_scan.py`) and the project commits the remote does not have yet
+(`commit_scan.py`). `--redact` sends the entries and the description with their credentials
+replaced; a credential in a commit is never rewritten here (the commits are the user's): the
+push stops and says to amend it. Locks, worktrees, the session's position and other local files
+are never sent: only entries, file commits and a description of the branches without local paths.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from workbench.errors import WorkbenchError
-from workbench.sessions.share.file_redaction import original_commit, redacted_files
+from workbench.redaction import redact_value
+from workbench.sessions.share.commit_scan import CommitScan, remote_commits, scan_commits
 from workbench.sessions.share.remote import (
     SHARED,
     RemoteSession,
@@ -28,12 +32,11 @@ from workbench.sessions.share.remote import (
     tracking_prefix,
 )
 from workbench.sessions.share.secret_scan import (
-    MAX_NAMED,
-    Finding,
+    SecretsFound,
+    field_findings,
     original_of,
     redacted_copy,
     scan_entries,
-    scan_files,
 )
 from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.identity import conversation_identity
@@ -52,7 +55,11 @@ class PushResult:
     branches: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     redacted: int = 0
-    redacted_files: int = 0
+    """Entries sent as redacted copies."""
+    redacted_credentials: int = 0
+    """Copies of credentials replaced in them (and in the description)."""
+    unchecked: list[str] = field(default_factory=list)
+    """What the credential check did not read (older commits, large or binary files)."""
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -64,28 +71,17 @@ class PushResult:
             lines.append(f"  {name}: {status}")
         for name, status in self.files.items():
             lines.append(f"  files of {name}: {status}")
-        if self.redacted:
-            lines.append(f"  {self.redacted} entries sent redacted (yours are unchanged)")
-        if self.redacted_files:
-            lines.append(
-                f"  {self.redacted_files} file versions sent redacted (your commits are unchanged)"
-            )
+        if self.redacted_credentials:
+            credentials = count_of(self.redacted_credentials, "credential")
+            entries = count_of(self.redacted, "entry", "entries")
+            lines.append(f"  {credentials} replaced: {entries} sent redacted (yours are unchanged)")
+        lines += [f"  {line}" for line in self.unchecked]
         return "\n".join(lines)
 
 
-class SecretsFound(WorkbenchError):
-    """Credentials in what a push would send; nothing was sent."""
-
-    def __init__(self, findings: list[Finding]) -> None:
-        named = "\n".join(f"  {f.describe()}" for f in findings[:MAX_NAMED])
-        more = f"\n  … and {len(findings) - MAX_NAMED} more" if len(findings) > MAX_NAMED else ""
-        super().__init__(
-            f"not pushed: {count_of(len(findings), 'credential')} found in what would be sent\n"
-            f"{named}{more}",
-            "push with --redact to send a copy with them replaced (your entries and commits stay "
-            "as they are), or rotate the credential and remove it first",
-        )
-        self.findings = findings
+REDACT_HINT = (
+    "push with --redact to send a copy of the entries with them replaced (yours stay as they are)"
+)
 
 
 def push_session(
@@ -133,28 +129,28 @@ def _push(
     }
     known = [*theirs.branches.values(), *theirs.files.values()]
     file_tips = _file_tips(git, found, names)
-    findings = scan_entries(git, [found.heads[b] for b in names], known)
-    file_findings = [
-        finding
-        for branch, (tip, base) in file_tips.items()
-        for finding in scan_files(git, branch, tip, base, known)
-    ]
-    if (findings or file_findings) and not redact:
-        raise SecretsFound(findings + file_findings)
     heads = {b: found.heads[b] for b in names}
-    result = PushResult(remote, sid)
-    for branch in sorted({f.branch for f in file_findings if f.branch}):
-        tip, base = file_tips[branch]
-        copy, count = redacted_files(git, tip, base)
-        file_tips[branch] = (copy, base)
-        result.redacted_files += count
     description = shared_record(state, names)
     description["made_by"] = state.made_by or _first_author(git, list(heads.values()))
+    findings = scan_entries(git, list(heads.values()), known)
+    findings += field_findings("the session's description", description)
+    commits = (
+        scan_commits(git, file_tips, [*known, *remote_commits(git, remote)])
+        if file_tips
+        else CommitScan()
+    )
+    if commits.findings or (findings and not redact):
+        raise SecretsFound("not pushed", findings + commits.findings, REDACT_HINT)
+    result = PushResult(remote, sid, unchecked=commits.unread())
     if findings:
-        mapping, result.redacted = redacted_copy(git, list(heads.values()))
-        heads = {b: mapping[h] for b, h in heads.items()}
+        copy = redacted_copy(git, list(heads.values()))
+        heads = {b: copy.mapping[h] for b, h in heads.items()}
+        description, in_description = redact_value(description)
+        result.redacted, result.redacted_credentials = copy.entries, copy.credentials
+        result.redacted_credentials += in_description
         for record in description["branches"].values():
-            record["fork_entry"] = mapping.get(record["fork_entry"], record["fork_entry"])
+            fork = record["fork_entry"]
+            record["fork_entry"] = copy.mapping.get(fork, fork)
     specs: dict[str, str] = {}
     diverged: list[str] = []
     joins: list[str] = []
@@ -180,13 +176,7 @@ def _push(
             continue
         status = _compare(repo, tip, theirs.files.get(dest))
         if status == "diverged":
-            original = original_commit(git, theirs.files[dest])
-            redacted_there = original is not None and repo.is_ancestor(original, tip)
-            diverged.append(
-                f"the files of {branch} were pushed with --redact: push with --redact again"
-                if redacted_there
-                else f"the files of {branch} (its project branch has other commits there)"
-            )
+            diverged.append(f"the files of {branch} (its project branch has other commits there)")
             continue
         result.files[dest] = status
         if status in ("new", "updated"):
@@ -222,7 +212,7 @@ def _file_tips(
 ) -> dict[str, tuple[str, str | None]]:
     """Each experiment's project branch tip and base, for the branches that have one."""
     assert found.state is not None
-    tips = {}
+    tips: dict[str, tuple[str, str | None]] = {}
     for branch in names:
         worktree = found.state.branches[branch].worktree
         if worktree is None:

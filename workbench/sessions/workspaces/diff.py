@@ -2,20 +2,23 @@
 
 The diff compares the branch's worktree as it is now (committed and uncommitted work alike) with
 the commit `status` compares it with (`fork_base`: where the branch left its parent), so the two
-always agree. Untracked files show as added and ignored ones not at all: git's own `diff` runs
-with a scratch copy of the index in which the untracked files are marked "intent to add". The
-real index, the files and the refs are never written, so no lock is needed.
+always agree. Untracked files show as added (and are named: an export says which it shows),
+ignored ones and earlier exports not at all: git's own `diff` runs with a scratch copy of the
+index in which the untracked files are marked "intent to add". The real index, the files and
+the refs are never written, so no lock is needed.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.store import GitConversationStore
+from workbench.sessions.workspaces.export_mark import is_export
 from workbench.sessions.workspaces.status import fork_base
 from workbench.sessions.workspaces.workspace import Workspaces
 
@@ -27,6 +30,13 @@ READABLE_PATHS = {
 """Paths as they are (`é`, not `\\303\\251`), whatever the user's configuration."""
 
 
+@dataclass(frozen=True)
+class WorktreeDiff:
+    text: str
+    untracked: list[str]
+    """The untracked files the diff shows as added."""
+
+
 def pathspec(path: str | None) -> list[str]:
     """Paths as `status` lists them: from the repository's top, taken literally (no globs)."""
     return [f":(top,literal){path}"] if path else [":(top)"]
@@ -34,7 +44,7 @@ def pathspec(path: str | None) -> list[str]:
 
 def branch_diff(
     store: GitConversationStore, workspaces: Workspaces, branch: str, path: str | None = None
-) -> str:
+) -> WorktreeDiff:
     """The diff of `branch`'s files (only under `path`, when given); empty when none changed."""
     record = store.record(branch)
     workspaces.require_git("diff")
@@ -55,13 +65,14 @@ def branch_diff(
     return worktree_diff(git, base, path)
 
 
-def worktree_diff(git: GitRunner, base: str, path: str | None) -> str:
-    """`git diff BASE` of the working tree, untracked files included as added."""
+def worktree_diff(git: GitRunner, base: str, path: str | None) -> WorktreeDiff:
+    """`git diff BASE` of the working tree, untracked files included as added (not exports)."""
     paths = pathspec(path)
     listed = git.run(
         "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", *paths
     )
-    untracked = [name for name in listed.split("\0") if name]
+    top = Path(git.run("rev-parse", "--show-toplevel"))
+    untracked = [name for name in listed.split("\0") if name and not is_export(top / name)]
     with tempfile.TemporaryDirectory(prefix="workbench-diff-") as scratch:
         index = Path(scratch) / "index"
         real = Path(git.run("rev-parse", "--path-format=absolute", "--git-path", "index"))
@@ -72,4 +83,5 @@ def worktree_diff(git: GitRunner, base: str, path: str | None) -> str:
             specs = "".join(f"{spec}\0" for name in untracked for spec in pathspec(name))
             add = ("add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul")
             reader.run(*add, input=specs.encode())
-        return reader.run("diff", "--no-color", "--no-ext-diff", "--no-renames", base, "--", *paths)
+        text = reader.run("diff", "--no-color", "--no-ext-diff", "--no-renames", base, "--", *paths)
+    return WorktreeDiff(text, untracked)

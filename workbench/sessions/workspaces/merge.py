@@ -104,7 +104,9 @@ def default_summary(branch: str, own: list[Entry]) -> str:
     return text + (f"; last reply: {one_line(last.payload['text'], 200)}" if last else "")
 
 
-def _merge_message(branch: str, into: str, summary: str, checkpoints: list[dict]) -> bytes:
+def _merge_message(
+    branch: str, into: str, summary: str, checkpoints: list[dict[str, Any]]
+) -> bytes:
     lines = [f"Merge workbench branch {branch} into {into}", "", summary]
     if checkpoints:
         lines += ["", "Checkpoints:"]
@@ -246,7 +248,7 @@ def merge_branch(
     branch, into = plan.branch, plan.into
     checkpoints = plan.checkpoints()
     summary = summary or default_summary(branch, plan.new)
-    payload = {
+    payload: dict[str, Any] = {
         "branch": branch,
         "into": into,
         "merged_head": store.head(branch),
@@ -264,10 +266,13 @@ def merge_branch(
         branch_git = workspaces.git(store.state, branch)
         parent_git = workspaces.git(store.state, into)
         _check_parent_checkout(store, parent_git, branch, into)
-        files: FileMerge | None = plan.files
+        planned = plan.files
         heads = (parent_git.run("rev-parse", "HEAD"), branch_git.run("rev-parse", "HEAD"))
-        if heads != (files.parent_head, files.branch_head):
-            files = _file_merge(branch_git, parent_git, (branch, into))
+        files = (
+            planned
+            if heads == (planned.parent_head, planned.branch_head)
+            else _file_merge(branch_git, parent_git, (branch, into))
+        )
         if files is None:
             notes.append(f"{into} already has every commit of {branch}")
         else:
@@ -370,7 +375,7 @@ def _move_parent(store: GitConversationStore, parent_git: GitRunner, pending: Pe
         )
 
 
-def record_merge(store: GitConversationStore, payload: dict) -> Entry:
+def record_merge(store: GitConversationStore, payload: dict[str, Any]) -> Entry:
     """Append the merge entry (two parents) on the parent branch and go there."""
     entry = store.append_to_branch(
         payload["into"], "merge", payload, merged_from=payload["merged_head"]

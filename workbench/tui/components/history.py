@@ -76,7 +76,7 @@ class History(Widget):
         if not self.items[index].expandable and index not in self.expanded:
             return
         self.expanded ^= {index}
-        self._heights[index] = len(self._render(index, self._laid_out_width or self.size.width))
+        self._heights[index] = len(self._strips(index, self._laid_out_width or self.size.width))
         self._reflow()
 
     def select(self, index: int | None) -> None:
@@ -100,7 +100,7 @@ class History(Widget):
         if width != self._laid_out_width:
             self._laid_out_width = width
             for index in self.expanded:
-                self._heights[index] = len(self._render(index, width))
+                self._heights[index] = len(self._strips(index, width))
             self._reflow()
         return self._offsets[-1]
 
@@ -108,11 +108,11 @@ class History(Widget):
         if not self.items or y >= self._offsets[-1]:
             return Strip.blank(self.size.width, self.rich_style)
         index = bisect_right(self._offsets, y) - 1
-        lines = self._render(index, self.size.width)
+        lines = self._strips(index, self.size.width)
         line = y - self._offsets[index]
         return lines[line] if line < len(lines) else Strip.blank(self.size.width, self.rich_style)
 
-    def _render(self, index: int, width: int) -> list[Strip]:
+    def _strips(self, index: int, width: int) -> list[Strip]:
         expanded = index in self.expanded
         selected = index == self.cursor
         key = (index, width, expanded, selected)

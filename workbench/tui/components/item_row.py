@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from rich.console import RenderableType
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from workbench.tui.items import Item
 
+ItemT = TypeVar("ItemT", bound=Item, covariant=True)
 
-class ItemRow(Static):
+
+class ItemRow(Static, Generic[ItemT]):
     """Draws its record: in full, or (tool calls) as one header line until expanded."""
 
     DEFAULT_CSS = """
@@ -19,7 +23,7 @@ class ItemRow(Static):
 
     expanded: reactive[bool] = reactive(False)
 
-    def __init__(self, item: Item) -> None:
+    def __init__(self, item: ItemT) -> None:
         super().__init__()
         self.item = item
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Static
 
+from workbench.agent.events import QueueUpdate
 from workbench.tui import palette
+
+if TYPE_CHECKING:
+    from workbench.runtime.events import WorkbenchEvent
 
 
 class QueueList(Static):
@@ -38,6 +44,6 @@ class QueueList(Static):
         self.update(text)
         self.set_class(bool(lines), "-shown")
 
-    def on_workbench_event(self, event: object) -> None:
-        if getattr(event, "type", None) == "queue_update":
-            self.show(event.steering, event.follow_up, self.waiting)  # type: ignore[attr-defined]
+    def on_workbench_event(self, event: WorkbenchEvent) -> None:
+        if isinstance(event, QueueUpdate):
+            self.show(event.steering, event.follow_up, self.waiting)

@@ -4,7 +4,7 @@ question (or its name), when it was last used and its size."""
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,6 +16,9 @@ from textual.widgets.option_list import Option
 
 from workbench.text import count_of, one_line
 from workbench.tui import palette
+
+if TYPE_CHECKING:
+    from workbench.sessions.store.catalog import SessionInfo
 
 
 def ago(seconds: float) -> str:
@@ -40,7 +43,7 @@ class SessionPicker(ModalScreen[str | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False)]
 
-    def __init__(self, sessions: list[Any], current: str | None) -> None:
+    def __init__(self, sessions: list[SessionInfo], current: str | None) -> None:
         super().__init__()
         self.sessions, self.current = sessions, current
 

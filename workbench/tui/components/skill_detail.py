@@ -14,7 +14,7 @@ from textual.widgets import Markdown, Static
 
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Diagnostic
-from workbench.skills.projection import project
+from workbench.skills.projection import Level, project
 from workbench.text import count_of
 from workbench.tui import palette
 
@@ -43,7 +43,7 @@ class SkillDetail(ModalScreen[None]):
     def __init__(self, graph: SkillGraph, name: str, findings: list[Diagnostic]) -> None:
         super().__init__()
         self.graph, self.skill_name, self.findings = graph, name, findings
-        self.level = "core"
+        self.level: Level = "core"
 
     def compose(self) -> ComposeResult:
         skill = self.graph.get(self.skill_name)
@@ -81,11 +81,11 @@ class SkillDetail(ModalScreen[None]):
         await self.action_level(self.level)
         self.query_one(VerticalScroll).focus()
 
-    async def action_level(self, level: str) -> None:
+    async def action_level(self, level: Level) -> None:
         skill = self.graph.get(self.skill_name)
         assert skill is not None
         self.level = level
-        text = project(skill, level)  # type: ignore[arg-type]
+        text = project(skill, level)
         body = text if level == "full" else f"**{level}**\n\n```text\n{text}\n```"
         await self.query_one("#projection", Markdown).update(body)
         self.query_one(".footer", Static).update(

@@ -11,7 +11,7 @@ loaded ones and violations. Enter opens a skill (projections and lint findings);
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -19,9 +19,14 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from workbench.agent.events import ToolExecutionEnd
+from workbench.enforcer.events import SkillLoadEvent
 from workbench.skills.graph import SkillGraph
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
+
+if TYPE_CHECKING:
+    from workbench.runtime.events import WorkbenchEvent
 
 
 def child_violations(details: dict[str, Any] | None) -> list[str]:
@@ -129,12 +134,15 @@ class SkillPanel(TypingPanel, Tree[str]):
         self.partial = set(partial or ())
         self._relabel()
 
-    def on_workbench_event(self, event: Any) -> None:
-        if event.type == "tool_execution_end":
-            self.violations.update(child_violations(event.result.details))
-            self._relabel()
-        if event.type != "skill_load":
-            return
+    def on_workbench_event(self, event: WorkbenchEvent) -> None:
+        match event:
+            case ToolExecutionEnd():
+                self.violations.update(child_violations(event.result.details))
+                self._relabel()
+            case SkillLoadEvent():
+                self._loaded(event)
+
+    def _loaded(self, event: SkillLoadEvent) -> None:
         if event.verdict != "ok":
             self.violations[event.skill] += 1
         if not event.blocked:

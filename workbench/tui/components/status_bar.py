@@ -4,15 +4,19 @@ state, at a glance."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from workbench.agent.costs import UsageTotals
+from workbench.agent.events import AgentEnd, AgentStart, ModelChange, UsageUpdate
 from workbench.text import short_count
 from workbench.tui import palette
+
+if TYPE_CHECKING:
+    from workbench.runtime.events import WorkbenchEvent
 
 WARN_AT, ERROR_AT = 0.70, 0.90
 
@@ -93,24 +97,30 @@ class StatusBar(Static):
             setattr(self.footing, key, value)
         self.mutate_reactive(StatusBar.footing)
 
-    def on_workbench_event(self, event: Any) -> None:
-        if event.type == "usage_update":
-            totals = event.totals
-            self.change(
-                tokens_in=prompt_tokens(totals),
-                tokens_out=totals.get("output_tokens", 0),
-                cost=event.total_cost,
-                hit_last=event.last_turn_hit_rate,
-                hit_session=event.session_hit_rate,
-                context_tokens=event.context_tokens,
-                context_window=event.context_window,
-            )
-        elif event.type == "model_change":
-            self.change(
-                model=event.model, offline=event.offline, context_window=event.context_window
-            )
-        elif event.type in ("agent_start", "agent_end"):
-            self.change(busy=event.type == "agent_start")
+    def on_workbench_event(self, event: WorkbenchEvent) -> None:
+        match event:
+            case UsageUpdate():
+                self._usage(event)
+            case ModelChange():
+                self.change(
+                    model=event.model, offline=event.offline, context_window=event.context_window
+                )
+            case AgentStart():
+                self.change(busy=True)
+            case AgentEnd():
+                self.change(busy=False)
+
+    def _usage(self, event: UsageUpdate) -> None:
+        totals = event.totals
+        self.change(
+            tokens_in=prompt_tokens(totals),
+            tokens_out=totals.get("output_tokens", 0),
+            cost=event.total_cost,
+            hit_last=event.last_turn_hit_rate,
+            hit_session=event.session_hit_rate,
+            context_tokens=event.context_tokens,
+            context_window=event.context_window,
+        )
 
 
 def _optional_parts(f: Footing, level: int) -> list[Text]:

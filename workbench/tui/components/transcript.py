@@ -9,13 +9,27 @@ session grows. Up/Down select an entry, Enter expands it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar
 
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region
-from textual.widget import Widget
 
+from workbench.agent.events import (
+    AgentEnd,
+    CompactionEnd,
+    CompactionStart,
+    ErrorEvent,
+    MessageEnd,
+    MessageUpdate,
+    Notice,
+    RetryEnd,
+    RetryStart,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+)
 from workbench.tui.components.history import History
 from workbench.tui.components.item_row import ItemRow
 from workbench.tui.components.typing import TypesToEditor
@@ -23,6 +37,7 @@ from workbench.tui.items import (
     Item,
     ItemBuilder,
     NoteItem,
+    NoteKind,
     ReplyItem,
     ThinkingItem,
     ToolItem,
@@ -32,8 +47,13 @@ from workbench.tui.items import (
 
 if TYPE_CHECKING:
     from workbench.messages import Message
+    from workbench.runtime.events import WorkbenchEvent
     from workbench.tui.components.reply import ReplyView
 
+Row: TypeAlias = "ReplyView | ItemRow[Item]"
+"""A live row of the chat: a reply, or a user message, tool call or note."""
+
+ShownItem = TypeVar("ShownItem", bound=Item)
 LIVE_ROWS = 30
 """Rows kept mounted after a run; a run longer than twice this folds as it goes."""
 
@@ -48,7 +68,7 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1)", "Previous entry", show=False),
         Binding("down", "move(1)", "Next entry", show=False),
-        Binding("enter", "toggle", "Expand / collapse", show=False),
+        Binding("enter", "expand", "Expand / collapse", show=False),
         Binding("home", "first", "First entry", show=False),
         Binding("end", "last", "Last entry", show=False),
     ]
@@ -57,16 +77,16 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         super().__init__(id=id)
         self.show_durations = show_durations
         self.history = History()
-        self.live: list[Widget] = []
+        self.live: list[Row] = []
         self.selected: int | None = None
         self._reply: ReplyView | None = None
-        self._tools: dict[str, ItemRow] = {}
-        self._notes: dict[str, ItemRow] = {}
-        self._thinking: ItemRow | None = None
+        self._tools: dict[str, ItemRow[ToolItem]] = {}
+        self._notes: dict[str, ItemRow[NoteItem]] = {}
+        self._thinking: ItemRow[ThinkingItem] | None = None
         self.position: tuple[int, str | None] = (0, None)
         """How many of the branch's messages are shown, and the last one's id."""
 
-    def compose(self) -> Any:
+    def compose(self) -> ComposeResult:
         yield self.history
 
     def on_mount(self) -> None:
@@ -105,28 +125,38 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         self.selected = None
         self.history.clear()
 
-    def _add_row(self, item: Item) -> Widget:
+    def _add_row(self, item: Item) -> None:
+        """A recorded reply as its Markdown view, anything else as an item row."""
         if isinstance(item, ReplyItem):
             from workbench.tui.components.reply import ReplyView
 
-            row: Widget = ReplyView(item)
-            row.finished = True  # type: ignore[attr-defined]
+            reply = ReplyView(item)
+            reply.finished = True
+            self._mount(reply)
         else:
-            row = ItemRow(item)
-        self.live.append(row)
-        self.mount(row)
+            self._add_item(item)
+
+    def _add_item(self, item: ShownItem) -> ItemRow[ShownItem]:
+        row = ItemRow(item)
+        self._mount(row)
         return row
 
-    def note(self, kind: str, text: str, hint: str | None = None, key: str | None = None) -> None:
+    def _mount(self, row: Row) -> None:
+        self.live.append(row)
+        self.mount(row)
+
+    def note(
+        self, kind: NoteKind, text: str, hint: str | None = None, key: str | None = None
+    ) -> None:
         """Add a note (or update the note filed under `key`)."""
         if key is not None and key in self._notes:
-            row = self._notes[key]
-            row.item = NoteItem(kind, text, hint)  # type: ignore[arg-type]
-            row.changed()
+            filed = self._notes[key]
+            filed.item = NoteItem(kind, text, hint)
+            filed.changed()
             return
-        row = self._add_row(NoteItem(kind, text, hint))  # type: ignore[arg-type]
+        row = self._add_item(NoteItem(kind, text, hint))
         if key is not None:
-            self._notes[key] = row  # type: ignore[assignment]
+            self._notes[key] = row
 
     def fold(self, keep: int) -> None:
         """Move finished rows into the history until at most `keep` remain live."""
@@ -138,25 +168,46 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         if not count:
             return
         folded, self.live = self.live[:count], self.live[count:]
-        self.history.extend(row.item for row in folded)  # type: ignore[attr-defined]
+        self.history.extend(row.item for row in folded)
         self._tools = {k: v for k, v in self._tools.items() if v not in folded}
         self._notes = {k: v for k, v in self._notes.items() if v not in folded}
         for row in folded:
             row.remove()
 
     @staticmethod
-    def _finished(row: Widget) -> bool:
-        item = getattr(row, "item", None)
-        if isinstance(item, ToolItem):
-            return item.status != "running"
-        return bool(getattr(row, "finished", True))
+    def _finished(row: Row) -> bool:
+        if isinstance(row, ItemRow):
+            return not isinstance(row.item, ToolItem) or row.item.status != "running"
+        return row.finished
 
     # -- events -------------------------------------------------------------------------------
 
-    def on_workbench_event(self, event: Any) -> None:
-        handler = getattr(self, f"_on_{event.type}", None)
-        if handler is not None:
-            handler(event)
+    def on_workbench_event(self, event: WorkbenchEvent) -> None:
+        match event:
+            case MessageUpdate():
+                self._on_message_update(event)
+            case MessageEnd():
+                self._on_message_end(event)
+            case ToolExecutionStart():
+                self._on_tool_execution_start(event)
+            case ToolExecutionUpdate():
+                self._on_tool_execution_update(event)
+            case ToolExecutionEnd():
+                self._on_tool_execution_end(event)
+            case AgentEnd():
+                self._on_agent_end(event)
+            case ErrorEvent():
+                self.note("error", event.message, event.hint)
+            case Notice():
+                self.note("warning" if event.level == "warning" else "info", event.text)
+            case RetryStart():
+                self._on_retry_start(event)
+            case RetryEnd():
+                self._on_retry_end(event)
+            case CompactionStart():
+                self._on_compaction_start(event)
+            case CompactionEnd():
+                self._on_compaction_end(event)
 
     def _current_reply(self) -> ReplyView:
         if self._reply is None:
@@ -167,7 +218,7 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
             self.mount(self._reply)
         return self._reply
 
-    def _on_message_update(self, event: Any) -> None:
+    def _on_message_update(self, event: MessageUpdate) -> None:
         if event.delta_type == "text":
             self._current_reply().append_text(event.delta)
         elif event.delta_type == "thinking":
@@ -176,8 +227,8 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
     def _think(self, delta: str) -> None:
         """Thinking shows as one dim row above the reply (its latest line; Enter shows all)."""
         if self._thinking is None:
-            self._thinking = self._add_row(ThinkingItem())  # type: ignore[assignment]
-        self._thinking.item.text += delta  # type: ignore[attr-defined]
+            self._thinking = self._add_item(ThinkingItem())
+        self._thinking.item.text += delta
         self._thinking.changed()
 
     def shows(self, messages: list[Message]) -> bool:
@@ -187,7 +238,7 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
     def _shown(self, message: Message) -> None:
         self.position = (self.position[0] + 1, message.id)
 
-    def _on_message_end(self, event: Any) -> None:
+    def _on_message_end(self, event: MessageEnd) -> None:
         message = event.message
         self._shown(message)
         if message.role == "assistant":
@@ -221,26 +272,26 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         error = message.details.get("error")
         reply.call_later(reply.finish, message.text, message.stop_reason, error)
 
-    def _drop(self, row: Widget) -> None:
+    def _drop(self, row: Row) -> None:
         self.live.remove(row)
         row.remove()
 
-    def _on_tool_execution_start(self, event: Any) -> None:
+    def _on_tool_execution_start(self, event: ToolExecutionStart) -> None:
         item = ToolItem(event.tool_call_id, event.tool_name, dict(event.args))
         item.show_duration = self.show_durations
-        self._tools[event.tool_call_id] = self._add_row(item)  # type: ignore[assignment]
+        self._tools[event.tool_call_id] = self._add_item(item)
 
-    def _on_tool_execution_update(self, event: Any) -> None:
+    def _on_tool_execution_update(self, event: ToolExecutionUpdate) -> None:
         row = self._tools.get(event.tool_call_id)
         if row is not None:
-            row.item.output = event.partial_result  # type: ignore[attr-defined]
+            row.item.output = event.partial_result
             row.changed()
 
-    def _on_tool_execution_end(self, event: Any) -> None:
+    def _on_tool_execution_end(self, event: ToolExecutionEnd) -> None:
         row = self._tools.pop(event.tool_call_id, None)
         if row is None:
             return
-        item: ToolItem = row.item  # type: ignore[assignment]
+        item = row.item
         item.args = dict(event.args)
         result = event.result
         finish_tool(item, result.text, result.is_error, result.details, event.skipped)
@@ -249,44 +300,34 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         if len(self.live) > 2 * LIVE_ROWS:
             self.fold(LIVE_ROWS)
 
-    def _on_agent_end(self, event: Any) -> None:
+    def _on_agent_end(self, event: AgentEnd) -> None:
         if event.stop_reason == "aborted":
             self.note("warning", "Stopped.")
         last_user = max(
-            (
-                i
-                for i, row in enumerate(self.live)
-                if isinstance(getattr(row, "item", None), UserItem)
-            ),
+            (i for i, row in enumerate(self.live) if isinstance(row.item, UserItem)),
             default=0,
         )
         self.fold(min(len(self.live) - last_user, LIVE_ROWS))
 
-    def _on_error(self, event: Any) -> None:
-        self.note("error", event.message, event.hint)
-
-    def _on_notice(self, event: Any) -> None:
-        self.note("warning" if event.level == "warning" else "info", event.text)
-
-    def _on_retry_start(self, event: Any) -> None:
+    def _on_retry_start(self, event: RetryStart) -> None:
         text = (
             f"The model call failed: {event.error}. Retry {event.attempt} of "
             f"{event.max_retries} in {event.delay_ms / 1000:.1f} s."
         )
         self.note("warning", text, "Esc stops the run; your message stays in the history", "retry")
 
-    def _on_retry_end(self, event: Any) -> None:
+    def _on_retry_end(self, event: RetryEnd) -> None:
         if event.success:
             self.note("info", f"Retry {event.attempt} worked.", key="retry")
         else:
             self.note("error", f"Gave up after {event.attempt} retries: {event.error}", key="retry")
         self._notes.pop("retry", None)
 
-    def _on_compaction_start(self, event: Any) -> None:
+    def _on_compaction_start(self, event: CompactionStart) -> None:
         text = f"Compacting the conversation ({event.reason}, {event.tokens_before:,} tokens)…"
         self.note("compaction", text, key="compaction")
 
-    def _on_compaction_end(self, event: Any) -> None:
+    def _on_compaction_end(self, event: CompactionEnd) -> None:
         if event.message is not None:
             self._shown(event.message)
         if event.error:
@@ -340,13 +381,14 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         if self.row_count:
             self.select(self.row_count - 1)
 
-    def action_toggle(self) -> None:
+    def action_expand(self) -> None:
+        """Enter: expand the selected entry, or collapse it (not DOMNode's `toggle`)."""
         if self.selected is None:
             return
         if self.selected < len(self.history.items):
             self.history.toggle(self.selected)
         else:
-            self.live[self.selected - len(self.history.items)].toggle()  # type: ignore[attr-defined]
+            self.live[self.selected - len(self.history.items)].toggle()
 
     def on_history_clicked(self, message: History.Clicked) -> None:
         self.focus()

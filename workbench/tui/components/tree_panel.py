@@ -6,13 +6,13 @@ turn's last entry; on a branch: switches to it); Alt+G goes there too and has th
 summary of the path left behind; Alt+E edits and resends a question (the position moves to just
 before it and its text goes into the editor). Alt+F forks after the turn (or at the branch's
 head), Alt+L labels the entry, Alt+M merges the branch into its parent, Alt+S shows its status.
-The panel draws a `Tree` snapshot from `Workbench.tree()` (duck-typed, see `TreeSnapshot`).
+The panel draws a `Tree` snapshot from `Workbench.tree()` (`workbench.sessions.tree`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -25,20 +25,15 @@ from workbench.text import one_line
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 
+if TYPE_CHECKING:
+    from workbench.sessions.tree import Tree as TreeSnapshot
+    from workbench.sessions.tree import TreeBranch, TreeEntry
+
 SHOWN_TYPES = {"user", "merge", "checkpoint", "branch_summary"}
 ENTRY_MARKS = {"user": "›", "merge": "⇐", "checkpoint": "✓", "branch_summary": "≡"}
 TreeAction = Literal["go", "go_summarized", "resend", "fork", "label", "merge", "status"]
 ENTRY_WIDTH = 40
 """Entries are cut to this many characters, so the narrow panel needs no sideways scrolling."""
-
-
-class TreeSnapshot(Protocol):
-    """What the panel reads from `Workbench.tree()`."""
-
-    current_branch: str
-    current_entry: str | None
-    branches: list[Any]
-    entries: list[Any]
 
 
 @dataclass(frozen=True)
@@ -103,10 +98,10 @@ class TreePanel(TypingPanel, Tree[Target]):
 
     def show_tree(self, tree: TreeSnapshot) -> None:
         """Draw a snapshot; the cursor goes to the current position."""
-        own: dict[str, list[Any]] = {}
+        own: dict[str, list[TreeEntry]] = {}
         for entry in tree.entries:
             own.setdefault(entry.branch, []).append(entry)
-        forks: dict[str | None, list[Any]] = {}
+        forks: dict[str | None, list[TreeBranch]] = {}
         for branch in tree.branches:
             if branch.parent_branch is not None:
                 forks.setdefault(branch.fork_entry, []).append(branch)
@@ -131,10 +126,10 @@ class TreePanel(TypingPanel, Tree[Target]):
     def _branch(
         self,
         parent: TreeNode[Target],
-        branch: Any,
+        branch: TreeBranch,
         tree: TreeSnapshot,
-        own: dict[str, list[Any]],
-        forks: dict[str | None, list[Any]],
+        own: dict[str, list[TreeEntry]],
+        forks: dict[str | None, list[TreeBranch]],
     ) -> None:
         current = branch.name == tree.current_branch
         label = Text.assemble(("⎇ ", palette.PRIMARY), (branch.name, "bold" if current else ""))
@@ -150,23 +145,23 @@ class TreePanel(TypingPanel, Tree[Target]):
                 if child.parent_branch == branch.name:
                     self._branch(node, child, tree, own, forks)
         last_shown: TreeNode[Target] | None = None
-        turn: list[TreeNode[Target]] = []  # the nodes of the turn so far: each ends with it
+        turn: list[tuple[TreeNode[Target], Target]] = []  # the turn so far: each ends with it
         for entry in own.get(branch.name, []):
             if entry.type == "user":
                 turn = []
             if entry.type in SHOWN_TYPES or entry.labels:
                 target = Target(branch.name, entry.id, entry_type=entry.type)
                 last_shown = node.add_leaf(self._entry_label(entry), data=target)
-                turn.append(last_shown)
-            for shown in turn:
-                shown.data = replace(shown.data, turn_end=entry.id)  # type: ignore[arg-type]
+                turn.append((last_shown, target))
+            for shown, entry_target in turn:
+                shown.data = replace(entry_target, turn_end=entry.id)
             if entry.id == tree.current_entry:
                 self._here = last_shown or node
             for child in forks.get(entry.id, []):
                 self._branch(node, child, tree, own, forks)
 
     @staticmethod
-    def _entry_label(entry: Any) -> Text:
+    def _entry_label(entry: TreeEntry) -> Text:
         mark = ENTRY_MARKS.get(entry.type, "·")
         text = Text.assemble((f"{mark} ", palette.DIM), one_line(entry.text, ENTRY_WIDTH))
         for label in entry.labels:

@@ -8,10 +8,13 @@ with the character and closes."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 
 class TypedAway(Message):
@@ -44,13 +47,18 @@ PANEL_HINT = "type to write"
 """Said in a focused panel's subtitle: its action keys take a modifier, letters are text."""
 
 
-class TypingPanel(TypesToEditor):
+if TYPE_CHECKING:  # the checker sees what the mixin is mixed into; at run time it is a plain class
+    _Panel = Widget
+else:
+    _Panel = object
+
+
+class TypingPanel(TypesToEditor, _Panel):
     """Mixed into a panel (before its widget class): its letters are the editor's, its actions
     take a modifier, and when it has the focus its title shows it (`show_focus`) and its border
     names its keys (`KEYS_HINT`)."""
 
     KEYS_HINT: ClassVar[str] = PANEL_HINT
-    border_subtitle: str
 
     def on_focus(self) -> None:  # runs before `has_focus` is set: the panel is told instead
         self.border_subtitle = self.KEYS_HINT

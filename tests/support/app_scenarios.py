@@ -1,4 +1,4 @@
-"""The app in the states that the snapshot tests check and the README's screenshots show.
+"""The app in the states that the snapshot tests check and the screenshots in docs/ show.
 
 Each scenario prepares the session's model (a scripted file, the offline demo, or the local
 OpenAI-compatible server through litellm) and drives the app with Pilot to the state to picture.
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from support.openai_server import OpenAIServer, Reply
 from textual.pilot import Pilot
-from tuitools import app_of, idle, opened, tools, type_text, until, write_script
 
+from support.app_pilot import app_of, idle, opened, tools, type_text, until, write_script
+from support.openai_server import OpenAIServer, Reply
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.report_view import ReportView

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from support.workbench_process import write_user_settings
-
 from workbench.agent.subagents.settings import SubagentHost
 from workbench.agent.subagents.tool import SubagentTool
 from workbench.config import agent_dir

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skill_trees import Spec, load_set, write_tree
-
+from support.skill_trees import Spec, load_set, write_tree
 from workbench.agent.tools.read import read_tool
 from workbench.config import Settings
 from workbench.enforcer.extension import register

@@ -1,4 +1,5 @@
-"""Helpers for the Workbench wiring tests."""
+"""An opened `Workbench` with every event it sent, and the scripted models and tool calls that
+drive it in the wiring tests."""
 
 from __future__ import annotations
 

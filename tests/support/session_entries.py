@@ -1,4 +1,5 @@
-"""Helpers for the conversation-tree tests: entries, real processes (git repositories: support)."""
+"""Entries as the session tests store them (a question, a reply, a tool call, its result), and
+`workbench` or Python run as real processes (git repositories: `git_project`)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from support.git_project import fsck_problems, git, make_project, snapshot
-
 from workbench.messages import Message, ToolCall, Usage
 
 __all__ = ["fsck_problems", "git", "make_project", "snapshot"]
 
 T = TypeVar("T")
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def user(text: str) -> dict[str, Any]:

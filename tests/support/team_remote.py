@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessiontools import REPO_ROOT, git
+from support.session_entries import REPO_ROOT, git
 
 
 @dataclass
