@@ -229,7 +229,7 @@ class WorkbenchAgent:
             await bench.activate(session)
         except WorkbenchError as exc:
             raise _failure(exc) from exc
-        for update in replay(bench.wb.messages(), bench.wb.cwd):
+        for update in replay(bench.wb.messages(), bench.wb.current.cwd):
             self.outbox.send(session.id, update)
         await self.outbox.flush()
         notes, meta = self._mcp_notes(mcp_servers)
