@@ -19,7 +19,7 @@ LATER = (
     "litellm",
     "git",
     "networkx",
-    "workbench.runtime.workbench",  # the package itself is light: the app reads its command registry
+    "workbench.runtime.workbench",  # the package is light: the app reads its command registry
     "workbench.agent.loop",
     "textual.widgets._markdown",
 )

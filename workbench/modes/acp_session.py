@@ -42,7 +42,7 @@ from workbench.errors import WorkbenchError
 from workbench.modes import acp_commands
 from workbench.modes.acp_updates import Translator, plan
 from workbench.runtime import Workbench
-from workbench.runtime.commands import CommandSpec
+from workbench.runtime.commands import AnyCommand
 from workbench.runtime.events import WorkbenchEvent
 
 log = logging.getLogger(__name__)
@@ -289,7 +289,7 @@ class Bench:
             return "refusal" if self.translator.refused else "end_turn"
         return await self._finish()
 
-    async def _command(self, command: CommandSpec, args: str) -> StopReason:
+    async def _command(self, command: AnyCommand, args: str) -> StopReason:
         try:
             answer = await acp_commands.answer(self.wb, command, args)
         except WorkbenchError as exc:
