@@ -23,6 +23,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +83,13 @@ class WorkbenchAgent:
     """The ACP agent (duck-typed: an `acp.Agent` subclass would answer unimplemented methods
     with null instead of "method not found")."""
 
-    def __init__(self, options: WorkbenchOptions) -> None:
+    def __init__(
+        self, options: WorkbenchOptions, preload: Callable[[], object] | None = None
+    ) -> None:
         self.options = options
+        self._preload = preload
+        """Started once the first session is open and answered: litellm's import would hold the
+        interpreter through `session/new` (seconds), and a prompt comes only after it."""
         self.conn: Any = None
         self.outbox: Outbox
         self.sessions: dict[str, AcpSession] = {}
@@ -126,6 +132,9 @@ class WorkbenchAgent:
         async def send() -> None:
             await asyncio.sleep(0)
             bench.release(session, notes)
+            preload, self._preload = self._preload, None
+            if preload is not None:
+                preload()
 
         task = asyncio.get_running_loop().create_task(send())
         self._tasks.add(task)
@@ -289,9 +298,12 @@ def _iso(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).isoformat().replace("+00:00", "Z")
 
 
-async def run(options: WorkbenchOptions, unread: bytes = b"") -> int:
+async def run(
+    options: WorkbenchOptions, unread: bytes = b"", preload: Callable[[], object] | None = None
+) -> int:
     """Serve ACP on stdin/stdout until the client closes stdin; `unread` is what
-    `acp_handshake` read from stdin and left unanswered (the SDK reads it first)."""
+    `acp_handshake` read from stdin and left unanswered (the SDK reads it first); `preload`
+    starts loading the model's library once the first session is open."""
     start_logging()  # warnings and errors (the SDK's too) to the log file, never stdout
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # prints and child processes now write to stderr
@@ -300,7 +312,7 @@ async def run(options: WorkbenchOptions, unread: bytes = b"") -> int:
     sys.stdout = sys.stderr
     if unread:
         reader.feed_data(unread)  # before the loop runs: ahead of anything read from the pipe
-    agent = WorkbenchAgent(options)
+    agent = WorkbenchAgent(options, preload)
     serving = asyncio.ensure_future(
         # the SDK answers "method not found" for what an agent lacks; its Protocol lists them all
         acp.run_agent(agent, writer, reader, use_unstable_protocol=True)  # type: ignore[arg-type]
