@@ -46,6 +46,7 @@ from workbench.errors import WorkbenchError
 from workbench.logfile import start_logging
 from workbench.modes.acp_handshake import initialize_result
 from workbench.modes.acp_session import AcpSession, Bench, Outbox
+from workbench.modes.acp_stream import GuardedStdioStream
 from workbench.modes.acp_updates import replay
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.sessions.store.catalog import list_sessions
@@ -60,6 +61,28 @@ MCP_NOTE = (
 
 def _failure(exc: WorkbenchError) -> RequestError:
     return RequestError.invalid_request({"message": exc.message, "hint": exc.hint})
+
+
+def _absolute(cwd: str) -> Path:
+    """`cwd` as the protocol requires it: an absolute path (a relative one would be read from
+    wherever the agent process happens to run)."""
+    if not cwd or not Path(cwd).is_absolute():
+        raise RequestError.invalid_params(
+            {"message": f"cwd must be an absolute path (the protocol requires it), not {cwd!r}"}
+        )
+    return Path(cwd)
+
+
+def _folder(cwd: str) -> Path:
+    """A session's folder, checked: a session writes its settings and store there."""
+    folder = _absolute(cwd)
+    if not folder.is_dir():
+        raise RequestError.invalid_params({"message": f"cwd {cwd} is not an existing folder"})
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise RequestError.invalid_params(
+            {"message": f"cwd {cwd} is not writable: a session keeps its files there"}
+        )
+    return folder
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -110,7 +133,7 @@ class WorkbenchAgent:
         holder: list[Bench] = []
         options = dataclasses.replace(
             self.options,
-            cwd=Path(cwd),
+            cwd=_folder(cwd),
             store=None if self.options.store is None else MemoryStore(),  # --no-session
             session_id=session_id,
             branch=branch,
@@ -121,6 +144,11 @@ class WorkbenchAgent:
             workbench = await Workbench.open(options)
         except WorkbenchError as exc:
             raise _failure(exc) from exc
+        except OSError as exc:  # a folder that looked usable and was not (a read-only mount)
+            log.exception("opening a session in %s failed", cwd)
+            raise RequestError.invalid_params(
+                {"message": f"cannot open a session in {cwd}: {exc.strerror or exc}"}
+            ) from exc
         bench = Bench(workbench, self.outbox)
         holder.append(bench)
         self.benches[workbench.state().session_id] = bench
@@ -176,6 +204,10 @@ class WorkbenchAgent:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
         stored, _, branch = session_id.partition("@")
+        if not stored.strip():
+            raise RequestError.invalid_params(
+                {"message": f"no session id in {session_id!r}: load ID or ID@BRANCH"}
+            )
         bench = self.benches.get(stored)
         if bench is None:
             bench = await self._open(cwd, stored, branch or None)
@@ -189,7 +221,7 @@ class WorkbenchAgent:
             await bench.activate(session)
         except WorkbenchError as exc:
             raise _failure(exc) from exc
-        for update in replay(bench.wb.messages(), bench.wb.cwd):
+        for update in replay(bench.wb.messages(), bench.wb.current.cwd):
             self.outbox.send(session.id, update)
         await self.outbox.flush()
         notes, meta = self._mcp_notes(mcp_servers)
@@ -203,7 +235,7 @@ class WorkbenchAgent:
     ) -> ListSessionsResponse:
         """Each branch of each stored session of the project as `ID@BRANCH` (the current branch
         first), most recently active sessions first."""
-        root = find_project_root(Path(cwd) if cwd else Path.cwd()).resolve()
+        root = find_project_root(_absolute(cwd) if cwd else Path.cwd()).resolve()
         bench = next((b for b in self.benches.values() if b.wb.project_root == root), None)
         infos = bench.wb.list_sessions() if bench is not None else list_sessions(root)
         found: list[SessionInfo] = []
@@ -313,9 +345,10 @@ async def run(
     if unread:
         reader.feed_data(unread)  # before the loop runs: ahead of anything read from the pipe
     agent = WorkbenchAgent(options, preload)
+    stream = GuardedStdioStream(reader, writer)
     serving = asyncio.ensure_future(
         # the SDK answers "method not found" for what an agent lacks; its Protocol lists them all
-        acp.run_agent(agent, writer, reader, use_unstable_protocol=True)  # type: ignore[arg-type]
+        acp.run_agent(agent, stream, use_unstable_protocol=True)  # type: ignore[arg-type]
     )
     received: list[int] = []
 

@@ -120,7 +120,7 @@ class Bench:
         session = self.active
         if isinstance(event, TreeUpdate) and session is not None:
             session.branch = event.branch
-        updates = self.translator.updates(event, self.wb.cwd)
+        updates = self.translator.updates(event, self.wb.current.cwd)
         if isinstance(event, ModelChange):
             updates.append(
                 ConfigOptionUpdate(
@@ -237,7 +237,7 @@ class Bench:
             return
         self.trust_asked = True
         what = [f"extension {p.name}" for p, _ in self.wb.extensions.skipped]
-        what += [f"setting {key}" for key in self.wb.settings.withheld]
+        what += [f"setting {key}" for key in self.wb.current.settings.withheld]
         if await self.ask(
             "Trust this project?",
             TRUST_QUESTION.format(what=", ".join(what)),

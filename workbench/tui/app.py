@@ -365,8 +365,8 @@ class WorkbenchApp(DialogApp):
         workbench, self.workbench = self.workbench, None
         if workbench is not None:
             self._unsubscribe()
-            if workbench.session is not None and workbench.store.path():
-                session_id = workbench.store.session_id
+            if workbench.current.session is not None and workbench.current.store.path():
+                session_id = workbench.current.store.session_id
                 self.resume_hint = (
                     f"Session {session_id} is saved: workbench -c continues it "
                     f"(or workbench --session {session_id})."

@@ -50,7 +50,7 @@ from workbench.agent.models.client import (
 from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
 from workbench.agent.models.price_map import priced
-from workbench.messages import StopReason, Usage
+from workbench.messages import StopReason, Usage, token_count
 from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
 
 REQUEST_TIMEOUT_S = 600.0
@@ -213,19 +213,23 @@ def classify(exc: Exception) -> ModelError:
 
 def _usage(raw: Any) -> Usage | None:
     """The usage the server reported, in our vocabulary (see `Usage`); None when it reported none
-    (litellm then fills in zeros, its own counter being off). litellm gives every provider's
-    usage the OpenAI shape: `prompt_tokens` counts the cached tokens (read and written) too,
-    Anthropic's `input_tokens` are what remains once they are taken out."""
+    (litellm then fills in zeros, its own counter being off) or figures no count can be (a
+    negative one). litellm gives every provider's usage the OpenAI shape: `prompt_tokens` counts
+    the cached tokens (read and written) too, Anthropic's `input_tokens` are what remains once
+    they are taken out."""
     details = getattr(raw, "prompt_tokens_details", None)
     read = getattr(details, "cached_tokens", None) or getattr(raw, "cache_read_input_tokens", 0)
     written = getattr(raw, "cache_creation_input_tokens", None) or getattr(
         details, "cache_creation_tokens", 0
     )
-    prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
-    read, written = int(read or 0), int(written or 0)
+    given = (getattr(raw, "prompt_tokens", 0), read, written, getattr(raw, "completion_tokens", 0))
+    counts = [token_count(n) for n in given]
+    if None in counts:
+        return None
+    prompt, read, written, output = (n or 0 for n in counts)
     usage = Usage(
         input_tokens=max(prompt - read - written, 0),
-        output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
+        output_tokens=output,
         cache_read_tokens=read,
         cache_write_tokens=written,
     )
@@ -362,7 +366,12 @@ class LitellmModel:
                     if choice.finish_reason:
                         reason = FINISH_REASONS.get(choice.finish_reason, "stop")
         except Exception as exc:
-            raise self._explained(classify(exc)) from exc
+            if reason is None:
+                raise self._explained(classify(exc)) from exc
+            # Only the usage comes after the finish reason: litellm refused to read it (a
+            # count such as 1.5). The reply stands; its cost is unknown.
+            why = str(exc).strip().partition("\n")[0]
+            log.warning("the server's usage could not be read (cost unknown): %s", why)
         finally:
             await response.aclose()
         if getattr(response, "received_finish_reason", "") is None:
