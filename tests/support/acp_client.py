@@ -16,7 +16,9 @@ from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import AllowedOutcome, ClientCapabilities, DeniedOutcome, Implementation
 
-TIMEOUT = 20.0
+TIMEOUT = 60.0
+"""A limit against a hang, never a measure of speed: on a loaded 2-core machine a process that
+imports litellm takes 15 s or more before its first event."""
 
 
 class RecordingClient:

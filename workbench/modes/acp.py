@@ -23,33 +23,28 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import acp
-from acp import PROTOCOL_VERSION, RequestError
+from acp import RequestError
 from acp.schema import (
-    AgentCapabilities,
     ForkSessionResponse,
-    Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
-    SessionCapabilities,
-    SessionForkCapabilities,
     SessionInfo,
-    SessionListCapabilities,
     SetSessionConfigOptionResponse,
 )
 
-from workbench import __version__
 from workbench.agent.store import MemoryStore
 from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
 from workbench.logfile import start_logging
+from workbench.modes.acp_handshake import initialize_result
 from workbench.modes.acp_session import AcpSession, Bench, Outbox
 from workbench.modes.acp_stream import GuardedStdioStream
 from workbench.modes.acp_updates import replay
@@ -111,8 +106,13 @@ class WorkbenchAgent:
     """The ACP agent (duck-typed: an `acp.Agent` subclass would answer unimplemented methods
     with null instead of "method not found")."""
 
-    def __init__(self, options: WorkbenchOptions) -> None:
+    def __init__(
+        self, options: WorkbenchOptions, preload: Callable[[], object] | None = None
+    ) -> None:
         self.options = options
+        self._preload = preload
+        """Started once the first session is open and answered: litellm's import would hold the
+        interpreter through `session/new` (seconds), and a prompt comes only after it."""
         self.conn: Any = None
         self.outbox: Outbox
         self.sessions: dict[str, AcpSession] = {}
@@ -124,19 +124,8 @@ class WorkbenchAgent:
         self.outbox = Outbox(conn)
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
-                ),
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(), fork=SessionForkCapabilities()
-                ),
-            ),
-            agent_info=Implementation(name="workbench", title="Workbench", version=__version__),
-        )
+        """Asked again after the hand-written answer (`acp_handshake`), answered the same."""
+        return InitializeResponse.model_validate(initialize_result())
 
     # -- opening sessions ---------------------------------------------------------------------
 
@@ -171,6 +160,9 @@ class WorkbenchAgent:
         async def send() -> None:
             await asyncio.sleep(0)
             bench.release(session, notes)
+            preload, self._preload = self._preload, None
+            if preload is not None:
+                preload()
 
         task = asyncio.get_running_loop().create_task(send())
         self._tasks.add(task)
@@ -229,7 +221,7 @@ class WorkbenchAgent:
             await bench.activate(session)
         except WorkbenchError as exc:
             raise _failure(exc) from exc
-        for update in replay(bench.wb.messages(), bench.wb.cwd):
+        for update in replay(bench.wb.messages(), bench.wb.current.cwd):
             self.outbox.send(session.id, update)
         await self.outbox.flush()
         notes, meta = self._mcp_notes(mcp_servers)
@@ -338,15 +330,21 @@ def _iso(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).isoformat().replace("+00:00", "Z")
 
 
-async def run(options: WorkbenchOptions) -> int:
-    """Serve ACP on stdin/stdout until the client closes stdin."""
+async def run(
+    options: WorkbenchOptions, unread: bytes = b"", preload: Callable[[], object] | None = None
+) -> int:
+    """Serve ACP on stdin/stdout until the client closes stdin; `unread` is what
+    `acp_handshake` read from stdin and left unanswered (the SDK reads it first); `preload`
+    starts loading the model's library once the first session is open."""
     start_logging()  # warnings and errors (the SDK's too) to the log file, never stdout
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # prints and child processes now write to stderr
     sys.stdout = open(protocol_fd, "w", closefd=False)  # noqa: SIM115 (stdio_streams reads its fd)
     reader, writer = await acp.stdio_streams(limit=BUFFER_LIMIT)
     sys.stdout = sys.stderr
-    agent = WorkbenchAgent(options)
+    if unread:
+        reader.feed_data(unread)  # before the loop runs: ahead of anything read from the pipe
+    agent = WorkbenchAgent(options, preload)
     stream = GuardedStdioStream(reader, writer)
     serving = asyncio.ensure_future(
         # the SDK answers "method not found" for what an agent lacks; its Protocol lists them all

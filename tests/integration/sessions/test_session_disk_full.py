@@ -50,7 +50,7 @@ def fill(disk: Path) -> Path:
     return filler
 
 
-def wait_for_request(server, timeout: float = 20.0) -> None:
+def wait_for_request(server, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not server.requests:
         assert time.monotonic() < deadline, "the model was never asked"

@@ -25,8 +25,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import AsyncIterator
-from dataclasses import replace
+from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
 
@@ -50,6 +49,7 @@ from workbench.agent.models.client import (
 )
 from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
+from workbench.agent.models.price_map import priced
 from workbench.messages import StopReason, Usage, token_count
 from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
 
@@ -136,19 +136,7 @@ def model_info(name: str) -> ModelInfo:
         known: dict[str, Any] = litellm.get_model_info(name)
     except Exception:  # litellm raises plain Exceptions for models it does not know
         return ModelInfo(name=name, cache_style=_cache_style(litellm, name, {}))
-    info = ModelInfo(name=name, cache_style=_cache_style(litellm, name, known))
-    window = known.get("max_input_tokens") or known.get("max_tokens")
-    prices = (known.get("input_cost_per_token"), known.get("output_cost_per_token"))
-    if not any(prices):  # litellm makes up entries priced 0 for models it guesses at
-        prices = (None, None)  # (a free local model is priced 0 in the settings)
-    return replace(
-        info,
-        context_window=int(window) if window else info.context_window,
-        input_cost=prices[0],
-        output_cost=prices[1],
-        cache_read_cost=known.get("cache_read_input_token_cost"),
-        cache_write_cost=known.get("cache_creation_input_token_cost"),
-    )
+    return priced(ModelInfo(name=name, cache_style=_cache_style(litellm, name, known)), known)
 
 
 def long_cache_write_cost(name: str) -> float | None:
@@ -266,12 +254,16 @@ class LitellmModel:
         api_key: str | None = None,
         extra: dict[str, Any] | None = None,
         cache: CachePolicy | None = None,
+        settle: Callable[[], ModelInfo] | None = None,
     ) -> None:
         self.info = info
         self.api_base = api_base
         self.api_key = api_key
         self.extra = extra or {}
         self.cache = cache or CachePolicy()
+        self._settle = settle
+        """The whole info (cache style too), asked for once litellm is loaded, at the first call:
+        `info` may be read from the map file alone (`price_map`), to open a session sooner."""
 
     def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
         """The conversation in OpenAI format, with Anthropic's breakpoints when they apply."""
@@ -334,6 +326,8 @@ class LitellmModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
         """The reply's pieces, read and parsed on the background loop (`off_loop`)."""
         litellm = await _ready()
+        if self._settle is not None:
+            self.info, self._settle = self._settle(), None
         async for delta in relayed(lambda: self._deltas(litellm, request)):
             yield delta
 
