@@ -14,6 +14,12 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     return done.stdout.rstrip()
 
 
+def store_dir(project: Path) -> Path:
+    """The store repository that holds the conversations of the git project at `project`."""
+    common = git(project, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    return Path(common) / "workbench" / "store.git"
+
+
 def make_project(root: Path, files: dict[str, str] | None = None, identity: bool = True) -> Path:
     """A git repository with one commit of `files` (and a local identity unless told not to)."""
     root.mkdir(parents=True, exist_ok=True)

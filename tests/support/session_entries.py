@@ -11,10 +11,10 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from support.git_project import fsck_problems, git, make_project, snapshot
+from support.git_project import fsck_problems, git, make_project, snapshot, store_dir
 from workbench.messages import Message, ToolCall, Usage
 
-__all__ = ["fsck_problems", "git", "make_project", "snapshot"]
+__all__ = ["fsck_problems", "git", "make_project", "snapshot", "store_dir"]
 
 T = TypeVar("T")
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -139,7 +139,9 @@ class Session:
         try:
             settings = settings or project_settings(location.project_root)
             runner = location.runner()
-            repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
+            repo = ConversationRepo(
+                runner.with_env(conversation_identity(location.project_runner()).env())
+            )
             if found is None:
                 # Read again under the lock: the listing may predate another process's write.
                 found = next(iter(repo.sessions(session_id)), None)

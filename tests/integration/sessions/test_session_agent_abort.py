@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from support.session_entries import git
+from support.session_entries import git, store_dir
 
 from workbench.agent.loop import Agent
 from workbench.agent.models.scripted import ScriptedModel
@@ -49,4 +49,4 @@ async def test_an_abort_landing_during_an_append_keeps_the_log_and_the_loop_in_s
     results = [(m.tool_call_id, m.text) for m in logged if m.role == "tool_result"]
     assert results == [("c1", "done"), ("c2", "Skipped: the run was aborted by the user.")]
     assert [m.id for m in loop_view] == [m.id for m in logged]
-    assert git(project, "rev-list", "--count", ref) == str(len(logged))
+    assert git(store_dir(project), "rev-list", "--count", ref) == str(len(logged))

@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.session_entries import assistant, cli, fsck_problems, git, run, snapshot, user
+from support.session_entries import (
+    assistant,
+    cli,
+    fsck_problems,
+    git,
+    run,
+    snapshot,
+    store_dir,
+    user,
+)
 
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
@@ -44,7 +53,7 @@ def test_a_clean_merge_brings_commits_and_a_two_parent_merge_entry_back(project:
 
     entry = result.entry
     assert entry.type == "merge" and entry.branch == "main"
-    parents = git(project, "log", "-1", "--format=%P", entry.id).split()
+    parents = git(store_dir(project), "log", "-1", "--format=%P", entry.id).split()
     assert parents == [main_head, branch_head]
     assert entry.payload["commit"] == merge_commit
     assert [c["message"] for c in entry.payload["checkpoints"]] == ["exp: change src/app.py"]
@@ -52,7 +61,13 @@ def test_a_clean_merge_brings_commits_and_a_two_parent_merge_entry_back(project:
     assert "change files for exp" not in str(entry.payload)  # not the transcript
     assert position == ("main", entry.id)
     assert workspace.is_dir()  # kept by default
-    log = git(project, "log", "--graph", "--oneline", f"refs/workbench/{session_id}/branches/main")
+    log = git(
+        store_dir(project),
+        "log",
+        "--graph",
+        "--oneline",
+        f"refs/workbench/{session_id}/branches/main",
+    )
     assert "merge: exp into main" in log
     assert fsck_problems(project) == []
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.session_entries import assistant, git, run, user
+from support.session_entries import assistant, git, run, store_dir, user
 from support.team_remote import Person, make_team, remote_refs, tree_json
 
 from workbench.sessions.session import Session
@@ -86,13 +86,15 @@ def test_push_sends_only_the_sessions_namespace_and_pull_brings_it_to_a_colleagu
         assert (bob_exp.workspace("exp") / "parser.py").read_text() == "TABLE = {}\n"
     finally:
         bob_exp.close()
-    main_head = git(bob.clone, "rev-parse", f"refs/workbench/{sid}/branches/main")
-    assert git(bob.clone, "log", "-1", "--format=%an", main_head) == "Bob Jones"
+    main_head = git(store_dir(bob.clone), "rev-parse", f"refs/workbench/{sid}/branches/main")
+    assert git(store_dir(bob.clone), "log", "-1", "--format=%an", main_head) == "Bob Jones"
 
     assert bob.cli("push").returncode == 0
     back = alice.cli("pull")
     assert back.returncode == 0 and "main: updated" in back.stdout, back.stdout + back.stderr
-    assert git(alice.clone, "rev-parse", f"refs/workbench/{sid}/branches/main") == main_head
+    assert (
+        git(store_dir(alice.clone), "rev-parse", f"refs/workbench/{sid}/branches/main") == main_head
+    )
     listed = json.loads(alice.cli("sessions", "--format", "json").stdout)
     assert listed[0]["authors"] == ["Alice Smith", "Bob Jones"] and listed[0]["remote"] == ""
 
@@ -151,7 +153,9 @@ def test_diverged_branch_push_is_refused_and_pull_keeps_both_lines(
     again = bob.cli("pull")
     assert again.returncode == 0 and "main: updated" in again.stdout, again.stdout
     assert "diverged" not in again.stdout
-    assert git(bob.clone, "rev-parse", main_ref) == git(alice.clone, "rev-parse", main_ref)
+    assert git(store_dir(bob.clone), "rev-parse", main_ref) == git(
+        store_dir(alice.clone), "rev-parse", main_ref
+    )
     assert "main: up to date" in bob.cli("push").stdout
 
 

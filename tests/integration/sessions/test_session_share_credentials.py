@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.session_entries import assistant, git, run, tool_result, user
+from support.session_entries import assistant, git, run, store_dir, tool_result, user
 from support.team_remote import Person, make_team, remote_refs
 
 from workbench.messages import Message, ToolCall
@@ -107,7 +107,9 @@ def test_redact_leaves_no_copy_of_a_credential_in_any_object_the_remote_holds(
     sent = every_object(remote)
     assert KEY not in sent and KEY[8:30] not in sent
     assert sent.count("[REDACTED OpenAI key]") >= 6
-    assert KEY in git(alice.clone, "log", "--format=%B", f"refs/workbench/{sid}/branches/main")
+    assert KEY in git(
+        store_dir(alice.clone), "log", "--format=%B", f"refs/workbench/{sid}/branches/main"
+    )
 
     assert bob.cli("pull").returncode == 0
     with Session.open(bob.clone, sid) as session:

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.session_entries import assistant, git, run, tool_result, user
+from support.session_entries import assistant, git, run, store_dir, tool_result, user
 from support.team_remote import Person, make_team, remote_refs
 
 from workbench.sessions.session import Session
@@ -51,7 +51,9 @@ def test_a_key_in_an_entry_stops_the_push_and_redact_sends_a_copy(
     assert (
         KEY not in sent and "[REDACTED OpenAI key]" in sent and f'"redacts":"{leaked.id}"' in sent
     )
-    assert KEY in git(alice.clone, "log", "--format=%B", main)  # the original is untouched
+    assert KEY in git(
+        store_dir(alice.clone), "log", "--format=%B", main
+    )  # the original is untouched
     assert git(remote, "log", "-1", "--format=%an", main) == "Alice Smith"
 
     # The copy is deterministic: more entries and another --redact push fast-forward it.
@@ -59,10 +61,10 @@ def test_a_key_in_an_entry_stops_the_push_and_redact_sends_a_copy(
     again = alice.cli("push", "--redact")
     assert again.returncode == 0 and "main: updated" in again.stdout, again.stderr
     # Pulling the redacted line back is not a divergence: nothing changes here.
-    local_main = git(alice.clone, "rev-parse", main)
+    local_main = git(store_dir(alice.clone), "rev-parse", main)
     pulled = alice.cli("pull")
     assert pulled.returncode == 0 and "diverged" not in pulled.stdout + pulled.stderr
-    assert git(alice.clone, "rev-parse", main) == local_main
+    assert git(store_dir(alice.clone), "rev-parse", main) == local_main
     assert alice.cli("push", "--redact").stdout.count("up to date") == 1
 
 

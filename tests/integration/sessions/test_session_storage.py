@@ -1,11 +1,20 @@
-"""Entries are commits in the project's repository, readable with plain git; nothing else moves."""
+"""Entries are commits in the store repository, readable with plain git; nothing else moves."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from support.session_entries import assistant, fsck_problems, git, make_project, run, snapshot, user
+from support.session_entries import (
+    assistant,
+    fsck_problems,
+    git,
+    make_project,
+    run,
+    snapshot,
+    store_dir,
+    user,
+)
 
 from workbench.sessions.session import Session
 
@@ -21,16 +30,17 @@ def test_entries_are_commits_on_a_private_ref_and_survive_a_restart(project: Pat
     session.close()
 
     ref = f"refs/workbench/{session_id}/branches/main"
-    assert git(project, "rev-parse", ref) == written[-1].id
-    subjects = git(project, "log", "--format=%s", "--reverse", ref).splitlines()
+    store = store_dir(project)
+    assert git(store, "rev-parse", ref) == written[-1].id
+    subjects = git(store, "log", "--format=%s", "--reverse", ref).splitlines()
     assert subjects == [
         "user: fix the parser",
         "assistant: I will read parser.py first",
         "user: go on",
     ]
-    body = git(project, "log", "-1", "--format=%b", written[1].id)
+    body = git(store, "log", "-1", "--format=%b", written[1].id)
     assert json.loads(body)["payload"]["text"] == "I will read parser.py first"
-    assert git(project, "rev-parse", f"{written[1].id}^") == written[0].id
+    assert git(store, "rev-parse", f"{written[1].id}^") == written[0].id
 
     reopened = Session.open(project)
     try:
@@ -79,7 +89,7 @@ def test_conversation_commits_use_a_fallback_identity_when_git_has_none(tmp_path
     project = make_project(tmp_path / "anon", identity=False)
     with Session.create(project) as session:
         entry = run(session.store.append("user", user("hello")))
-    assert git(project, "log", "-1", "--format=%an <%ae>", entry.id) == (
+    assert git(store_dir(project), "log", "-1", "--format=%an <%ae>", entry.id) == (
         "workbench <workbench@localhost>"
     )
 
@@ -87,7 +97,7 @@ def test_conversation_commits_use_a_fallback_identity_when_git_has_none(tmp_path
 def test_conversation_commits_use_the_users_identity_when_configured(project: Path) -> None:
     with Session.create(project) as session:
         entry = run(session.store.append("user", user("hello")))
-    assert git(project, "log", "-1", "--format=%an <%ae>", entry.id) == (
+    assert git(store_dir(project), "log", "-1", "--format=%an <%ae>", entry.id) == (
         "Test User <test@example.com>"
     )
 

@@ -18,7 +18,6 @@ from workbench.agent.store import Entry
 from workbench.enforcer.state import LoadRecord, records_of
 from workbench.errors import WorkbenchError
 from workbench.sessions.export.credentials import check_export
-from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.diff import branch_diff
 from workbench.sessions.workspaces.workspace import Workspaces
@@ -244,7 +243,7 @@ def _diff(
         if worktree is None or not worktree.base:
             return "", exc.message, []
     # A worktree not made here yet (a pulled experiment) or removed: its committed files.
-    git = GitRunner(workspaces.location.git_dir)
+    git = workspaces.location.project_runner()
     ref = f"refs/heads/{worktree.project_branch}"
     if git.try_run("rev-parse", "--verify", "--quiet", ref).status != 0:
         return "", f"the files of {branch} are not here (their project branch is gone)", []

@@ -63,11 +63,12 @@ def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullR
     """Fetch every session on `remote` and bring each one in (see the module's docstring)."""
     started = time.perf_counter()
     remote = chosen_remote(location, remote)
-    runner = location.user_runner()  # relative remote URLs as git reads them
-    repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
+    runner = location.runner()
+    identity = conversation_identity(location.project_runner())
+    repo = ConversationRepo(runner.with_env(identity.env()))
     result = PullResult(remote)
     try:
-        for session_id, theirs in sorted(fetch(runner, remote).items()):
+        for session_id, theirs in sorted(fetch(location, remote).items()):
             try:
                 shared = _readable(runner, theirs)
             except WorkbenchError as exc:
@@ -238,10 +239,12 @@ class _Puller:
         if record.worktree is None:
             return
         ref = f"refs/heads/{record.worktree.project_branch}"
-        have = self.git.try_run("rev-parse", "--verify", "--quiet", ref).stdout.strip()
-        if have == oid or (have and self.repo.is_ancestor(oid, have)):
+        project = self.location.project_runner()
+        have = project.try_run("rev-parse", "--verify", "--quiet", ref).stdout.strip()
+        files = ConversationRepo(project)
+        if have == oid or (have and files.is_ancestor(oid, have)):
             return
-        if have and not self.repo.is_ancestor(have, oid):
+        if have and not files.is_ancestor(have, oid):
             self.lines.append(
                 f"files of {local}: not updated, their commit {oid[:10]} went another way "
                 f"(it stays in {ref.replace('refs/heads/', '')}'s remote view)"
@@ -257,7 +260,7 @@ class _Puller:
                 )
                 return
         else:
-            self.git.run("update-ref", ref, oid, have or "0" * 40)
+            project.run("update-ref", ref, oid, have or "0" * 40)
         withdrawn = TrustStore().revoke(path)
         note = f" (trust in {path} withdrawn: read what came, then `workbench trust {path}`)"
         self.lines.append(f"files of {local}: {'updated' if have else 'new'}{note * withdrawn}")

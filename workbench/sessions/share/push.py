@@ -28,6 +28,7 @@ from workbench.sessions.share.remote import (
     merged_record,
     read_shared,
     remote_ref,
+    remote_url,
     shared_record,
     tracking_prefix,
 )
@@ -95,16 +96,17 @@ def push_session(
 
     started = time.perf_counter()
     remote = chosen_remote(location, remote)
-    runner = location.user_runner()  # relative remote URLs as git reads them
-    repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
+    runner = location.runner()
+    identity = conversation_identity(location.project_runner())
+    repo = ConversationRepo(runner.with_env(identity.env()))
     try:
         found = next(iter(repo.sessions(session_id)), None)
         if found is None or found.state is None or not found.heads:
             raise WorkbenchError(
                 f"session {session_id} has no entries to push", "write something first"
             )
-        theirs = fetch(runner, remote, session_id).get(session_id, RemoteSession(session_id))
-        result = _push(repo, runner, found, theirs, remote, redact)
+        theirs = fetch(location, remote, session_id).get(session_id, RemoteSession(session_id))
+        result = _push(location, repo, runner, found, theirs, remote, redact)
     finally:
         repo.close()
     result.seconds = time.perf_counter() - started
@@ -112,6 +114,7 @@ def push_session(
 
 
 def _push(
+    location: StorageLocation,
     repo: ConversationRepo,
     git: GitRunner,
     found: SessionRefs,
@@ -127,15 +130,17 @@ def _push(
         for b in found.heads
         if b in state.branches and state.branches[b].upstream != ""
     }
-    known = [*theirs.branches.values(), *theirs.files.values()]
-    file_tips = _file_tips(git, found, names)
+    known = list(theirs.branches.values())
+    project, url = location.project_runner(), remote_url(location, remote)
+    files = ConversationRepo(project)  # the experiments' file commits are the project's
+    file_tips = _file_tips(project, found, names)
     heads = {b: found.heads[b] for b in names}
     description = shared_record(state, names)
     description["made_by"] = state.made_by or _first_author(git, list(heads.values()))
     findings = scan_entries(git, list(heads.values()), known)
     findings += field_findings("the session's description", description)
     commits = (
-        scan_commits(git, file_tips, [*known, *remote_commits(git, remote)])
+        scan_commits(project, file_tips, [*theirs.files.values(), *remote_commits(project, url)])
         if file_tips
         else CommitScan()
     )
@@ -170,11 +175,11 @@ def _push(
     with_files = {b: names[b] for b in file_tips}
     for dest, local in _by_destination(with_files).items():
         branch = ", ".join(local)
-        tip = _newest(repo, [file_tips[b][0] for b in local])
+        tip = _newest(files, [file_tips[b][0] for b in local])
         if tip is None:
             diverged.append(f"the files of {branch} (all sent to {dest}) have different commits")
             continue
-        status = _compare(repo, tip, theirs.files.get(dest))
+        status = _compare(files, tip, theirs.files.get(dest))
         if status == "diverged":
             diverged.append(f"the files of {branch} (its project branch has other commits there)")
             continue
@@ -197,7 +202,7 @@ def _push(
     if shared is not None:
         specs[remote_ref(sid, SHARED)] = shared
     if specs:
-        _send(git, remote, sid, specs)
+        _send(location, remote, sid, specs)
     return result
 
 
@@ -275,10 +280,13 @@ def _shared_commit(
     return repo.write_entry(encode_shared(merged), [theirs.shared] if theirs.shared else [])
 
 
-def _send(git: GitRunner, remote: str, session_id: str, specs: dict[str, str]) -> None:
-    """One atomic push, never forced; the tracking refs follow what was sent."""
+def _send(location: StorageLocation, remote: str, session_id: str, specs: dict[str, str]) -> None:
+    """One atomic push from the store (reading the project's file commits), never forced; the
+    tracking refs follow what was sent, the file commits' in the project."""
     refspecs = [f"{oid}:{ref}" for ref, oid in specs.items()]
-    done = git.try_run("push", "--atomic", "--porcelain", "--quiet", remote, *refspecs)
+    url = remote_url(location, remote, push=True)
+    git = location.sharing_runner()  # the store, reading the file commits from the project
+    done = git.try_run("push", "--atomic", "--porcelain", "--quiet", url, *refspecs)
     if done.status != 0:
         refused = [line.split("\t") for line in done.stdout.splitlines() if line.startswith("!")]
         why = [f"{parts[1].split(':')[-1]} {parts[2]}" for parts in refused if len(parts) >= 3]
@@ -292,8 +300,9 @@ def _send(git: GitRunner, remote: str, session_id: str, specs: dict[str, str]) -
         )
     prefix = tracking_prefix(remote, session_id)
     for ref, oid in specs.items():
-        tracking = prefix + ref.removeprefix(f"refs/workbench/{session_id}/")
-        git.run("update-ref", tracking, oid)
+        kind = ref.removeprefix(f"refs/workbench/{session_id}/")
+        keeper = location.project_runner() if kind.startswith("files/") else location.runner()
+        keeper.run("update-ref", prefix + kind, oid)
 
 
 def _last_line(text: str, status: int) -> str:

@@ -10,7 +10,10 @@ On the remote, session S is nothing but refs under `refs/workbench/S/`, so that 
 
 A fetch copies them to `refs/workbench-remotes/<remote>/S/...` here, the way `git fetch` keeps
 `refs/remotes/origin/*`: those refs are the remote's view; pulling then brings them into the
-session's own refs (`pull.py`), and pushing compares against them first (`push.py`).
+session's own refs (`pull.py`), and pushing compares against them first (`push.py`). In a git
+project the view of the entries is kept in the store repository and the view of the file commits
+(project commits) in the project, so each repository's refs need only its own objects. Git talks
+to the remote from the store, so a remote's name is looked up in the project's configuration.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import UsageError, WorkbenchError
-from workbench.sessions.store.gitcmd import GitRunner
+from workbench.sessions.store.gitcmd import GitResult, GitRunner
 from workbench.sessions.store.jsontext import json_bytes
 from workbench.sessions.store.location import REF_ROOT, StorageLocation
 from workbench.sessions.store.state import SessionState
@@ -66,6 +69,18 @@ def chosen_remote(location: StorageLocation, remote: str | None) -> str:
     return remote
 
 
+def remote_url(location: StorageLocation, remote: str, push: bool = False) -> str:
+    """Where git reaches `remote` from the store: a remote of the project by its URL (with
+    `insteadOf` applied), a path made absolute; anything else as given."""
+    if location.project_is_git:
+        project = location.user_runner()
+        if remote in project.try_run("remote").stdout.split():
+            how = ("remote", "get-url", "--push") if push else ("ls-remote", "--get-url")
+            remote = project.run(*how, remote)
+    path = location.project_root / remote
+    return str(path.resolve()) if not Path(remote).is_absolute() and path.exists() else remote
+
+
 def tracking_name(remote: str) -> str:
     """A remote (a name, URL or path) as one ref component: no `..` and no `.lock` end, which
     git refuses in a ref name (`file:///a/b/../r.git`)."""
@@ -92,31 +107,65 @@ class RemoteSession:
     by workbench; they are left out above."""
 
 
-def fetch(git: GitRunner, remote: str, session_id: str | None = None) -> dict[str, RemoteSession]:
+def fetch(
+    location: StorageLocation, remote: str, session_id: str | None = None
+) -> dict[str, RemoteSession]:
     """Bring the remote's sessions (or one) into the tracking refs; return what it holds.
 
     The tracking refs are the remote's view and are overwritten (and pruned) like
-    `refs/remotes/*`; the session's own refs are never touched here.
+    `refs/remotes/*`; the session's own refs are never touched here. The entries' view is
+    fetched into the store, the file commits' into the project: each repository then holds
+    every object its own refs need (the store never counts on the project's objects).
     """
-    source = f"{REF_ROOT}/{session_id}/*" if session_id else f"{REF_ROOT}/*"
-    target = f"{tracking_prefix(remote, session_id)}*"
-    done = git.try_run("fetch", "--quiet", "--no-tags", "--prune", remote, f"+{source}:{target}")
+    url = remote_url(location, remote)
+    store, project = location.runner(), location.project_runner()
+    prefix = f"{REF_ROOT}/{session_id}/" if session_id else f"{REF_ROOT}/"
+    listed = _fetch_check(remote, store.try_run("ls-remote", "--refs", url, f"{prefix}*"))
+    names = [line.partition("\t")[2] for line in listed.splitlines()]
+    base = tracking_prefix(remote)
+    theirs = {f"{base}{ref.removeprefix(REF_ROOT + '/')}": ref for ref in names
+              if ref.startswith(prefix)}  # fmt: skip
+    files = {view for view in theirs if view.split("/")[4:5] == ["files"]}
+    for git, views in ((store, set(theirs) - files), (project, files)):
+        if views:
+            wanted = "".join(f"+{theirs[view]}:{view}\n" for view in sorted(views))
+            _fetch_check(remote, git.try_run(
+                "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--stdin", url,
+                input=wanted.encode(),
+            ))  # fmt: skip
+    for git in [store] + [project] * location.project_is_git:
+        mine = git.run("for-each-ref", "--format=%(refname)", tracking_prefix(remote, session_id))
+        gone = "".join(f"delete {view}\n" for view in mine.split() if view not in theirs)
+        if gone:
+            git.run("update-ref", "--stdin", input=gone.encode())
+    return tracked(location, remote, session_id)
+
+
+def _fetch_check(remote: str, done: GitResult) -> str:
+    """The output of a fetch (or listing) from the remote, or an error saying it failed."""
     if done.status != 0:
         detail = (done.stderr or done.stdout).strip().splitlines()
         raise WorkbenchError(
             f"could not fetch sessions from {remote}: {detail[-1] if detail else done.status}",
             "check the remote's name or URL (`git remote -v`) and that you can reach it",
         )
-    return tracked(git, remote, session_id)
+    return done.stdout
 
 
-def tracked(git: GitRunner, remote: str, session_id: str | None = None) -> dict[str, RemoteSession]:
-    """The remote's sessions as the tracking refs last saw them."""
+def tracked(
+    location: StorageLocation, remote: str, session_id: str | None = None
+) -> dict[str, RemoteSession]:
+    """The remote's sessions as the tracking refs last saw them (the store's and, for the file
+    commits, the project's)."""
     prefix = tracking_prefix(remote, session_id) if session_id else tracking_prefix(remote)
     base = tracking_prefix(remote)
-    out = git.run("for-each-ref", "--format=%(objecttype) %(objectname) %(refname)", prefix)
+    runners = [location.runner()] + [location.project_runner()] * location.project_is_git
+    listing = "--format=%(objecttype) %(objectname) %(refname)"
+    out = "\n".join(git.run("for-each-ref", listing, prefix) for git in runners)
     found: dict[str, RemoteSession] = {}
     for line in out.splitlines():
+        if not line:
+            continue
         kind, oid, ref = line.split(" ", 2)
         session, _, rest = ref[len(base) :].partition("/")
         entry = found.setdefault(session, RemoteSession(session))

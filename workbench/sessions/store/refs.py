@@ -1,6 +1,7 @@
 """The conversation as git objects and refs: entries are commits, branches and state are refs.
 
-Layout for session S (read it with plain git):
+Layout for session S in the storage repository (`location.py`; read it with plain git there,
+`git -C .git/workbench/store.git ...` in a git project):
     refs/workbench/S/branches/<name>   head entry (a commit) of each conversation branch
     refs/workbench/S/state             the session state (a JSON blob, see state.py)
     git log --graph --oneline --glob='refs/workbench/S/branches/*'   shows the whole tree

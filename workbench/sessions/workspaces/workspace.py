@@ -120,7 +120,7 @@ class Workspaces:
         path = Path(worktree.path)
         if (path / ".git").exists() and not self._discarded_half_made(path):
             return path
-        git = GitRunner(self.location.git_dir)
+        git = self.location.project_runner()
         git.run("worktree", "prune")  # forget registrations whose directory is gone
         branch = worktree.project_branch
         if git.try_run("show-ref", "--verify", "--quiet", f"refs/heads/{branch}").status == 0:
@@ -143,7 +143,7 @@ class Workspaces:
                     f"{path}`; it is made again when the branch is used",
                 )
             if not running:
-                git = GitRunner(self.location.git_dir)
+                git = self.location.project_runner()
                 git.run("worktree", "remove", "--force", "--force", str(path))
                 return True
             if time.monotonic() > deadline:
@@ -156,7 +156,7 @@ class Workspaces:
 
     def discard(self, worktree: Worktree) -> None:
         """Remove a worktree that could not be made whole, and its project branch."""
-        git = GitRunner(self.location.git_dir)
+        git = self.location.project_runner()
         git.try_run("worktree", "remove", "--force", "--force", worktree.path)
         shutil.rmtree(worktree.path, ignore_errors=True)
         git.try_run("worktree", "prune")
@@ -164,7 +164,7 @@ class Workspaces:
 
     def remove(self, worktree: Worktree) -> None:
         """Remove a merged branch's worktree and its project branch (its commits are merged)."""
-        git = GitRunner(self.location.git_dir)
+        git = self.location.project_runner()
         tip = GitRunner(Path(worktree.path)).run("rev-parse", "HEAD")
         result = git.try_run("worktree", "remove", worktree.path)
         if result.status != 0:
