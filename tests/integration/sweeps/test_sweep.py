@@ -1,0 +1,111 @@
+"""`workbench sweep` end to end: real children, real git, the local model server answering per
+model name."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from support.git_project import make_project, snapshot
+from support.openai_server import OpenAIServer, Reply
+from support.workbench_process import run_workbench
+
+USAGE = {"prompt_tokens": 120, "completion_tokens": 30}
+
+
+class PerModel:
+    """Each model writes `<model>.txt`, then answers; the first requests wait until `width`
+    models are in flight at once (or 10 s), so a test sees whether runs overlap."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.arrived: set[str] = set()
+        self.all_in = threading.Event()
+        self.overlapped = False
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        model = str(body["model"])
+        if body["messages"][-1]["role"] == "tool":
+            return Reply(text=f"{model} wrote it", usage=USAGE)
+        with self.lock:
+            self.arrived.add(model)
+            if len(self.arrived) >= self.width:
+                self.all_in.set()
+        self.overlapped = self.all_in.wait(10) or self.overlapped
+        content = "ok\n" if model != "bad" else "not ok\n"
+        args = {"path": f"{model}.txt", "content": content}
+        return Reply(tool_calls=[{"name": "write", "arguments": args}], usage=USAGE)
+
+
+def sweep(
+    project: Path, server: OpenAIServer, *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return run_workbench(
+        "sweep",
+        "--api-base",
+        server.url,
+        "--api-key",
+        "none",
+        *args,
+        cwd=project,
+        timeout=timeout,
+    )
+
+
+def checkout(project: Path) -> dict[str, str]:
+    """The user's checkout: HEAD, index, status and files (a sweep adds project branches for
+    its worktrees, as `fork` does, and nothing else)."""
+    seen = snapshot(project)
+    del seen["branches"]
+    return seen
+
+
+def test_two_variants_run_at_once_each_checked_and_compared_with_the_servers_tokens(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    project = make_project(tmp_path / "repo")
+    (project / "notes.txt").write_text("mine, uncommitted\n")
+    before = checkout(project)
+    index = (project / ".git" / "index").read_bytes()
+    answers = PerModel(2)
+    server.add(*[answers] * 8)
+    done = sweep(
+        project,
+        server,
+        "--variant",
+        "model=openai/good",
+        "--variant",
+        "model=openai/bad",
+        "--jobs",
+        "2",
+        "--check",
+        "grep -q '^ok' *.txt && echo checked",
+        "--format",
+        "json",
+        "--",
+        "write your file",
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert answers.overlapped
+    runs = {r["variant"]: r for r in report["runs"]}
+    assert set(runs) == {"good", "bad"}
+    assert runs["good"]["check"]["passed"] is True
+    assert runs["good"]["check"]["tail"] == "checked"
+    assert runs["bad"]["check"]["passed"] is False
+    for run in runs.values():
+        assert run["outcome"] == "done"
+        assert run["tokens"] == {"input": 240, "output": 60, "cache_read": 0, "cache_write": 0}
+        assert run["turns"] == 2 and run["tool_calls"] == 1
+        assert run["files_changed"] == 1 and run["lines_added"] == 1
+    variants = {v["name"]: v for v in report["variants"]}
+    assert variants["good"]["pass_rate"] == 1.0 and variants["bad"]["pass_rate"] == 0.0
+    assert report["variants"][0]["name"] == "good"  # the best first
+    # The user's checkout is as it was: files, HEAD and index.
+    assert checkout(project) == before
+    assert (project / ".git" / "index").read_bytes() == index
+    assert not (project / "good.txt").exists()
