@@ -109,3 +109,85 @@ def test_two_variants_run_at_once_each_checked_and_compared_with_the_servers_tok
     assert checkout(project) == before
     assert (project / ".git" / "index").read_bytes() == index
     assert not (project / "good.txt").exists()
+
+
+def test_an_unknown_variant_key_is_a_usage_error_before_anything_starts(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    project = make_project(tmp_path / "repo")
+    done = sweep(project, server, "--variant", "modle=openai/a", "--", "hi")
+    assert done.returncode == 2
+    assert "unknown key 'modle'" in done.stderr
+    assert server.requests == []
+    assert not (project / ".git" / "workbench").exists() or "sweep" not in git_refs(project)
+
+
+def git_refs(project: Path) -> str:
+    return subprocess.run(
+        ["git", "for-each-ref"], cwd=project, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_repeats_are_summarised_listed_and_shown_again(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    project = make_project(tmp_path / "repo")
+    server.add(*[PerModel(1)] * 8)
+    done = sweep(
+        project,
+        server,
+        "--variant",
+        "model=openai/good",
+        "--repeat",
+        "2",
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+        "--",
+        "write your file",
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [r["branch"] for r in report["runs"]] == ["sweep-1.good-1", "sweep-1.good-2"]
+    [good] = report["variants"]
+    assert good["runs"] == 2 and good["passed"] == 2 and good["pass_rate"] == 1.0
+    assert good["mean_tokens"] == 300 and good["sd_seconds"] is not None
+    listed = run_workbench("sweeps", cwd=project)
+    assert "sweep-1" in listed.stdout and "write your file" in listed.stdout
+    shown = run_workbench("sweep", "--show", "sweep-1", "--format", "json", cwd=project)
+    assert json.loads(shown.stdout) == report
+
+
+def test_max_tokens_stops_the_sweep_and_resume_runs_only_what_is_missing(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    project = make_project(tmp_path / "repo")
+    server.add(*[PerModel(1)] * 12)
+    done = sweep(
+        project,
+        server,
+        "--variant",
+        "model=openai/good",
+        "--repeat",
+        "3",
+        "--jobs",
+        "1",
+        "--max-tokens",
+        "100",
+        "--format",
+        "json",
+        "--",
+        "write your file",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "--max-tokens 100 reached" in done.stderr
+    outcomes = [r["outcome"] for r in json.loads(done.stdout)["runs"]]
+    assert outcomes == ["aborted", "aborted", "aborted"]
+    asked = len(server.requests)
+    assert asked == 1
+    resumed = sweep(project, server, "--resume", "sweep-1", "--format", "json")
+    assert resumed.returncode == 0, resumed.stderr
+    runs = json.loads(resumed.stdout)["runs"]
+    assert [r["outcome"] for r in runs] == ["done", "done", "done"]
+    assert len(server.requests) == asked + 6
