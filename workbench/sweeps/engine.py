@@ -19,6 +19,7 @@ from workbench.sessions.session import Session
 from workbench.sessions.store.state import Position
 from workbench.sessions.workspaces.fork import fork_branch
 from workbench.sweeps.executor import Budget, Executor, Progress
+from workbench.sweeps.prices import check_priced
 from workbench.sweeps.record import Run, Sweep
 from workbench.sweeps.runs import Launch
 from workbench.sweeps.variants import Variant
@@ -87,6 +88,7 @@ async def start_sweep(session: Session, request: SweepRequest) -> Sweep:
     """Fork the sweep's branches and record it (nothing runs yet)."""
     if request.repeat < 1:
         raise UsageError("--repeat takes a count of 1 or more")
+    _check_budget(session, request.variants, request)
     sweep_id = f"sweep-{len(await session.store.run(lambda: sweeps_of(session))) + 1}"
     branch = session.branch
     at, runs = await session.store.run(lambda: _fork_all(session, request, sweep_id))
@@ -109,6 +111,11 @@ async def save(session: Session, sweep: Sweep) -> None:
     """A new `sweep` entry on the branch it started from: the newest record of its id."""
     payload = sweep.to_record()
     await session.store.run(lambda: session.store.append_to_branch(sweep.branch, "sweep", payload))
+
+
+def _check_budget(session: Session, variants: list[Variant], request: SweepRequest) -> None:
+    if request.budget.max_cost is not None:
+        check_priced([v.model or request.model for v in variants], session.settings)
 
 
 def _launch(session: Session, sweep: Sweep, run: Run, request: SweepRequest) -> Launch:
@@ -139,6 +146,7 @@ async def run_sweep(
 ) -> Sweep:
     """Run what the sweep is missing, then record it; a Ctrl+C stops every run, records what
     they did, and is passed on."""
+    _check_budget(session, sweep.variants, request)
     missing = sweep.missing()
     launches = await session.store.run(
         lambda: [_launch(session, sweep, run, request) for run in missing]

@@ -11,7 +11,7 @@ from typing import Any
 
 from support.git_project import make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
-from support.workbench_process import run_workbench
+from support.workbench_process import run_workbench, write_user_settings
 
 USAGE = {"prompt_tokens": 120, "completion_tokens": 30}
 
@@ -191,3 +191,41 @@ def test_max_tokens_stops_the_sweep_and_resume_runs_only_what_is_missing(
     runs = json.loads(resumed.stdout)["runs"]
     assert [r["outcome"] for r in runs] == ["done", "done", "done"]
     assert len(server.requests) == asked + 6
+
+
+def test_max_cost_is_refused_without_a_price_and_stops_the_sweep_once_spent(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    project = make_project(tmp_path / "repo")
+    refused = sweep(
+        project, server, "--variant", "model=openai/good", "--max-cost", "1", "--", "hi"
+    )
+    assert refused.returncode == 2
+    assert "--max-cost needs every model's price, and openai/good has none" in refused.stderr
+    assert server.requests == []
+    # USD 1,000 per million tokens: the first answer (120 in, 30 out) costs 0.15.
+    price = {"cost": {"input": 1000, "output": 1000}}
+    write_user_settings({"models": {"openai/good": price}})
+    server.add(*[PerModel(1)] * 8)
+    done = sweep(
+        project,
+        server,
+        "--variant",
+        "model=openai/good",
+        "--repeat",
+        "2",
+        "--jobs",
+        "1",
+        "--max-cost",
+        "0.1",
+        "--format",
+        "json",
+        "--",
+        "write your file",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "--max-cost 0.1 reached ($0.1500 spent)" in done.stderr
+    runs = json.loads(done.stdout)["runs"]
+    assert [r["outcome"] for r in runs] == ["aborted", "aborted"]
+    assert runs[0]["cost"] == 0.15
+    assert len(server.requests) == 1

@@ -76,7 +76,7 @@ def test_ctrl_c_stops_every_run_and_no_process_of_the_sweep_survives(
         assert wait_until(lambda: len(server.requests) == 2), "both runs should be asking"
         assert len(marked(needle)) >= 2
         sweep.send_signal(signal.SIGINT)
-        out, err = sweep.communicate(timeout=30)
+        _, err = sweep.communicate(timeout=30)
     finally:
         if sweep.poll() is None:
             sweep.kill()
