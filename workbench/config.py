@@ -48,7 +48,6 @@ SETTINGS_KEYS: dict[str, tuple[type, ...]] = {
     "retry.max_delay_ms": (int,),
     "sessions.remove_worktree_after_merge": (bool,),
     "sessions.worktrees_dir": (str,),
-    "skills": (list,),
     "skills.claude": (bool,),
     "subagents.scope": (str,),
     "tools.confine": (bool,),
@@ -57,7 +56,7 @@ SETTINGS_KEYS: dict[str, tuple[type, ...]] = {
 JSON types their values take; the settings files may hold more (`models`, `subagents`...)."""
 SETTINGS_OVERRIDE = "WORKBENCH_SETTINGS"
 """A JSON object of settings laid over both files for one process (a sweep's variant sets it for
-the run it starts)."""
+the run it starts); its `skill_filters` (`!glob` ...) are added to the files' skill entries."""
 MAX_PATH = 4096
 """Linux's limit on a path; a longer settings entry is an error, not a traceback."""
 
@@ -211,13 +210,15 @@ class Settings:
                 _set(project, key, value)
             else:
                 withheld.append(".".join(key))
-        sources = [
-            *((entry, project_file.parent) for entry in _skill_entries(project, project_file)),
-            *((entry, user_file.parent) for entry in _skill_entries(user, user_file)),
-        ]
         import json
 
         override = json.loads(os.environ.get(SETTINGS_OVERRIDE) or "{}")
+        chosen = [(entry, project_root) for entry in override.pop("skill_filters", [])]
+        sources = [
+            *chosen,
+            *((entry, project_file.parent) for entry in _skill_entries(project, project_file)),
+            *((entry, user_file.parent) for entry in _skill_entries(user, user_file)),
+        ]
         return cls(
             project_root=project_root,
             data=merge_settings(merge_settings(user, project), override),

@@ -18,6 +18,7 @@ from workbench.errors import UsageError
 from workbench.sessions.session import Session
 from workbench.sessions.store.state import Position
 from workbench.sessions.workspaces.fork import fork_branch
+from workbench.skills.discover import load_project_skills
 from workbench.sweeps.executor import Budget, Executor, Progress
 from workbench.sweeps.prices import check_priced
 from workbench.sweeps.record import Run, Sweep
@@ -89,6 +90,7 @@ async def start_sweep(session: Session, request: SweepRequest) -> Sweep:
     if request.repeat < 1:
         raise UsageError("--repeat takes a count of 1 or more")
     _check_budget(session, request.variants, request)
+    await asyncio.to_thread(skill_filters, session, request.variants)  # unknown names: now
     sweep_id = f"sweep-{len(await session.store.run(lambda: sweeps_of(session))) + 1}"
     branch = session.branch
     at, runs = await session.store.run(lambda: _fork_all(session, request, sweep_id))
@@ -118,7 +120,38 @@ def _check_budget(session: Session, variants: list[Variant], request: SweepReque
         check_priced([v.model or request.model for v in variants], session.settings)
 
 
-def _launch(session: Session, sweep: Sweep, run: Run, request: SweepRequest) -> Launch:
+def _glob_escaped(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def skill_filters(session: Session, variants: list[Variant]) -> dict[str, tuple[str, ...]]:
+    """Variant name -> `!name` for each of the project's skills it leaves out; a skill it names
+    that the project does not have is a usage error."""
+    if all(v.skills is None for v in variants):
+        return {}
+    found = sorted(load_project_skills(session.location.project_root).graph.skills)
+    chosen: dict[str, tuple[str, ...]] = {}
+    for variant in variants:
+        if variant.skills is None:
+            continue
+        unknown = sorted(set(variant.skills) - set(found))
+        if unknown:
+            raise UsageError(
+                f"--variant {variant.text}: no skill named {', '.join(unknown)}",
+                f"the project's skills: {', '.join(found) or 'none'}",
+            )
+        left_out = [n for n in found if n not in variant.skills]
+        chosen[variant.name] = tuple(f"!{_glob_escaped(n)}" for n in left_out)
+    return chosen
+
+
+def _launch(
+    session: Session,
+    sweep: Sweep,
+    run: Run,
+    request: SweepRequest,
+    filters: dict[str, tuple[str, ...]],
+) -> Launch:
     variant = sweep.variant(run.variant)
     record = session.store.record(run.branch)
     worktree = session.workspace(run.branch)
@@ -134,6 +167,7 @@ def _launch(session: Session, sweep: Sweep, run: Run, request: SweepRequest) -> 
         api_key=request.api_key,
         check=sweep.check,
         check_timeout_s=request.check_timeout_s,
+        skill_filters=filters.get(variant.name, ()),
     )
 
 
@@ -147,9 +181,10 @@ async def run_sweep(
     """Run what the sweep is missing, then record it; a Ctrl+C stops every run, records what
     they did, and is passed on."""
     _check_budget(session, sweep.variants, request)
+    filters = await asyncio.to_thread(skill_filters, session, sweep.variants)
     missing = sweep.missing()
     launches = await session.store.run(
-        lambda: [_launch(session, sweep, run, request) for run in missing]
+        lambda: [_launch(session, sweep, run, request, filters) for run in missing]
     )
     work = list(zip(launches, missing, strict=True))
     try:

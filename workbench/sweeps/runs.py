@@ -53,6 +53,8 @@ class Launch:
     api_key: str | None = None
     check: str | None = None
     check_timeout_s: float = CHECK_TIMEOUT_S
+    skill_filters: tuple[str, ...] = ()
+    """`!name` for each of the project's skills the variant leaves out."""
 
     def command(self, folder: Path) -> ChildCommand:
         argv = ["--mode", "json", "-p", "--session", self.session, "--branch", self.branch]
@@ -71,8 +73,11 @@ class Launch:
         marker = (SWEEP_MARKER, f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
         env = {k: v for k, v in os.environ.items() if k != forkserver.CHILD_MARKER}
         env.update({marker[0]: marker[1], BRANCH_WRITER: f"{self.session}/{self.branch}"})
-        if self.variant.settings:
-            env[SETTINGS_OVERRIDE] = json.dumps(self.variant.nested_settings())
+        override = self.variant.nested_settings()
+        if self.skill_filters:
+            override["skill_filters"] = list(self.skill_filters)
+        if override:
+            env[SETTINGS_OVERRIDE] = json.dumps(override)
         warm = forkserver.enabled(env) and uses_litellm(self.model or "")
         return ChildCommand(argv, self.worktree, env, marker, stdin, warm)
 

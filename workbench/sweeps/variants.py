@@ -17,9 +17,8 @@ from typing import Any
 from workbench.config import SETTINGS_KEYS
 from workbench.errors import UsageError
 
-OWN_KEYS = ("model", "prompt", "system_prompt_append")
+OWN_KEYS = ("model", "prompt", "system_prompt_append", "skills")
 """Keys a run takes as options of its own rather than as settings."""
-NOT_YET = {"skills": "choosing a run's skills comes with the next increment of sweeps"}
 NAME_PART = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_NAME = 24
 
@@ -34,6 +33,8 @@ class Variant:
     prompt: str | None = None
     system_prompt_append: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    skills: list[str] | None = None
+    """The only skills the run may find (`skills=none`: []); None: the project's as they are."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -43,6 +44,7 @@ class Variant:
             "prompt": self.prompt,
             "system_prompt_append": self.system_prompt_append,
             "settings": self.settings,
+            "skills": self.skills,
         }
 
     @classmethod
@@ -54,6 +56,7 @@ class Variant:
             data.get("prompt"),
             data.get("system_prompt_append"),
             dict(data.get("settings") or {}),
+            data.get("skills"),
         )
 
     def nested_settings(self) -> dict[str, Any]:
@@ -69,19 +72,19 @@ class Variant:
 
 
 def _value(key: str, text: str) -> Any:
+    """The value as JSON when it parses as the key's type (`3`, `false`, `[...]`), else text
+    where the key takes text; anything else is a usage error."""
+    types = SETTINGS_KEYS[key]
     try:
         value = json.loads(text)
     except ValueError:
         value = text
-    types = SETTINGS_KEYS[key]
-    if isinstance(value, bool) and bool not in types:
-        value = text
-    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-        if str in types:
-            return text
-        wanted = " or ".join(t.__name__ for t in types)
-        raise UsageError(f"--variant {key}={text}: {key} takes a {wanted}", None)
-    return value
+    if type(value) in types:
+        return value
+    if str in types:
+        return text
+    wanted = " or ".join(t.__name__ for t in types)
+    raise UsageError(f"--variant {key}={text}: {key} takes a {wanted}", None)
 
 
 def _prompt(text: str) -> str:
@@ -94,9 +97,15 @@ def _prompt(text: str) -> str:
         raise UsageError(f"--variant prompt={text}: {exc}", "name a readable text file") from exc
 
 
+def _word(key: str, value: str) -> str:
+    if key == "prompt":
+        return "prompt"
+    return f"skills-{value}" if key == "skills" else value.rsplit("/", 1)[-1]
+
+
 def _name(pairs: list[tuple[str, str]], taken: set[str]) -> str:
     """`model-b`, `enforcer.mode-off`: the values of the variant, short enough for a branch."""
-    words = [value.rsplit("/", 1)[-1] if key != "prompt" else "prompt" for key, value in pairs]
+    words = [_word(key, value) for key, value in pairs]
     base = NAME_PART.sub("-", "-".join(words)).strip("-.")[:MAX_NAME].strip("-.") or "variant"
     name, n = base, 2
     while name in taken:
@@ -110,13 +119,14 @@ def parse_variant(text: str, taken: set[str]) -> Variant:
     for part in text.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
+        if not sep and pairs and pairs[-1][0] == "skills":  # skills=a,b: the list goes on
+            pairs[-1] = ("skills", f"{pairs[-1][1]},{key}")
+            continue
         if not sep or not key:
             raise UsageError(
                 f"--variant {text!r}: each part is KEY=VALUE",
                 "for example: --variant model=openai/gpt-4.1,enforcer.mode=off",
             )
-        if key in NOT_YET:
-            raise UsageError(f"--variant {key}=...: not yet offered", NOT_YET[key])
         if key not in OWN_KEYS and key not in SETTINGS_KEYS:
             known = ", ".join([*OWN_KEYS, *sorted(SETTINGS_KEYS)])
             raise UsageError(f"--variant: unknown key {key!r}", f"keys: {known}")
@@ -130,7 +140,14 @@ def parse_variant(text: str, taken: set[str]) -> Variant:
         prompt=_prompt(own["prompt"]) if "prompt" in own else None,
         system_prompt_append=own.get("system_prompt_append"),
         settings=settings,
+        skills=_skills(own["skills"]) if "skills" in own else None,
     )
+
+
+def _skills(text: str) -> list[str]:
+    """`none`, or skill names separated by commas."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    return [] if names == ["none"] else names
 
 
 def parse_variants(texts: list[str]) -> list[Variant]:

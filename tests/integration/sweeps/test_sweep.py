@@ -229,3 +229,42 @@ def test_max_cost_is_refused_without_a_price_and_stops_the_sweep_once_spent(
     assert [r["outcome"] for r in runs] == ["aborted", "aborted"]
     assert runs[0]["cost"] == 0.15
     assert len(server.requests) == 1
+
+
+def skill_file(name: str) -> str:
+    return f"---\nname: {name}\ndescription: Use for {name} work.\n---\n\nDo {name} things.\n"
+
+
+def system_text(request: dict[str, Any]) -> str:
+    content = request["messages"][0]["content"]
+    return content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+
+
+def test_a_variant_chooses_the_skills_its_run_is_offered(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    skills = {f".pi/skills/{n}/SKILL.md": skill_file(n) for n in ("alpha", "beta")}
+    project = make_project(tmp_path / "repo", {"README.md": "hi\n", **skills})
+    server.add(*[Reply(text="ok")] * 3)
+    done = sweep(
+        project,
+        server,
+        "--variant",
+        "model=openai/all",
+        "--variant",
+        "model=openai/none,skills=none",
+        "--variant",
+        "model=openai/one,skills=alpha",
+        "--",
+        "which skills do you have?",
+    )
+    assert done.returncode == 0, done.stderr
+    offered = {r["model"]: system_text(r) for r in server.requests}
+    assert "<name>alpha</name>" in offered["all"] and "<name>beta</name>" in offered["all"]
+    assert (
+        "<name>alpha</name>" not in offered["none"] and "<name>beta</name>" not in offered["none"]
+    )
+    assert "<name>alpha</name>" in offered["one"] and "<name>beta</name>" not in offered["one"]
+    unknown = sweep(project, server, "--variant", "skills=gamma", "--", "hi")
+    assert unknown.returncode == 2
+    assert "no skill named gamma" in unknown.stderr and "alpha, beta" in unknown.stderr
