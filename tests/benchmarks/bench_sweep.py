@@ -52,20 +52,30 @@ def sweep(project: Path, server: OpenAIServer, *args: str) -> float:
     return time.perf_counter() - started
 
 
+def _field(pid: int | str, name: str) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    line = next((x for x in status.splitlines() if x.startswith(f"{name}:")), None)
+    return int(line.split()[1]) if line else None
+
+
 def rss_of_children(stop: threading.Event, seen: dict[int, int]) -> None:
-    """The largest resident set (kB) of each process that carries a sweep run's marker."""
+    """The largest resident set (kB) of each run's child: the leader of the process group of a
+    process that carries a sweep run's marker (a warm child's own environment is set after its
+    fork, so /proc shows the marker on what it starts: git, the tools)."""
     while not stop.is_set():
         for environ in Path("/proc").glob("[0-9]*/environ"):
             try:
                 if MARKER not in environ.read_bytes():
                     continue
-                status = (environ.parent / "status").read_text()
+                stat = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            for line in status.splitlines():
-                if line.startswith("VmRSS:"):
-                    pid = int(environ.parent.name)
-                    seen[pid] = max(seen.get(pid, 0), int(line.split()[1]))
+            leader = int(stat[2])
+            if (rss := _field(leader, "VmRSS")) is not None:
+                seen[leader] = max(seen.get(leader, 0), rss)
         time.sleep(0.05)
 
 
@@ -139,6 +149,7 @@ def measure(scratch: Path, runs: int, cold: bool) -> None:
         mb = sorted(kb / 1024 for kb in seen.values())
         median, largest = statistics.median(mb), mb[-1]
         print(f"memory per running child:        median {median:.0f} MB, max {largest:.0f} MB")
+        print(f"  ({len(mb)} children sampled)")
     forkserver.stop(forkserver.WARM_UP, os.environ)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 

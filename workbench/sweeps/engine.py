@@ -38,6 +38,7 @@ class SweepRequest:
     at: str | None = None
     check: str | None = None
     check_timeout_s: float = 600.0
+    timeout_s: float | None = None
     model: str | None = None
     api_base: str | None = None
     api_key: str | None = None
@@ -77,11 +78,11 @@ def _fork_all(
         for repeat in range(1, request.repeat + 1):
             name = f"{sweep_id}.{variant.name}-{repeat}"
             fork_branch(store, session.workspaces, name, None)
-            if position.entry is None:
-                store.move_to_branch(position.branch)
-            else:
-                store.move_to(store.resolve(position.entry))
+            # Back at the fork's position for the next fork: in memory only (the path is the
+            # same), written once at the end.
+            store.state.position = position
             runs.append(Run(name, variant.name, repeat))
+    store.save_state()
     return fork_entry, runs
 
 
@@ -168,6 +169,7 @@ def _launch(
         check=sweep.check,
         check_timeout_s=request.check_timeout_s,
         skill_filters=filters.get(variant.name, ()),
+        timeout_s=request.timeout_s,
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from workbench.sweeps.variants import Variant
 
-Outcome = Literal["queued", "done", "failed", "aborted", "timeout"]
+Outcome = Literal["queued", "running", "done", "failed", "aborted", "timeout"]
 FINISHED: tuple[str, ...] = ("done", "failed", "timeout")
 """Outcomes `--resume` keeps; an aborted or queued run is run again."""
 

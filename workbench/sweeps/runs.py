@@ -55,6 +55,9 @@ class Launch:
     check_timeout_s: float = CHECK_TIMEOUT_S
     skill_filters: tuple[str, ...] = ()
     """`!name` for each of the project's skills the variant leaves out."""
+    timeout_s: float | None = None
+    """The agent's time limit (None: none); past it the run is ended and marked `timeout`."""
+    """`!name` for each of the project's skills the variant leaves out."""
 
     def command(self, folder: Path) -> ChildCommand:
         argv = ["--mode", "json", "-p", "--session", self.session, "--branch", self.branch]
@@ -124,15 +127,21 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
     folder = Path(tempfile.mkdtemp(prefix="workbench-sweep-"))
     figures = Figures(run, launch.prompt)
     started = time.monotonic()
-    run.outcome, run.error = "queued", None
+    run.outcome, run.error, run.check, run.tool_calls = "running", None, None, 0
+    changed(run)
     try:
         child = await start_child(launch.command(folder))
         try:
-            async for line in child.lines():
-                figures.add_line(line)
-                run.seconds = time.monotonic() - started
-                changed(run)
-            code = await child.wait()
+            async with asyncio.timeout(launch.timeout_s):
+                async for line in child.lines():
+                    figures.add_line(line)
+                    run.seconds = time.monotonic() - started
+                    changed(run)
+                code = await child.wait()
+        except TimeoutError:
+            await asyncio.shield(child.end())
+            run.outcome, run.error = "timeout", f"no end within {launch.timeout_s:g} s"
+            return
         except asyncio.CancelledError:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(child.end())

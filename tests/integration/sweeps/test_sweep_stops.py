@@ -35,7 +35,7 @@ def entries_of(project: Path, branch: str) -> list[str]:
     return [e["type"] for e in tree["entries"] if e["branch"] == branch]
 
 
-def wait_until(condition: Any, timeout: float = 30.0) -> bool:
+def wait_until(condition: Any, timeout: float = 90.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -126,3 +126,33 @@ def test_a_child_killed_with_sigkill_fails_its_row_and_keeps_its_entries(
     assert runs["victim"]["outcome"] == "failed"
     assert runs["fine"]["outcome"] == "done"
     assert "user" in entries_of(project, "sweep-1.victim-1")
+
+
+def test_a_run_past_its_time_limit_is_ended_and_marked_timeout(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    project = make_project(tmp_path / "repo")
+    server.add(Reply(text="word " * 400, delay_s=0.05))  # 20 s of streaming
+    started = time.monotonic()
+    done = run_workbench(
+        "sweep",
+        "--api-base",
+        server.url,
+        "--api-key",
+        "none",
+        "--model",
+        "openai/slow",
+        "--timeout",
+        "4",
+        "--format",
+        "json",
+        "--",
+        "tell a long story",
+        cwd=project,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    [run] = json.loads(done.stdout)["runs"]
+    assert run["outcome"] == "timeout"
+    assert time.monotonic() - started < 18
+    assert "user" in entries_of(project, "sweep-1.default-1")
