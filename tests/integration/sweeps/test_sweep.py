@@ -174,23 +174,25 @@ def test_max_tokens_stops_the_sweep_and_resume_runs_only_what_is_missing(
         "--jobs",
         "1",
         "--max-tokens",
-        "100",
+        "400",
         "--format",
         "json",
         "--",
         "write your file",
     )
     assert done.returncode == 0, done.stderr
-    assert "--max-tokens 100 reached" in done.stderr
-    outcomes = [r["outcome"] for r in json.loads(done.stdout)["runs"]]
-    assert outcomes == ["aborted", "aborted"]
+    # The first run's two answers use 300 tokens; the second run's first one reaches 400.
+    assert "--max-tokens 400 reached (450 tokens spent)" in done.stderr
+    first = json.loads(done.stdout)["runs"]
+    assert [r["outcome"] for r in first] == ["done", "aborted"]
     asked = len(server.requests)
-    assert asked == 1
+    assert asked == 3
     resumed = sweep(project, server, "--resume", "sweep-1", "--format", "json")
     assert resumed.returncode == 0, resumed.stderr
     runs = json.loads(resumed.stdout)["runs"]
     assert [r["outcome"] for r in runs] == ["done", "done"]
-    assert len(server.requests) == asked + 4
+    assert runs[0] == first[0]  # kept as it was: only the missing run ran again
+    assert len(server.requests) == asked + 2
 
 
 def test_max_cost_is_refused_without_a_price_and_stops_the_sweep_once_spent(
