@@ -67,8 +67,10 @@ def find_sweep(session: Session, sweep_id: str) -> Sweep:
 def _fork_all(
     session: Session, request: SweepRequest, sweep_id: str
 ) -> tuple[str | None, list[Run]]:
-    """Fork every run's branch from the same position, then go back to it (git worker)."""
+    """Fork every run's branch from the same position, then go back to where the session was
+    (git worker)."""
     store = session.store
+    before = Position(store.state.position.branch, store.state.position.entry)
     if request.at is not None:
         store.move_to(store.resolve(request.at))
     position = Position(store.state.position.branch, store.state.position.entry)
@@ -82,7 +84,10 @@ def _fork_all(
             # same), written once at the end.
             store.state.position = position
             runs.append(Run(name, variant.name, repeat))
-    store.save_state()
+    if before.entry is not None:
+        store.move_to(store.resolve(before.entry))
+    else:
+        store.move_to_branch(before.branch)
     return fork_entry, runs
 
 
