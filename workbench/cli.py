@@ -22,9 +22,13 @@ if TYPE_CHECKING:
     from workbench.runtime import Workbench, WorkbenchOptions
 
 
+MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing"}
+"""Subcommands whose module is not `workbench.commands.<name>`: those grouped in a package."""
+
+
 def subcommands() -> dict[str, str]:
     """Subcommand name -> one-line help, from the command registry. The module
-    `workbench.commands.<name>` implements it."""
+    `workbench.commands.<name>` implements it (or the one `MODULES` names)."""
     return {spec.name: spec.help for spec in builtin("cli")}
 
 
@@ -412,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from workbench.visible import guard_terminal_output
 
         guard_terminal_output()
-        module = importlib.import_module(f"workbench.commands.{first}")
+        module = importlib.import_module(f"workbench.commands.{MODULES.get(first, first)}")
         parser = _subcommand_parser(first)
         module.configure(parser)
         parsed = parser.parse_args(args[1:])

@@ -31,6 +31,32 @@ PROJECT_KEYS = (
 """What a project may set before it is trusted: a key, or every key under it."""
 USER_ONLY_KEYS = ("subagents.confirm_project_agents",)
 """What only the user's own settings may set, trusted project or not."""
+SETTINGS_KEYS: dict[str, tuple[type, ...]] = {
+    "model": (str,),
+    "api_base": (str,),
+    "cache": (bool,),
+    "cache_retention": (str,),
+    "compaction.enabled": (bool,),
+    "compaction.reserve_tokens": (int,),
+    "compaction.keep_recent_tokens": (int,),
+    "enforcer.mode": (str,),
+    "enforcer.prompt_budget_tokens": (int,),
+    "queue.steering_mode": (str,),
+    "queue.follow_up_mode": (str,),
+    "retry.max_retries": (int,),
+    "retry.base_delay_ms": (int,),
+    "retry.max_delay_ms": (int,),
+    "sessions.remove_worktree_after_merge": (bool,),
+    "sessions.worktrees_dir": (str,),
+    "skills.claude": (bool,),
+    "subagents.scope": (str,),
+    "tools.confine": (bool,),
+}
+"""The settings keys a run can be given from outside its files (a sweep's variants), with the
+JSON types their values take; the settings files may hold more (`models`, `subagents`...)."""
+SETTINGS_OVERRIDE = "WORKBENCH_SETTINGS"
+"""A JSON object of settings laid over both files for one process (a sweep's variant sets it for
+the run it starts); its `skill_filters` (`!glob` ...) are added to the files' skill entries."""
 MAX_PATH = 4096
 """Linux's limit on a path; a longer settings entry is an error, not a traceback."""
 
@@ -184,13 +210,18 @@ class Settings:
                 _set(project, key, value)
             else:
                 withheld.append(".".join(key))
+        import json
+
+        override = json.loads(os.environ.get(SETTINGS_OVERRIDE) or "{}")
+        chosen = [(entry, project_root) for entry in override.pop("skill_filters", [])]
         sources = [
+            *chosen,
             *((entry, project_file.parent) for entry in _skill_entries(project, project_file)),
             *((entry, user_file.parent) for entry in _skill_entries(user, user_file)),
         ]
         return cls(
             project_root=project_root,
-            data=merge_settings(user, project),
+            data=merge_settings(merge_settings(user, project), override),
             trusted=trusted,
             withheld=tuple(withheld),
             skill_sources=tuple(dict.fromkeys(sources)),

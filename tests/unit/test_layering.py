@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "workbench"
 
 # Each part of the package and its layer; a module may import only lower layers or its own part.
 # The foundation modules of one layer (0 and 2) may import each other.
-LAYERS: dict[str, int] = {
+LAYERS: dict[str, float] = {
     "__init__": 0,
     "errors": 0,
     "config": 0,
@@ -33,6 +33,9 @@ LAYERS: dict[str, int] = {
     "processes": 3,
     "agent": 4,
     "sessions": 5,
+    # sweeps fork sessions' branches and run children; the front ends (and later the runtime's
+    # sweep view) start them.
+    "sweeps": 5.5,
     "runtime": 6,
     "commands": 7,
     "modes": 7,

@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from workbench.cli import MODULES
 from workbench.runtime.commands import COMMANDS, SURFACES, CommandSpec, Surface, builtin
 from workbench.runtime.commands.registry import Argument
 
@@ -30,7 +31,7 @@ def test_every_command_an_app_editor_or_script_runs_has_its_runtime_call() -> No
 
 @pytest.mark.parametrize("spec", builtin("cli"), ids=lambda spec: spec.name)
 def test_every_cli_subcommand_has_its_module(spec: CommandSpec) -> None:
-    module = importlib.import_module(f"workbench.commands.{spec.name}")
+    module = importlib.import_module(f"workbench.commands.{MODULES.get(spec.name, spec.name)}")
     assert callable(module.configure) and callable(module.run)
 
 

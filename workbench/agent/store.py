@@ -23,6 +23,7 @@ EntryType = Literal[
     "checkpoint",
     "merge",
     "label",
+    "sweep",
 ]
 MESSAGE_ENTRY_TYPES: frozenset[str] = frozenset(
     {"user", "assistant", "tool_result", "notice", "compaction", "branch_summary"}

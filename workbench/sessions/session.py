@@ -8,6 +8,7 @@ work on the store's serial worker, so it never interleaves with an append. Model
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -48,6 +49,10 @@ Summarizer = Callable[[list[Message]], Awaitable[str]]
 """Messages in, a goal-first summary out: for branch summaries and merge summaries."""
 
 MAX_LABEL = 200
+BRANCH_WRITER = "WORKBENCH_BRANCH_WRITER"
+"""Set to `<session>/<branch>` by a sweep for each run it starts: that process opens the session
+on that branch alone, locking the branch instead of the session (the sweep holds the session's
+lock) and never writing the session's state (the sweep writes it)."""
 """Labels show in the tree and the chat: longer text belongs in a message."""
 
 
@@ -110,11 +115,14 @@ class Session:
         finally:
             repo.close()
         lock = None
+        one_branch = branch is not None and os.environ.get(BRANCH_WRITER) == f"{info.id}/{branch}"
         if not readonly:
-            lock = SessionLock.acquire(location.lock_dir / f"{info.id}.lock", info.id)
+            name = f"{info.id}@{branch}" if one_branch else info.id
+            lock = SessionLock.acquire(location.lock_dir / f"{name}.lock", name)
         session = cls._assemble(location, None, settings, lock, info.id)
+        session.store.writes_state = not one_branch
         try:
-            if not readonly:
+            if not readonly and not one_branch:
                 notice = finish_interrupted_merge(session.store)
                 session.notices += [notice] if notice else []
             if branch is not None:

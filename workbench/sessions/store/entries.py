@@ -59,6 +59,9 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
         return summary_line(payload.get("text") or "") or f"({type})"
     if type == "label":
         return one_line(f"{payload.get('label')} -> {str(payload.get('target', ''))[:10]}")
+    if type == "sweep":
+        runs = payload.get("runs") or []
+        return one_line(f"{payload.get('id')}: {len(runs)} runs of {payload.get('prompt', '')}")
     return one_line(payload.get("text") or "") or f"({type})"
 
 

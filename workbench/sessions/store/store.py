@@ -54,6 +54,9 @@ class GitConversationStore:
         self._heads = dict(heads)
         self._lock = lock
         self._writable = lock is not None
+        self.writes_state = True
+        """False for a sweep's run (`Session.open` with a branch writer): it writes entries on
+        its own branch only; the state is its parent's to write."""
         self._pulled_lines = self._lines_of_pulled_branches()
         tip = self.position_entry()
         self._path: list[Entry] = self._read_path(tip) if tip else []
@@ -253,6 +256,8 @@ class GitConversationStore:
 
     def save_state(self) -> None:
         self._check_writable()
+        if not self.writes_state:
+            return
         self._state_blob = self.repo.write_state(self.state, self._state_blob)
 
     def check_new_branch(self, name: str) -> None:

@@ -1,0 +1,1 @@
+"""The sweep subcommands: `workbench sweep` (`run`) and `workbench sweeps` (`listing`)."""

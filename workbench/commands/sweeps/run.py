@@ -1,0 +1,154 @@
+"""`workbench sweep --variant K=V ... -- PROMPT`: one question as several variants at once, each
+on its own branch and worktree, checked and compared (docs/sweeps.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from workbench.commands._session import add_session_option, project_root
+from workbench.errors import UsageError
+
+if TYPE_CHECKING:
+    from workbench.sessions.session import Session
+    from workbench.sweeps.engine import SweepRequest
+    from workbench.sweeps.record import Run, Sweep
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("prompt", nargs="*", help="the question, after --")
+    add_session_option(parser)
+    parser.add_argument("--branch", metavar="NAME", help="sweep from this branch's head")
+    parser.add_argument("--at", metavar="ENTRY", help="sweep from this entry (id, prefix, label)")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="K=V[,K=V]",
+        help="one variant: model, prompt (text or @file), system_prompt_append or a settings key",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each variant (default 1)")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (default: cores)"
+    )
+    parser.add_argument("--check", metavar="CMD", help="run in each worktree after its agent")
+    parser.add_argument("--check-timeout", type=float, default=600.0, metavar="S")
+    parser.add_argument(
+        "--timeout", type=float, metavar="S", help="each run's time limit (default: none)"
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--model", help="every variant's model unless it names its own")
+    parser.add_argument("--api-base")
+    parser.add_argument("--api-key")
+    parser.add_argument("--api-key-file")
+    parser.add_argument("--max-cost", type=float, metavar="USD")
+    parser.add_argument("--max-tokens", type=int, metavar="N")
+    parser.add_argument("--show", metavar="ID", help="print sweep ID again")
+    parser.add_argument("--resume", metavar="ID", help="run only what sweep ID is missing")
+
+
+def _print(sweep: Sweep, fmt: str) -> None:
+    from workbench.sweeps.table import render_sweep
+
+    print(json.dumps(sweep.to_json(), indent=2) if fmt == "json" else render_sweep(sweep))
+
+
+def _api_key(args: argparse.Namespace) -> str | None:
+    if args.api_key_file is None:
+        return str(args.api_key) if args.api_key else None
+    try:
+        with open(args.api_key_file, encoding="utf-8") as handle:
+            return handle.read().strip() or None
+    except OSError as exc:
+        raise UsageError(f"cannot read the API key file: {exc}", "pass a readable file") from exc
+
+
+def _open(args: argparse.Namespace) -> Session:
+    """The session named, else the most recent one, else a new one."""
+    from workbench.sessions.session import Session
+    from workbench.sessions.store.location import find_storage
+
+    root = project_root()
+    if args.session or args.branch or args.show or args.resume:
+        return Session.open(root, args.session, args.branch)
+    if find_storage(root) is not None:
+        try:
+            return Session.open(root)
+        except UsageError:  # storage, but no session of this checkout yet
+            pass
+    return Session.create(root)
+
+
+def _request(args: argparse.Namespace) -> SweepRequest:
+    from workbench.sweeps.engine import SweepRequest
+    from workbench.sweeps.executor import Budget
+    from workbench.sweeps.variants import parse_variants
+
+    prompt = " ".join(args.prompt).strip()
+    variants = parse_variants(args.variant)
+    if not (args.show or args.resume or prompt or all(v.prompt for v in variants)):
+        raise UsageError(
+            "sweep needs a question",
+            "for example: workbench sweep --variant model=openai/gpt-4.1 -- fix the bug",
+        )
+    return SweepRequest(
+        prompt,
+        variants,
+        repeat=args.repeat,
+        at=args.at,
+        check=args.check,
+        check_timeout_s=args.check_timeout,
+        timeout_s=args.timeout,
+        model=args.model,
+        api_base=args.api_base,
+        api_key=_api_key(args),
+        budget=Budget(args.max_cost, args.max_tokens),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.sweeps.engine import find_sweep, run_sweep, start_sweep
+    from workbench.sweeps.executor import LocalExecutor
+    from workbench.sweeps.table import run_line
+
+    request = _request(args)
+    said: dict[str, str] = {}
+
+    def progress(run: Run) -> None:
+        if said.get(run.branch) != run.outcome:  # a run's lines come often; each state once
+            said[run.branch] = run.outcome
+            print(run_line(run), file=sys.stderr)
+
+    started: list[Sweep] = []
+
+    async def go(session: Session) -> Sweep:
+        if args.resume:
+            sweep = find_sweep(session, args.resume)
+        else:
+            sweep = await start_sweep(session, request)
+        started.append(sweep)
+        print(f"{sweep.id}: {len(sweep.missing())} runs, {args.jobs} at once", file=sys.stderr)
+        return await run_sweep(session, sweep, request, LocalExecutor(args.jobs), progress)
+
+    with _open(args) as session:
+        if args.show:
+            _print(find_sweep(session, args.show), args.format)
+            return 0
+        try:
+            sweep = asyncio.run(go(session))
+        except KeyboardInterrupt:
+            if started:
+                print(
+                    f"workbench: {started[0].id} stopped; every run ended and kept what it did"
+                    f"\n  hint: `workbench sweep --resume {started[0].id}` runs the rest",
+                    file=sys.stderr,
+                )
+            return 130
+    _print(sweep, args.format)
+    if sweep.stopped:
+        print(f"workbench: {sweep.stopped}", file=sys.stderr)
+    return 0

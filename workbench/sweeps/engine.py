@@ -1,0 +1,204 @@
+"""A sweep from start to end: its branches forked from one position, its runs executed, its
+record kept in the session.
+
+The sweep holds the session's lock throughout; each run writes entries on its own branch only.
+The branches are forked as `fork` forks them (`fork_branch`: the conversation branch and its own
+worktree and project branch), so the user's checkout, HEAD, index and uncommitted files are never
+touched. Every branch is named `<sweep>.<variant>-<repeat>` (`sweep-3.model-b-2`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.errors import UsageError
+from workbench.sessions.session import Session
+from workbench.sessions.store.state import Position
+from workbench.sessions.workspaces.fork import fork_branch
+from workbench.skills.discover import load_project_skills
+from workbench.sweeps.executor import Budget, Executor, Progress
+from workbench.sweeps.prices import check_priced
+from workbench.sweeps.record import Run, Sweep
+from workbench.sweeps.runs import Launch
+from workbench.sweeps.variants import Variant
+
+INTERRUPTED = "stopped by the user (Ctrl+C)"
+
+
+@dataclass
+class SweepRequest:
+    """What `workbench sweep` was asked."""
+
+    prompt: str
+    variants: list[Variant]
+    repeat: int = 1
+    at: str | None = None
+    check: str | None = None
+    check_timeout_s: float = 600.0
+    timeout_s: float | None = None
+    model: str | None = None
+    api_base: str | None = None
+    api_key: str | None = None
+    budget: Budget = field(default_factory=Budget)
+
+
+def sweeps_of(session: Session) -> list[Sweep]:
+    """The session's sweeps, oldest first: the newest record of each id."""
+    found: dict[str, Sweep] = {}
+    for entry in session.store.all_entries():
+        if entry.type == "sweep":
+            sweep = Sweep.from_record(entry.payload)
+            found.pop(sweep.id, None)
+            found[sweep.id] = sweep
+    return sorted(found.values(), key=lambda s: s.created)
+
+
+def find_sweep(session: Session, sweep_id: str) -> Sweep:
+    for sweep in sweeps_of(session):
+        if sweep.id == sweep_id:
+            return sweep
+    known = ", ".join(s.id for s in sweeps_of(session)) or "none yet"
+    raise UsageError(f"no sweep {sweep_id!r} in session {session.id}", f"sweeps: {known}")
+
+
+def _fork_all(
+    session: Session, request: SweepRequest, sweep_id: str
+) -> tuple[str | None, list[Run]]:
+    """Fork every run's branch from the same position, then go back to where the session was
+    (git worker)."""
+    store = session.store
+    before = Position(store.state.position.branch, store.state.position.entry)
+    if request.at is not None:
+        store.move_to(store.resolve(request.at))
+    position = Position(store.state.position.branch, store.state.position.entry)
+    fork_entry = store.position_entry()
+    runs = []
+    for variant in request.variants:
+        for repeat in range(1, request.repeat + 1):
+            name = f"{sweep_id}.{variant.name}-{repeat}"
+            fork_branch(store, session.workspaces, name, None)
+            # Back at the fork's position for the next fork: in memory only (the path is the
+            # same), written once at the end.
+            store.state.position = position
+            runs.append(Run(name, variant.name, repeat))
+    if before.entry is not None:
+        store.move_to(store.resolve(before.entry))
+    else:
+        store.move_to_branch(before.branch)
+    return fork_entry, runs
+
+
+async def start_sweep(session: Session, request: SweepRequest) -> Sweep:
+    """Fork the sweep's branches and record it (nothing runs yet)."""
+    if request.repeat < 1:
+        raise UsageError("--repeat takes a count of 1 or more")
+    _check_budget(session, request.variants, request)
+    await asyncio.to_thread(skill_filters, session, request.variants)  # unknown names: now
+    sweep_id = f"sweep-{len(await session.store.run(lambda: sweeps_of(session))) + 1}"
+    branch = session.branch
+    at, runs = await session.store.run(lambda: _fork_all(session, request, sweep_id))
+    sweep = Sweep(
+        sweep_id,
+        session.id,
+        branch,
+        at,
+        request.prompt,
+        request.check,
+        request.variants,
+        runs,
+        time.time(),
+    )
+    await save(session, sweep)
+    return sweep
+
+
+async def save(session: Session, sweep: Sweep) -> None:
+    """A new `sweep` entry on the branch it started from: the newest record of its id."""
+    payload = sweep.to_record()
+    await session.store.run(lambda: session.store.append_to_branch(sweep.branch, "sweep", payload))
+
+
+def _check_budget(session: Session, variants: list[Variant], request: SweepRequest) -> None:
+    if request.budget.max_cost is not None:
+        check_priced([v.model or request.model for v in variants], session.settings)
+
+
+def _glob_escaped(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def skill_filters(session: Session, variants: list[Variant]) -> dict[str, tuple[str, ...]]:
+    """Variant name -> `!name` for each of the project's skills it leaves out; a skill it names
+    that the project does not have is a usage error."""
+    if all(v.skills is None for v in variants):
+        return {}
+    found = sorted(load_project_skills(session.location.project_root).graph.skills)
+    chosen: dict[str, tuple[str, ...]] = {}
+    for variant in variants:
+        if variant.skills is None:
+            continue
+        unknown = sorted(set(variant.skills) - set(found))
+        if unknown:
+            raise UsageError(
+                f"--variant {variant.text}: no skill named {', '.join(unknown)}",
+                f"the project's skills: {', '.join(found) or 'none'}",
+            )
+        left_out = [n for n in found if n not in variant.skills]
+        chosen[variant.name] = tuple(f"!{_glob_escaped(n)}" for n in left_out)
+    return chosen
+
+
+def _launch(
+    session: Session,
+    sweep: Sweep,
+    run: Run,
+    request: SweepRequest,
+    filters: dict[str, tuple[str, ...]],
+) -> Launch:
+    variant = sweep.variant(run.variant)
+    record = session.store.record(run.branch)
+    worktree = session.workspace(run.branch)
+    return Launch(
+        session=session.id,
+        branch=run.branch,
+        worktree=Path(worktree),
+        base=record.worktree.base if record.worktree else None,
+        prompt=variant.prompt or sweep.prompt,
+        model=variant.model or request.model,
+        variant=variant,
+        api_base=request.api_base,
+        api_key=request.api_key,
+        check=sweep.check,
+        check_timeout_s=request.check_timeout_s,
+        skill_filters=filters.get(variant.name, ()),
+        timeout_s=request.timeout_s,
+    )
+
+
+async def run_sweep(
+    session: Session,
+    sweep: Sweep,
+    request: SweepRequest,
+    executor: Executor,
+    progress: Progress,
+) -> Sweep:
+    """Run what the sweep is missing, then record it; a Ctrl+C stops every run, records what
+    they did, and is passed on."""
+    _check_budget(session, sweep.variants, request)
+    filters = await asyncio.to_thread(skill_filters, session, sweep.variants)
+    missing = sweep.missing()
+    launches = await session.store.run(
+        lambda: [_launch(session, sweep, run, request, filters) for run in missing]
+    )
+    work = list(zip(launches, missing, strict=True))
+    try:
+        sweep.stopped = await executor.execute(work, request.budget, progress)
+    except asyncio.CancelledError:
+        sweep.stopped = INTERRUPTED
+        await asyncio.shield(save(session, sweep))
+        raise
+    await save(session, sweep)
+    return sweep
