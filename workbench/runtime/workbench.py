@@ -51,6 +51,7 @@ from workbench.agent.context_files import context_files
 from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
+from workbench.agent.models.catalog import ModelChoice, model_choices
 from workbench.agent.models.choice import cache_policy, model_name, open_model
 from workbench.agent.models.client import ModelClient
 from workbench.agent.queues import MessageQueue
@@ -74,6 +75,7 @@ from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
+from workbench.runtime.session_model import model_to_reopen, recorded_models
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree
@@ -167,7 +169,8 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
             cwd=self.cwd,
         )
         self.extensions = await load_extensions(self.api, self.project_root, self.settings.trusted)
-        model = await self._open_model(self.options.model)
+        messages = branch_messages(self.store.path())
+        model, model_notices = await self._reopen_model(messages)
         host = SubagentHost(self.options, lambda: self.agent.model.info.name)
         tools = [*builtin_tools(), *subagent_tools(host, self.cwd), *self.api.tools.values()]
         self.agent = Agent(
@@ -183,7 +186,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         if self.options.confine_tools or self.settings.get("tools.confine") is True:
             worktrees = [self.session.workspaces.worktree_root] if self.session else []
             self.agent.confined_to = tuple(p.resolve() for p in (self.project_root, *worktrees))
-        self.agent.messages = branch_messages(self.store.path())
+        self.agent.messages = messages
         self._offer_skill_tools()
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
@@ -195,6 +198,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
             *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
             *(Notice(text, "warning") for text in context_files(self.cwd).notices),
             *self.trust_notices(),
+            *model_notices,
         ]
 
     def _refresh_system_prompt(self) -> None:
@@ -237,8 +241,26 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
             log.error("making the branch's workspace failed", exc_info=exc)
             self._emit(ErrorEvent(f"the branch's workspace is not ready: {exc!r}", None))
 
-    async def _open_model(self, requested: str | None) -> ModelClient:
-        """Scripts (`scripted:PATH`) are named relative to the folder workbench started in."""
+    async def _reopen_model(self, messages: list[Message]) -> tuple[ModelClient, list[Notice]]:
+        """The model the branch's replies were written by (see `session_model`), else the one a
+        new session would use, with a notice saying why the recorded one could not open."""
+        pulled = self.session.store.state.remote if self.session is not None else ""
+        recorded = await model_to_reopen(self.options, messages, pulled, self.options.confirm)
+        if recorded is None:
+            return await self._open_model(self.options.model), []
+        try:
+            return await self._open_model(recorded.name, recorded.api_base), []
+        except WorkbenchError as exc:
+            notice = Notice(
+                f"the session's model {recorded.name} did not open ({exc.message}); "
+                "using the default model instead (/model chooses another)",
+                "warning",
+            )
+            return await self._open_model(None), [notice]
+
+    async def _open_model(self, requested: str | None, api_base: str | None = None) -> ModelClient:
+        """Scripts (`scripted:PATH`) are named relative to the folder workbench started in;
+        `api_base` (a recorded endpoint) stands in for `--api-base` when this run gave none."""
         name = model_name(requested, self.settings, os.environ)
         return await asyncio.to_thread(
             open_model,
@@ -246,7 +268,7 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
             self.settings,
             self.options.cwd.resolve(),
             lambda: self.skills,
-            self.options.api_base,
+            self.options.api_base or api_base,
             self.options.api_key,
             lambda: self.cwd,
             cache_policy(self.settings, self.options.no_cache),
@@ -374,6 +396,11 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         self.agent.model = await self._open_model(name)
         info = self.agent.model.info
         self._emit(ModelChange(info.name, info.offline, info.context_window))
+
+    def model_choices(self) -> list[ModelChoice]:
+        """What `/model` offers: this branch's recent models, the configured, the known ones."""
+        recent = [model.name for model in recorded_models(self.agent.messages)]
+        return model_choices(recent, self.settings, os.environ)
 
     async def wait_idle(self) -> str | None:
         return await self.agent.wait()
