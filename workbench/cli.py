@@ -323,22 +323,32 @@ def _run_agent(
 
 def _run_acp(args: argparse.Namespace) -> int:
     """The ACP agent: sessions open in the folders the client names, so the model is resolved
-    per session; no warm interpreter (stdio belongs to the protocol), litellm loads meanwhile."""
+    per session. `initialize` is answered by hand while the SDK imports in a thread
+    (`acp_handshake`); litellm starts loading once the first session is open, so that neither
+    answer waits for its import."""
     import asyncio
+    import threading
 
     from workbench.errors import UsageError
 
     if args.prompt:
         raise UsageError("--mode acp reads its prompts from the client", "drop the prompt")
+    from workbench.modes import acp_handshake
+
+    sdk = threading.Thread(
+        target=importlib.import_module, args=("workbench.modes.acp",), name="acp-import"
+    )
+    sdk.start()
+    first = acp_handshake.read_line()
+    unread = b"" if acp_handshake.answer(first) else first
     from workbench.agent.models.choice import uses_litellm
+    from workbench.agent.models.litellm_client import preload
 
-    if args.model is None or uses_litellm(args.model):
-        from workbench.agent.models.litellm_client import preload
-
-        preload()
+    sdk.join()
     from workbench.modes import acp
 
-    return asyncio.run(acp.run(_options(args, args.model)))
+    loads = args.model is None or uses_litellm(args.model)
+    return asyncio.run(acp.run(_options(args, args.model), unread, preload if loads else None))
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:

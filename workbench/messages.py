@@ -7,6 +7,7 @@ hooks (`context`) and extensions (the enforcer) read and write messages too.
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -33,6 +34,39 @@ class ToolCall:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
+def _number(value: Any) -> float | None:
+    """A figure given as a number or a numeric string; None when it is not one (a bool, NaN,
+    infinity, anything else) or is negative: usage comes from servers and other people's
+    sessions, and no count or price is below zero."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
+
+
+def token_count(value: Any) -> int | None:
+    """A token count as it was given (`12`, `"12"`, `1.5`), rounded; 0 when none was given,
+    None when it cannot be read."""
+    if value is None:
+        return 0
+    number = _number(value)
+    return None if number is None else round(number)
+
+
+def usd(value: Any) -> float | None:
+    """A price as it was given; None when it is unknown or cannot be read."""
+    return None if value is None else _number(value)
+
+
+USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
 @dataclass
 class Usage:
     """Token use of one model call, in one vocabulary whatever the provider calls them:
@@ -57,6 +91,17 @@ class Usage:
         """Cache reads over all prompt tokens; None when the call reported none."""
         total = self.prompt_tokens
         return self.cache_read_tokens / total if total else None
+
+    @classmethod
+    def read(cls, data: Any) -> Usage | None:
+        """A usage as a script, a stored entry or a pulled one holds it (someone else's data):
+        counts coerced (see `token_count`); one that cannot be read counts 0 and makes the cost
+        unknown, as does a price that cannot be read. None when `data` is no usage at all."""
+        if not isinstance(data, dict):
+            return None
+        counts = {name: token_count(data.get(name)) for name in USAGE_COUNTS}
+        cost = None if None in counts.values() else usd(data.get("cost"))
+        return cls(**{name: n or 0 for name, n in counts.items()}, cost=cost)
 
 
 @dataclass
@@ -90,5 +135,5 @@ class Message:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         known["tool_calls"] = [ToolCall(**tc) for tc in known.get("tool_calls") or []]
         usage = known.get("usage")
-        known["usage"] = Usage(**usage) if isinstance(usage, dict) else None
+        known["usage"] = Usage.read(usage)
         return cls(**known)

@@ -74,7 +74,7 @@ async def measure(name: str, replies: list[Reply]) -> dict[str, object]:
         workbench.subscribe(lambda e: events.append(event_dict(e)))
         await workbench.prompt("go")
         await workbench.wait_idle()
-        messages = list(workbench.agent.messages)
+        messages = list(workbench.agent.state.messages)
         await workbench.close()
     ends = [e for e in events if e["type"] == "tool_execution_end"]
     in_results = [

@@ -57,6 +57,25 @@ async def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
     assert updates[-1] == "ready"
 
 
+async def test_output_that_comes_just_after_an_update_is_shown_once_the_command_goes_quiet(
+    tmp_path: Path,
+) -> None:
+    """Updates are at most one per interval: what came within it is shown when it ends, not
+    held until more output comes (a command that then waits would show a stale tail forever)."""
+    updates: list[str] = []
+    command = "echo first; sleep 0.03; echo second; until [ -f go ]; do sleep 0.02; done"
+    task = asyncio.create_task(
+        execute({"command": command}, ToolContext(cwd=tmp_path, update=updates.append))
+    )
+    for _ in range(250):
+        if updates and "second" in updates[-1]:
+            break
+        await asyncio.sleep(0.02)
+    (tmp_path / "go").touch()
+    await task
+    assert updates[-1] == "first\nsecond", "the quiet command's last lines were never shown"
+
+
 async def test_long_output_keeps_the_tail_and_saves_everything(tmp_path: Path) -> None:
     result = await execute({"command": "seq 1 100000"}, ToolContext(cwd=tmp_path))
     lines = result.text.splitlines()

@@ -151,7 +151,7 @@ async def test_extensions_add_commands_tools_and_steering(project):
     assert [e.text for e in events if e.type == "notice"] == ["hello, there"]
     await workbench.prompt("shout twice")
     await workbench.wait_idle()
-    texts = [m.text for m in workbench.agent.messages if m.role in ("tool_result", "notice")]
+    texts = [m.text for m in workbench.agent.state.messages if m.role in ("tool_result", "notice")]
     assert texts == ["HI", "Skipped due to queued user message.", "the user wants a summary now"]
     assert "shout" in workbench.system_prompt
 
@@ -173,7 +173,7 @@ async def test_next_turn_messages_travel_with_the_next_prompt(project):
     )
     await workbench.prompt("format the file")
     await workbench.wait_idle()
-    assert [(m.role, m.text) for m in workbench.agent.messages] == [
+    assert [(m.role, m.text) for m in workbench.agent.state.messages] == [
         ("notice", "the repository uses tabs"),
         ("user", "format the file"),
         ("assistant", "noted"),
@@ -237,5 +237,5 @@ async def test_trusting_a_project_later_keeps_to_the_tools_allowlist(project):
     options = WorkbenchOptions(cwd=project, model=model, skills=SkillGraph([]), tools=["read"])
     workbench = await Workbench.open(options)
     await workbench.trust_project()
-    assert list(workbench.agent.tools) == ["read"], "the trusted extension's tools stay out"
+    assert list(workbench.agent.state.tools) == ["read"], "the trusted extension's tools stay out"
     await workbench.close()

@@ -11,7 +11,7 @@ from support.openai_server import Reply
 from support.workbench_process import run_workbench, workbench_command
 
 
-def wait_for(path, timeout: float = 20.0) -> bool:
+def wait_for(path, timeout: float = 60.0) -> bool:
     deadline = time.monotonic() + timeout
     while not path.exists() and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -49,7 +49,7 @@ async def test_text_streams_in_pieces_with_usage_and_unknown_cost(project, serve
     assert await run(workbench, "hi") == "completed"
     deltas = [e["delta"] for e in of_type(events, "message_update")]
     assert len(deltas) == 5 and "".join(deltas) == "Hello from the local server."
-    reply = workbench.agent.messages[-1]
+    reply = workbench.agent.state.messages[-1]
     assert reply.stop_reason == "stop"
     assert (reply.usage.input_tokens, reply.usage.output_tokens) == (42, 6)
     assert reply.usage.cost is None, "an unknown model's cost is unknown, not zero"
@@ -113,7 +113,7 @@ async def test_a_stream_cut_off_without_finish_reason_is_truncated(project, serv
     server.add(Reply(text="This answer stops right here", cut_after=4))
     workbench, events = await open_session(project, server)
     assert await run(workbench, "hi") == "error"
-    reply = workbench.agent.messages[-1]
+    reply = workbench.agent.state.messages[-1]
     assert reply.stop_reason == "truncated" and reply.text == "This answer stops "
     assert "cut off" in of_type(events, "error")[0]["message"]
 
@@ -124,7 +124,7 @@ async def test_a_dropped_connection_mid_stream_keeps_the_partial_reply(project, 
     )
     workbench, events = await open_session(project, server)
     assert await run(workbench, "hi") == "error"
-    reply = workbench.agent.messages[-1]
+    reply = workbench.agent.state.messages[-1]
     assert reply.stop_reason == "error" and reply.text == "Partial words "
     assert of_type(events, "agent_end")[0]["stop_reason"] == "error"
 
@@ -146,7 +146,7 @@ async def test_context_overflow_compacts_and_retries_once(project, server) -> No
     assert retried[1]["content"].endswith("## Goal\nport the parser")
     assert "GOAL" not in json.dumps(retried[2:]), "the summarised message is gone"
     assert retried[3] == {"role": "user", "content": "next step please"}
-    assert workbench.agent.messages[-1].text == "continuing"
+    assert workbench.agent.state.messages[-1].text == "continuing"
 
 
 async def test_a_second_overflow_is_an_error(project, server) -> None:
@@ -174,7 +174,7 @@ async def test_prices_from_settings_give_a_cost(project, server) -> None:
     server.add(Reply(text="priced", usage={"prompt_tokens": 1000, "completion_tokens": 100}))
     workbench, _ = await open_session(project, server)
     await run(workbench, "hi")
-    assert workbench.agent.messages[-1].usage.cost == pytest.approx(0.003)
+    assert workbench.agent.state.messages[-1].usage.cost == pytest.approx(0.003)
     assert workbench.state().total_cost == pytest.approx(0.003)
 
 
@@ -219,7 +219,7 @@ async def test_reasoning_streams_as_thinking_and_stays_home(project, server) -> 
     await run(workbench, "question")
     kinds = [(e["delta_type"], e["delta"]) for e in of_type(events, "message_update")]
     assert kinds[0] == ("thinking", "let me think")
-    assert workbench.agent.messages[-1].thinking == "let me think"
+    assert workbench.agent.state.messages[-1].thinking == "let me think"
     await run(workbench, "again")
     assert "let me think" not in json.dumps(server.requests[1]["messages"])
 
@@ -233,5 +233,7 @@ async def test_a_first_call_during_the_preload_waits_for_it_off_the_event_loop(
     preloading = litellm_client.preload()  # its own stub call must not wait for itself
     workbench, _ = await open_session(project, server)
     assert await asyncio.wait_for(run(workbench, "hi"), 60) == "completed"
-    assert not preloading.is_alive() and workbench.agent.messages[-1].text == "after the warm-up"
+    assert (
+        not preloading.is_alive() and workbench.agent.state.messages[-1].text == "after the warm-up"
+    )
     assert len(server.requests) == 1, "the warm-up called its own stub, not the model's server"

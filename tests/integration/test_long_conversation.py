@@ -73,6 +73,6 @@ async def test_goal_survives_several_compactions(project, server) -> None:
         assert GOAL in request["messages"][1]["content"], "the goal leads every later context"
     assert GOAL not in str(turns[-1]["messages"][2:]), "the original prompt itself was compacted"
 
-    stored = messages_of(workbench.store.path())
+    stored = messages_of(workbench.current.store.path())
     assert [m.text for m in stored if m.role == "user"] == PROMPTS, "nothing is lost from the log"
     assert workbench.state().context_tokens < 2400 - 600

@@ -60,7 +60,7 @@ async def test_cache_reads_and_writes_arrive_with_a_hand_computed_cost(project, 
     anthropic.add(AnthropicReply("Hello.", usage=usage(read=2000, write=1000)))
     workbench, events = await open_claude(project, anthropic.url)
     assert await run(workbench, "hi") == "completed"
-    reply = workbench.agent.messages[-1].usage
+    reply = workbench.agent.state.messages[-1].usage
     assert reply is not None
     figures = (reply.input_tokens, reply.cache_read_tokens, reply.cache_write_tokens)
     assert figures == (10, 2000, 1000), "input tokens are the uncached ones, as Anthropic counts"
@@ -125,7 +125,7 @@ async def test_long_retention_asks_for_an_hour_and_prices_writes_at_that_rate(
         "system[0] ttl=1h",
         "messages[0].content[0] (user) ttl=1h",
     ]
-    assert workbench.agent.messages[-1].usage.cost == pytest.approx(1000 * 6e-6)
+    assert workbench.agent.state.messages[-1].usage.cost == pytest.approx(1000 * 6e-6)
     await workbench.close()
 
 
@@ -150,12 +150,12 @@ async def test_a_reply_without_usage_and_a_model_without_price(project, anthropi
     workbench, events = await open_claude(project, anthropic.url, model=UNPRICED_CLAUDE)
     assert workbench.state().total_cost is None, "unknown before the first call, never $0"
     assert await run(workbench, "one") == "completed"
-    assert workbench.agent.messages[-1].usage is None
+    assert workbench.agent.state.messages[-1].usage is None
     assert of_type(events, "usage_update") == []
     assert workbench.state().session_hit_rate is None
     assert await run(workbench, "two") == "completed"
     assert breakpoints(anthropic.requests[1])[0] == "system[0]", "litellm says it takes them"
-    reply = workbench.agent.messages[-1].usage
+    reply = workbench.agent.state.messages[-1].usage
     assert reply.cache_read_tokens == 500 and reply.cost is None
     state = workbench.state()
     assert state.total_cost is None and state.session_hit_rate == pytest.approx(500 / 510)
@@ -181,7 +181,7 @@ async def test_openai_style_providers_get_the_session_as_prompt_cache_key(projec
         sent = server.requests[0]
         assert sent["prompt_cache_key"] == workbench.state().session_id
         assert sent["messages"][0]["content"].endswith(f"Working folder: {project}\n")
-        reply = workbench.agent.messages[-1].usage
+        reply = workbench.agent.state.messages[-1].usage
         # OpenAI counts the cached tokens in prompt_tokens: 176 uncached + 1,024 read
         assert (reply.input_tokens, reply.cache_read_tokens) == (176, 1024)
         # 176 x $2 + 1,024 x $0.50 + 10 x $8, per million

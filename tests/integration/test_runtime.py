@@ -40,7 +40,7 @@ async def test_switching_models_takes_effect_on_the_next_call(project: Path) -> 
     ]
     await workbench.prompt("two")
     await workbench.wait_idle()
-    assert [m.text for m in workbench.agent.messages if m.role == "assistant"] == [
+    assert [m.text for m in workbench.agent.state.messages if m.role == "assistant"] == [
         "from a",
         "from b",
     ]
@@ -54,7 +54,7 @@ async def test_steer_and_follow_up_while_idle_start_a_run(project: Path) -> None
     assert await workbench.wait_idle() == "completed"
     await workbench.follow_up("and then this")
     assert await workbench.wait_idle() == "completed"
-    users = [m.text for m in workbench.agent.messages if m.role == "user"]
+    users = [m.text for m in workbench.agent.state.messages if m.role == "user"]
     assert users == ["go this way", "and then this"]
     assert [e.type for e in events].count("agent_start") == 2
 

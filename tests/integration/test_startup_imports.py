@@ -7,16 +7,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.git_project import git, make_project
+from support.workbench_process import run_workbench
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = {"litellm", "git", "textual", "networkx", "acp", "pydantic"}
 
 
-def imported_modules(*args: str) -> set[str]:
+def imported_modules(*args: str, cwd: Path = REPO) -> set[str]:
     """Top-level names of every module `workbench ARGS` imports, from `-X importtime`."""
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "workbench", *args],
-        cwd=REPO,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=60,
@@ -59,3 +61,13 @@ def test_the_graph_still_offers_networkx_when_asked() -> None:
     assert result.returncode == 0, result.stderr
     nodes, edges = map(int, result.stdout.split())
     assert nodes >= 12 and edges >= 11
+
+
+def test_a_fork_runs_git_without_gitpython(tmp_path: Path) -> None:
+    """`workbench fork` makes its worktree with git itself: GitPython's import (~0.1 s) only
+    wrapped the spawn."""
+    project = make_project(tmp_path / "project")
+    run_workbench("-p", "hello", "--model", "demo", cwd=project)
+    assert "git" not in imported_modules("fork", "exp", cwd=project)
+    listed = git(project, "worktree", "list", "--porcelain")
+    assert "branch refs/heads/wb/" in listed and listed.count("worktree ") == 2

@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp.connection import StreamDirection, StreamEvent
 from acp.schema import AllowedOutcome, ClientCapabilities, DeniedOutcome, Implementation
 
-TIMEOUT = 20.0
+TIMEOUT = 60.0
+"""A limit against a hang, never a measure of speed: on a loaded 2-core machine a process that
+imports litellm takes 15 s or more before its first event."""
 
 
 class RecordingClient:
@@ -28,6 +31,8 @@ class RecordingClient:
         self.permission = permission
         self.process: Any = None
         """The agent's process (an `asyncio.subprocess.Process`)."""
+        self.incoming: list[dict[str, Any]] = []
+        """Every JSON-RPC message the agent sent, as it came (responses the SDK drops too)."""
         self._changed = asyncio.Event()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -43,6 +48,26 @@ class RecordingClient:
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=self.permission)
         )
+
+    def observe(self, event: StreamEvent) -> None:
+        if event.direction is StreamDirection.INCOMING:
+            self.incoming.append(event.message)
+            self._changed.set()
+
+    async def wait_message(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = TIMEOUT
+    ) -> dict[str, Any]:
+        """The first message from the agent that `predicate` accepts (waiting for it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = next((m for m in self.incoming if predicate(m)), None)
+            if found is not None:
+                return found
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no matching message within {timeout} s: {self.incoming[-5:]}"
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
 
     def of(self, session_id: str, kind: str | None = None) -> list[Any]:
         return [
@@ -95,6 +120,7 @@ async def acp_workbench(
             env=dict(os.environ),
             cwd=cwd,
             transport_kwargs={"stderr": log},
+            observers=[client.observe],
         ) as (conn, process):
             client.process = process
             init = await asyncio.wait_for(

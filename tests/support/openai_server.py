@@ -37,15 +37,18 @@ class Reply:
     (what the client had not read by then is lost, as on a real dropped line).
     `hold_after`: after this many chunks, wait until the test sets `release` (a reply frozen
     mid-stream, for pictures of a stream in progress).
+    `usage` is sent as it is (strings, floats, negatives: what odd servers send); `null_usage`
+    sends a last chunk whose `usage` is null instead.
     """
 
     text: str = ""
     pieces: list[str] | None = None
     reasoning: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, int] | None = field(
+    usage: dict[str, Any] | None = field(
         default_factory=lambda: {"prompt_tokens": 100, "completion_tokens": 20}
     )
+    null_usage: bool = False
     finish_reason: str | None = "auto"
     fragment_size: int = 7
     delay_s: float = 0.0
@@ -118,9 +121,13 @@ def chunks(reply: Reply, model: str) -> Iterator[dict[str, Any]]:
         finish = "tool_calls" if reply.tool_calls else "stop"
     if finish is not None:
         yield chunk({}, finish)
-    if reply.usage is not None:
+    if reply.null_usage:
+        yield {**base, "choices": [], "usage": None}
+    elif reply.usage is not None:
         usage = dict(reply.usage)
-        usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])
+        counts = (usage.get("prompt_tokens"), usage.get("completion_tokens"))
+        if all(type(n) is int for n in counts):
+            usage.setdefault("total_tokens", sum(counts))
         yield {**base, "choices": [], "usage": usage}
 
 

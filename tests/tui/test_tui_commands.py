@@ -285,12 +285,14 @@ async def test_new_starts_with_nothing_of_the_session_before(make_app) -> None:
         await opened(pilot)
         await app.controller.run("activate", "atom-edit-code")
         await until(pilot, lambda: "atom-edit-code" in app.workbench.loading_state().loaded, "it")
-        first = app.workbench.store.session_id
+        first = app.workbench.current.store.session_id
         await app.controller.run("new")
-        await until(pilot, lambda: app.workbench.store.session_id != first, "the new session")
+        await until(
+            pilot, lambda: app.workbench.current.store.session_id != first, "the new session"
+        )
         state = app.workbench.loading_state()
         assert (state.loaded, state.activated, state.history) == ({}, set(), [])
-        assert app.workbench._next_turn == [], "A's held notices are not B's entries"
+        assert app.workbench.current.next_turn == [], "A's held notices are not B's entries"
         await until(pilot, lambda: "nothing of the one before" in chat_text(app), "the note")
         assert "atom-edit-code" not in app.query_one(SkillPanel).loaded
 

@@ -275,7 +275,7 @@ async def test_after_quitting_the_terminal_is_told_how_to_resume(make_app) -> No
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        session_id = app.workbench.store.session_id
+        session_id = app.workbench.current.store.session_id
         await ask(pilot, app, "hello")
         await pilot.press("ctrl+c", "ctrl+c")
         await until(pilot, lambda: not app.is_running, "the app to quit")

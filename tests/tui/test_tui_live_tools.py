@@ -18,7 +18,11 @@ def live_text(app) -> str:
 async def test_a_running_bash_command_shows_its_last_lines_under_its_header(
     make_app, script, project: Path
 ) -> None:
-    command = "for i in 1 2 3 4 5 6; do echo line-$i; done; until [ -f go ]; do sleep 0.05; done"
+    """The lines after the first come within the tool's update interval and the command then
+    waits: they must show all the same (they used to wait for more output, which never came;
+    the pause makes that timing certain instead of a matter of load)."""
+    lines = "echo line-1; sleep 0.03; for i in 2 3 4 5 6; do echo line-$i; done"
+    command = f"{lines}; until [ -f go ]; do sleep 0.05; done"
     bash = {"name": "bash", "arguments": {"command": command}}
     app = make_app(script({"tool_calls": [bash]}, {"text": "done"}))
     async with app.run_test(size=SIZE) as pilot:

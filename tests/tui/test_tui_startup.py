@@ -19,7 +19,7 @@ LATER = (
     "litellm",
     "git",
     "networkx",
-    "workbench.runtime",
+    "workbench.runtime.workbench",  # the package is light: the app reads its command registry
     "workbench.agent.loop",
     "textual.widgets._markdown",
 )

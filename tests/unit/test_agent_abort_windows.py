@@ -116,7 +116,7 @@ async def test_an_abort_while_steering_skips_are_written_still_answers_every_cal
         ("call-d", SKIPPED_FOR_STEERING),
     ]
     assert agent.steering.texts() == ["stop, do it differently"]  # still queued, not lost
-    assert [m.id for m in agent.messages] == [m.id for m in messages_of(store.path())]
+    assert [m.id for m in agent.state.messages] == [m.id for m in messages_of(store.path())]
 
 
 async def test_an_abort_while_the_reply_is_written_answers_its_calls_and_runs_none(
@@ -155,7 +155,7 @@ async def test_an_abort_while_follow_ups_are_written_records_all_of_them(
     users = [m.text for m in messages_of(store.path()) if m.role == "user"]
     assert users == ["begin", "first", "second", "third"]
     assert agent.follow_ups.texts() == []
-    assert [m.id for m in agent.messages] == [m.id for m in messages_of(store.path())]
+    assert [m.id for m in agent.state.messages] == [m.id for m in messages_of(store.path())]
 
 
 async def test_an_abort_right_after_start_still_records_the_prompt(tmp_path: Path) -> None:

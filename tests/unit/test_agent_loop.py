@@ -97,7 +97,7 @@ async def test_a_read_then_answer_run_records_every_message_in_order(tmp_path: P
     ]
     agent, model, events = setup(tmp_path, turns)
     assert await agent.start([user("what is in notes.txt?")], "system") == "completed"
-    stored = messages_of(agent.store.path())
+    stored = messages_of(agent.state.store.path())
     assert [(m.role, m.text) for m in stored] == [
         ("user", "what is in notes.txt?"),
         ("assistant", "Reading."),
@@ -138,7 +138,7 @@ async def test_steering_skips_the_remaining_calls_and_reaches_the_model_next(
     gate.release.set()
     assert await run == "completed"
     assert gate.runs == ["a"]
-    results = [m for m in agent.messages if m.role == "tool_result"]
+    results = [m for m in agent.state.messages if m.role == "tool_result"]
     assert [(r.text, r.is_error) for r in results] == [
         ("ran a", False),
         (SKIPPED_FOR_STEERING, True),
@@ -219,7 +219,7 @@ async def test_abort_during_a_stream_records_the_partial_reply(tmp_path: Path) -
         await asyncio.sleep(0.01)
     await agent.abort()
     assert await run == "aborted"
-    stored = messages_of(agent.store.path())
+    stored = messages_of(agent.state.store.path())
     assert [m.role for m in stored] == ["user", "assistant"]
     assert stored[1].stop_reason == "aborted"
     assert stored[1].text.startswith("one") and not stored[1].text.endswith("eight")
@@ -233,7 +233,7 @@ async def test_abort_during_a_tool_answers_every_call(tmp_path: Path) -> None:
     await gate.entered.wait()
     await agent.abort()
     assert await run == "aborted"
-    results = [m for m in agent.messages if m.role == "tool_result"]
+    results = [m for m in agent.state.messages if m.role == "tool_result"]
     assert [r.text for r in results] == [
         "Aborted by the user while running.",
         "Skipped: the run was aborted by the user.",
@@ -309,11 +309,13 @@ async def test_hooks_block_patch_and_reshape_the_context(tmp_path: Path) -> None
     ]
     agent, model, _ = setup(tmp_path, [{"tool_calls": calls}, {"text": "ok"}], bus=bus)
     await agent.start([user("read both")], "system")
-    results = [m for m in agent.messages if m.role == "tool_result"]
+    results = [m for m in agent.state.messages if m.role == "tool_result"]
     assert (results[0].text, results[0].is_error) == ("secret.txt is off limits", True)
     assert results[1].text == "visible\n[checked]"
     assert model.requests[0][-1].text == "remember the rules"
-    assert all(m.role != "notice" for m in agent.messages), "context hook changes are per call"
+    assert all(m.role != "notice" for m in agent.state.messages), (
+        "context hook changes are per call"
+    )
 
 
 async def test_bad_calls_become_errors_the_model_reads(tmp_path: Path) -> None:
@@ -324,7 +326,7 @@ async def test_bad_calls_become_errors_the_model_reads(tmp_path: Path) -> None:
     ]
     agent, _, _ = setup(tmp_path, [{"tool_calls": calls}, {"text": "sorry"}])
     assert await agent.start([user("x")], "system") == "completed"
-    texts = [m.text for m in agent.messages if m.role == "tool_result"]
+    texts = [m.text for m in agent.state.messages if m.role == "tool_result"]
     assert texts[0] == "Unknown tool 'fly'. Available tools: read, bash, edit, write."
     assert texts[1] == "Invalid arguments for read: missing required argument(s): path"
     assert texts[2] == "Invalid arguments for read: argument 'path' must be of type string, not int"
@@ -335,7 +337,7 @@ async def test_calls_of_a_length_limited_reply_are_not_run(tmp_path: Path) -> No
     agent, _, _ = setup(tmp_path, [{"tool_calls": calls, "finish": "length"}, {"text": "again"}])
     await agent.start([user("x")], "system")
     assert not (tmp_path / "x.txt").exists()
-    result = next(m for m in agent.messages if m.role == "tool_result")
+    result = next(m for m in agent.state.messages if m.role == "tool_result")
     assert result.is_error and "output token limit" in result.text
 
 
@@ -355,7 +357,7 @@ async def test_a_stream_without_a_finish_reason_is_reported_as_cut_off(tmp_path:
     events: list[Event] = []
     agent = Agent(model=CutOff(), tools=[], store=MemoryStore(), emit=events.append, cwd=tmp_path)
     assert await agent.start([user("x")], "system") == "error"
-    reply = agent.messages[-1]
+    reply = agent.state.messages[-1]
     assert (reply.text, reply.stop_reason) == ("half an ans", "truncated")
     errors = [e.to_dict() for e in events if e.type == "error"]
     assert errors == [

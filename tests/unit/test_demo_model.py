@@ -78,15 +78,17 @@ async def test_demo_reads_compound_then_molecule_then_atoms(tmp_path: Path) -> N
     assert (
         await agent.start([Message(role="user", text="how do I knead bread dough?")]) == "completed"
     )
-    reads = [[c.arguments["path"] for c in m.tool_calls] for m in agent.messages if m.tool_calls]
+    reads = [
+        [c.arguments["path"] for c in m.tool_calls] for m in agent.state.messages if m.tool_calls
+    ]
     assert reads == [
         ["skills/compound-bake-bread/SKILL.md"],
         ["skills/molecule-knead-dough/SKILL.md"],
         ["skills/atom-measure-flour/SKILL.md", "skills/atom-add-water/SKILL.md"],
     ]
-    results = [m for m in agent.messages if m.role == "tool_result"]
+    results = [m for m in agent.state.messages if m.role == "tool_result"]
     assert all(not r.is_error for r in results)
-    answer = agent.messages[-1].text
+    answer = agent.state.messages[-1].text
     assert answer.startswith("(offline demo)")
     assert "**atom** `atom-add-water`: The atom-add-water body explains how to add water" in answer
     assert "--model" in answer
@@ -95,7 +97,7 @@ async def test_demo_reads_compound_then_molecule_then_atoms(tmp_path: Path) -> N
 async def test_demo_without_compounds_explains_itself(tmp_path: Path) -> None:
     agent = demo_agent(tmp_path, tmp_path)
     await agent.start([Message(role="user", text="hello")])
-    assert "found no compound skills" in agent.messages[-1].text
+    assert "found no compound skills" in agent.state.messages[-1].text
 
 
 async def test_a_read_skipped_for_steering_is_made_for_the_next_prompt_and_nothing_else(
@@ -114,15 +116,15 @@ async def test_a_read_skipped_for_steering_is_made_for_the_next_prompt_and_nothi
             steered.append(Message(role="user", text="bread dough: knead it, please"))
             agent.steering.push(steered[0])
 
-    agent.emit = steer_after_first_atom
+    agent.state.emit = steer_after_first_atom
     await agent.start([Message(role="user", text="how do I knead bread dough?")])
 
-    results = [m for m in agent.messages if m.role == "tool_result"]
+    results = [m for m in agent.state.messages if m.role == "tool_result"]
     assert [r.text for r in results if r.is_error] == [SKIPPED_FOR_STEERING]
-    steering = max(i for i, m in enumerate(agent.messages) if m.role == "user")
-    reads = [c.arguments["path"] for m in agent.messages[steering:] for c in m.tool_calls]
+    steering = max(i for i, m in enumerate(agent.state.messages) if m.role == "user")
+    reads = [c.arguments["path"] for m in agent.state.messages[steering:] for c in m.tool_calls]
     assert reads == ["skills/atom-add-water/SKILL.md"]
-    answer = agent.messages[-1].text
+    answer = agent.state.messages[-1].text
     assert "`compound-bake-bread` (read earlier)" in answer
     assert "`atom-add-water`: The atom-add-water body" in answer
 

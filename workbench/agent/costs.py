@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.agent.store import Entry
-from workbench.messages import Message, Usage
+from workbench.messages import USAGE_COUNTS, Message, Usage, token_count, usd
 
-TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+TOKEN_FIELDS = USAGE_COUNTS
 CHILD_FIELDS = {
     "input": "input_tokens",
     "output": "output_tokens",
@@ -35,10 +35,13 @@ CHILD_FIELDS = {
     "cache_write": "cache_write_tokens",
 }
 """A sub-agent report's token names (`ChildReport.usage`) and ours."""
+USAGE_UNKNOWN = "usage_unknown"
+"""Set in a reply's `details` when its server reported no usage (or none that could be read):
+its cost is unknown, not $0. Offline models report none and cost nothing."""
 
 
 def _int(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    return token_count(value) or 0
 
 
 @dataclass
@@ -68,12 +71,16 @@ class UsageTotals:
         return self.cache_read_tokens / total if total else None
 
     def add_tokens(self, tokens: dict[str, Any], cost: Any, calls: int = 1) -> None:
-        """Add one usage given as a dict of our token names and its cost (None: unknown)."""
-        for name in TOKEN_FIELDS:
-            setattr(self, name, getattr(self, name) + _int(tokens.get(name)))
+        """Add one usage given as a dict of our token names and its cost (None: unknown). It
+        may come from someone else's session: a count that cannot be read adds nothing and,
+        like a price that cannot be read (a negative one), makes the cost unknown."""
+        counts = [token_count(tokens.get(name)) for name in TOKEN_FIELDS]
+        for name, count in zip(TOKEN_FIELDS, counts, strict=True):
+            setattr(self, name, getattr(self, name) + (count or 0))
         self.calls += calls
+        price = usd(cost)
         if self.cost is not None:
-            self.cost = self.cost + float(cost) if isinstance(cost, (int, float)) else None
+            self.cost = None if price is None or None in counts else self.cost + price
 
     def add(self, other: UsageTotals) -> None:
         for name in TOKEN_FIELDS:
@@ -120,6 +127,8 @@ def add_record(totals: UsageTotals, kind: str, usage: Any, details: Any) -> None
     children, a merge entry's experiment (`kind` is the message role or the entry type)."""
     if kind == "assistant" and isinstance(usage, dict):
         totals.add_tokens(usage, usage.get("cost"))
+    elif kind == "assistant" and isinstance(details, dict) and details.get(USAGE_UNKNOWN):
+        totals.add_tokens({}, None)  # a reply whose server reported no usage: cost unknown
     elif kind == "tool_result" and isinstance(details, dict):
         subagent = details.get("subagent")
         results = subagent.get("results") if isinstance(subagent, dict) else None

@@ -25,7 +25,6 @@ from typing import Any
 from workbench.agent.atomic_steps import run_to_end
 from workbench.agent.compactor import Compactor
 from workbench.agent.config import AgentConfig, RetryPolicy
-from workbench.agent.costs import UsageTotals
 from workbench.agent.events import (
     AgentEnd,
     AgentEvent,
@@ -81,7 +80,7 @@ class Agent:
         config: AgentConfig | None = None,
         on_queue_change: Callable[[], None] = lambda: None,
     ) -> None:
-        self._state = AgentState(
+        self.state = AgentState(
             model=model,
             tools={tool.name: tool for tool in tools},
             store=store,
@@ -90,101 +89,17 @@ class Agent:
             system_prompt=system_prompt,
             messages=messages_of(store.path()),
         )
+        """What the parts share, and what the layers above read and change (the model, the
+        tools, the messages, the store, the folder): a change is seen at the parts' next step."""
         self.bus = bus or HookBus()
         self.config = config or AgentConfig()
         self.steering = MessageQueue("steering", self.config.steering_mode, on_queue_change)
         self.follow_ups = MessageQueue("follow-up", self.config.follow_up_mode, on_queue_change)
-        self._tool_runner = ToolRunner(self._state, self.bus, self.steering)
-        self._model_caller = ModelCaller(
-            self._state, self.bus, self.config.retry, self._tool_runner
-        )
-        self._compactor = Compactor(self._state, self.config.compaction, self._model_caller)
+        self._tool_runner = ToolRunner(self.state, self.bus, self.steering)
+        self._model_caller = ModelCaller(self.state, self.bus, self.config.retry, self._tool_runner)
+        self._compactor = Compactor(self.state, self.config.compaction, self._model_caller)
         self._task: asyncio.Task[str] | None = None
         self._began = asyncio.Event()
-
-    # -- the shared state: the layers above read and change it here, the parts see it at once --
-
-    @property
-    def model(self) -> ModelClient:
-        return self._state.model
-
-    @model.setter
-    def model(self, model: ModelClient) -> None:
-        self._state.model = model
-
-    @property
-    def tools(self) -> dict[str, Tool]:
-        return self._state.tools
-
-    @property
-    def store(self) -> ConversationStore:
-        return self._state.store
-
-    @store.setter
-    def store(self, store: ConversationStore) -> None:
-        self._state.store = store
-
-    @property
-    def emit(self) -> Callable[[AgentEvent], None]:
-        return self._state.emit
-
-    @emit.setter
-    def emit(self, emit: Callable[[AgentEvent], None]) -> None:
-        self._state.emit = emit
-
-    @property
-    def cwd(self) -> Path:
-        return self._state.cwd
-
-    @cwd.setter
-    def cwd(self, cwd: Path) -> None:
-        self._state.cwd = cwd
-
-    @property
-    def confined_to(self) -> tuple[Path, ...] | None:
-        return self._state.confined_to
-
-    @confined_to.setter
-    def confined_to(self, folders: tuple[Path, ...] | None) -> None:
-        self._state.confined_to = folders
-
-    @property
-    def system_prompt(self) -> str:
-        return self._state.system_prompt
-
-    @system_prompt.setter
-    def system_prompt(self, system_prompt: str) -> None:
-        self._state.system_prompt = system_prompt
-
-    @property
-    def system_suffix(self) -> str:
-        return self._state.system_suffix
-
-    @system_suffix.setter
-    def system_suffix(self, suffix: str) -> None:
-        self._state.system_suffix = suffix
-
-    @property
-    def messages(self) -> list[Message]:
-        return self._state.messages
-
-    @messages.setter
-    def messages(self, messages: list[Message]) -> None:
-        self._state.messages = messages
-
-    def context_tokens(self) -> int:
-        return self._state.context_tokens()
-
-    def total_cost(self) -> float | None:
-        return self._state.total_cost()
-
-    def totals(self) -> UsageTotals:
-        """What the branch's conversation cost (see `AgentState.totals`)."""
-        return self._state.totals()
-
-    def last_call(self) -> Message | None:
-        """The latest reply that reported its usage."""
-        return self._state.last_call()
 
     # -- side requests: not recorded, retried like a turn --------------------------------------
 
@@ -212,7 +127,7 @@ class Agent:
                 "use steer to redirect it now, or follow_up to queue a message for when it stops",
             )
         if system_prompt is not None:
-            self.system_prompt = system_prompt
+            self.state.system_prompt = system_prompt
         return self._launch(self._run(prompts), "agent-run")
 
     def start_compaction(self, focus: str | None) -> asyncio.Task[str]:
@@ -262,7 +177,7 @@ class Agent:
         return await self._run(queued) if queued else "completed"
 
     async def _run(self, prompts: list[Message]) -> str:
-        self.emit(AgentStart())
+        self.state.emit(AgentStart())
         stop_reason: AgentStopReason = "completed"
         error: str | None = None
         try:
@@ -271,14 +186,14 @@ class Agent:
             stop_reason = "aborted"
         except (ModelError, WorkbenchError) as exc:
             stop_reason, error = "error", exc.message
-            self.emit(ErrorEvent(exc.message, getattr(exc, "hint", None)))
+            self.state.emit(ErrorEvent(exc.message, getattr(exc, "hint", None)))
         except Exception as exc:  # a bug: end the run visibly instead of leaving it hanging
             log.exception("the agent run failed")
             stop_reason, error = "error", f"unexpected error: {exc!r}"
-            self.emit(ErrorEvent(error, "this is a bug in workbench or an extension"))
+            self.state.emit(ErrorEvent(error, "this is a bug in workbench or an extension"))
         if self.bus.has("agent_end"):
-            await self.bus.run("agent_end", AgentEndEvent(list(self.messages), stop_reason))
-        self.emit(AgentEnd(stop_reason, error))
+            await self.bus.run("agent_end", AgentEndEvent(list(self.state.messages), stop_reason))
+        self.state.emit(AgentEnd(stop_reason, error))
         return stop_reason
 
     async def _loop(self, pending: list[Message]) -> None:
@@ -286,16 +201,16 @@ class Agent:
         while True:
             while True:
                 turn += 1
-                self.emit(TurnStart(turn))
-                begun = len(self.messages)
+                self.state.emit(TurnStart(turn))
+                begun = len(self.state.messages)
                 try:
                     await run_to_end(self._record_all(pending))
                     reply = await self._respond()
                     results = await self._tool_runner.run(reply) if reply.tool_calls else []
                 except asyncio.CancelledError:
-                    self.emit(self._aborted_turn(self.messages[begun:]))
+                    self.state.emit(self._aborted_turn(self.state.messages[begun:]))
                     raise
-                self.emit(TurnEnd(reply, results))
+                self.state.emit(TurnEnd(reply, results))
                 if reply.stop_reason in ("error", "truncated"):
                     raise ModelError("other", reply.details.get("error", "the model call failed"))
                 pending = self.steering.take()
@@ -321,7 +236,7 @@ class Agent:
         """Record a turn's user messages in order; the loop lets no abort split this (taken
         from their queues, they exist nowhere else)."""
         for message in messages:
-            await self._state.record(message)
+            await self.state.record(message)
 
     async def _respond(self) -> Message:
         """One assistant reply: compact first if the context is near full; on a context overflow,

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from workbench.agent import compaction_plan
 from workbench.agent.config import RetryPolicy
-from workbench.agent.costs import PricedText
+from workbench.agent.costs import USAGE_UNKNOWN, PricedText
 from workbench.agent.events import (
     MessageStart,
     MessageUpdate,
@@ -153,6 +153,8 @@ class ModelCaller:
                 message.details["error"] = error
         if message.usage is not None:
             message.usage.cost = self.state.model.info.cost(message.usage)
+        elif not self.state.model.info.offline and (failure is None or started):
+            message.details[USAGE_UNKNOWN] = True
         try:
             await self.state.record(message, announce=not started)
         except asyncio.CancelledError:

@@ -26,4 +26,6 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(result.to_json(), indent=2) if args.format == "json" else result.render_text())
     for line in result.diverged:
         print(f"workbench: kept both lines: {line}", file=sys.stderr)
+    for session, why in result.skipped.items():
+        print(f"workbench: warning: session {session} not pulled: {why}", file=sys.stderr)
     return 0

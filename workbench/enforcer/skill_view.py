@@ -64,10 +64,12 @@ class SkillView:
         self.base = base
         self.maybe_changed = False
         self._hints = Hints()  # every tool, until a run says which the model has
+        self._where: dict[Path, str] = {}
         self._rebuild()
 
     def _rebuild(self) -> None:
         graph = self.skills.graph
+        self._where.clear()  # the folder or the skills' paths may have changed
         self.checker = Checker(graph, self.where, self.allowlist.allows)
         self.useful_tools = self._useful_tools()
         self.prompt_section = render(graph, self.where, self.allowlist, self.budget, self._hints)
@@ -90,7 +92,12 @@ class SkillView:
         return ACTIVATION_TOOLS if complete else ACTIVATION_TOOLS | {QUERY_TOOL}
 
     def where(self, skill: Skill) -> str:
-        return location(skill, self.base)
+        """`locations.location`, remembered per skill file until the next rebuild (the two
+        renders and every guidance line ask again)."""
+        named = self._where.get(skill.path)
+        if named is None:
+            named = self._where[skill.path] = location(skill, self.base)
+        return named
 
     def guidance_for(self, skill: Skill, via: str | None) -> str:
         return guidance(self.skills.graph, skill, via, self.where, self.allowlist.allows)

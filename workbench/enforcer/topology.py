@@ -11,7 +11,7 @@ Tools the session does not offer (`--tools`, an agent's `tools:`) are not mentio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
@@ -113,17 +113,35 @@ def _fits(text: str, tokens: int, max_bytes: int) -> bool:
     return token_ceiling(text) <= tokens and len(text.encode()) <= max_bytes
 
 
+def _within(lines: Iterable[str], max_bytes: int) -> list[str] | None:
+    """`lines`, or None as soon as they alone, joined, pass `max_bytes`: a text made of them
+    cannot fit, and the rest need not be made (a 5,000-skill graph would make ~1.2 MB of them)."""
+    kept: list[str] = []
+    size = -1
+    for line in lines:
+        size += len(line.encode()) + 1
+        if size > max_bytes:
+            return None
+        kept.append(line)
+    return kept
+
+
 def _as_many_as_fit(
-    items: list[str], build: Callable[[list[str], int], str], tokens: int, max_bytes: int
+    items: Iterable[str],
+    count: int,
+    build: Callable[[list[str], int], str],
+    tokens: int,
+    max_bytes: int,
 ) -> str:
-    """`build(first items, how many are left)` with as many items as fit, in order."""
+    """`build(first items, how many are left)` with as many of the `count` items as fit, in
+    order; items past the first that does not fit are never made."""
     shown: list[str] = []
     for item in items:
         candidate = [*shown, item]
-        if not _fits(build(candidate, len(items) - len(candidate)), tokens, max_bytes):
+        if not _fits(build(candidate, count - len(candidate)), tokens, max_bytes):
             break
         shown = candidate
-    return build(shown, len(items) - len(shown))
+    return build(shown, count - len(shown))
 
 
 class _Topology:
@@ -152,22 +170,21 @@ class _Topology:
         atoms = {a for m in molecules for a in self.below(m)}
         return f"{self.head(compound)} [{len(molecules)} molecules, {len(atoms)} atoms]"
 
-    def tree(self, detail: str) -> list[str]:
-        """Compound lines at `detail`: `full` (atoms named), `molecules` (counted), `counts`."""
-        lines: list[str] = []
+    def tree(self, detail: str) -> Iterator[str]:
+        """Compound lines at `detail`: `full` (atoms named), `molecules` (counted), `counts`;
+        made as they are read."""
         for compound in self.compounds:
             if detail == "counts":
-                lines.append(self.counted(compound))
+                yield self.counted(compound)
                 continue
-            lines.append(self.head(compound))
+            yield self.head(compound)
             for molecule in self.below(compound.name):
                 atoms = [escape(atom) for atom in self.below(molecule)]
                 if detail == "full":
                     named = ", ".join(atoms) if atoms else "(no atoms)"
-                    lines.append(f"  - {escape(molecule)}: {named}")
+                    yield f"  - {escape(molecule)}: {named}"
                 else:
-                    lines.append(f"  - {escape(molecule)} [{len(atoms)} atoms]")
-        return lines
+                    yield f"  - {escape(molecule)} [{len(atoms)} atoms]"
 
     def standalone_part(self, named: bool, hints: Hints) -> str:
         if not self.standalone:
@@ -190,7 +207,10 @@ def _layered_section(topology: _Topology, tokens: int, max_bytes: int, hints: Hi
     tiers = [("full", True, ""), ("molecules", True, "\n" + more)]
     tiers += [("molecules", False, "\n" + more), ("counts", False, "\n" + more)]
     for detail, named, tail in tiers:
-        text = assemble(topology.tree(detail), topology.standalone_part(named, hints), tail)
+        lines = _within(topology.tree(detail), max_bytes)
+        if lines is None:
+            continue
+        text = assemble(lines, topology.standalone_part(named, hints), tail)
         if _fits(text, tokens, max_bytes):
             return text
     standalone = topology.standalone_part(False, hints)
@@ -198,7 +218,8 @@ def _layered_section(topology: _Topology, tokens: int, max_bytes: int, hints: Hi
     def truncated(lines: list[str], left: int) -> str:
         return assemble(lines, standalone, f"\n... and {hints.more_compounds(left)} {more}")
 
-    return _as_many_as_fit(topology.tree("counts"), truncated, tokens, max_bytes)
+    count = len(topology.compounds)
+    return _as_many_as_fit(topology.tree("counts"), count, truncated, tokens, max_bytes)
 
 
 def _listing(skills: list[Skill], where: Where, tokens: int, max_bytes: int, hints: Hints) -> str:
@@ -215,18 +236,18 @@ def _listing(skills: list[Skill], where: Where, tokens: int, max_bytes: int, hin
         body = "\n".join(entries)
         return f"{LISTING_INTRO}\n\n<available_skills>\n{body}\n</available_skills>{tail}"
 
-    text = assemble([entry(s, s.description) for s in skills])
-    if _fits(text, tokens, max_bytes):
-        return text
-    short = [entry(s, fit(first_sentence(s.description), 40)) for s in skills]
-    text = assemble(short)
-    if _fits(text, tokens, max_bytes):
-        return text
+    def short() -> Iterator[str]:
+        return (entry(s, fit(first_sentence(s.description), 40)) for s in skills)
+
+    for entries in ((entry(s, s.description) for s in skills), short()):
+        kept = _within(entries, max_bytes)
+        if kept is not None and _fits(text := assemble(kept), tokens, max_bytes):
+            return text
 
     def truncated(entries: list[str], left: int) -> str:
         return assemble(entries, "\n" + hints.more_skills(left))
 
-    return _as_many_as_fit(short, truncated, tokens, max_bytes)
+    return _as_many_as_fit(short(), len(skills), truncated, tokens, max_bytes)
 
 
 def render(

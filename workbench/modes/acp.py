@@ -23,34 +23,30 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import acp
-from acp import PROTOCOL_VERSION, RequestError
+from acp import RequestError
 from acp.schema import (
-    AgentCapabilities,
     ForkSessionResponse,
-    Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
-    SessionCapabilities,
-    SessionForkCapabilities,
     SessionInfo,
-    SessionListCapabilities,
     SetSessionConfigOptionResponse,
 )
 
-from workbench import __version__
 from workbench.agent.store import MemoryStore
 from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
 from workbench.logfile import start_logging
+from workbench.modes.acp_handshake import initialize_result
 from workbench.modes.acp_session import AcpSession, Bench, Outbox
+from workbench.modes.acp_stream import GuardedStdioStream
 from workbench.modes.acp_updates import replay
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.sessions.store.catalog import list_sessions
@@ -65,6 +61,28 @@ MCP_NOTE = (
 
 def _failure(exc: WorkbenchError) -> RequestError:
     return RequestError.invalid_request({"message": exc.message, "hint": exc.hint})
+
+
+def _absolute(cwd: str) -> Path:
+    """`cwd` as the protocol requires it: an absolute path (a relative one would be read from
+    wherever the agent process happens to run)."""
+    if not cwd or not Path(cwd).is_absolute():
+        raise RequestError.invalid_params(
+            {"message": f"cwd must be an absolute path (the protocol requires it), not {cwd!r}"}
+        )
+    return Path(cwd)
+
+
+def _folder(cwd: str) -> Path:
+    """A session's folder, checked: a session writes its settings and store there."""
+    folder = _absolute(cwd)
+    if not folder.is_dir():
+        raise RequestError.invalid_params({"message": f"cwd {cwd} is not an existing folder"})
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise RequestError.invalid_params(
+            {"message": f"cwd {cwd} is not writable: a session keeps its files there"}
+        )
+    return folder
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -88,8 +106,13 @@ class WorkbenchAgent:
     """The ACP agent (duck-typed: an `acp.Agent` subclass would answer unimplemented methods
     with null instead of "method not found")."""
 
-    def __init__(self, options: WorkbenchOptions) -> None:
+    def __init__(
+        self, options: WorkbenchOptions, preload: Callable[[], object] | None = None
+    ) -> None:
         self.options = options
+        self._preload = preload
+        """Started once the first session is open and answered: litellm's import would hold the
+        interpreter through `session/new` (seconds), and a prompt comes only after it."""
         self.conn: Any = None
         self.outbox: Outbox
         self.sessions: dict[str, AcpSession] = {}
@@ -101,19 +124,8 @@ class WorkbenchAgent:
         self.outbox = Outbox(conn)
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(
-                    image=False, audio=False, embedded_context=True
-                ),
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(), fork=SessionForkCapabilities()
-                ),
-            ),
-            agent_info=Implementation(name="workbench", title="Workbench", version=__version__),
-        )
+        """Asked again after the hand-written answer (`acp_handshake`), answered the same."""
+        return InitializeResponse.model_validate(initialize_result())
 
     # -- opening sessions ---------------------------------------------------------------------
 
@@ -121,7 +133,7 @@ class WorkbenchAgent:
         holder: list[Bench] = []
         options = dataclasses.replace(
             self.options,
-            cwd=Path(cwd),
+            cwd=_folder(cwd),
             store=None if self.options.store is None else MemoryStore(),  # --no-session
             session_id=session_id,
             branch=branch,
@@ -132,6 +144,11 @@ class WorkbenchAgent:
             workbench = await Workbench.open(options)
         except WorkbenchError as exc:
             raise _failure(exc) from exc
+        except OSError as exc:  # a folder that looked usable and was not (a read-only mount)
+            log.exception("opening a session in %s failed", cwd)
+            raise RequestError.invalid_params(
+                {"message": f"cannot open a session in {cwd}: {exc.strerror or exc}"}
+            ) from exc
         bench = Bench(workbench, self.outbox)
         holder.append(bench)
         self.benches[workbench.state().session_id] = bench
@@ -143,6 +160,9 @@ class WorkbenchAgent:
         async def send() -> None:
             await asyncio.sleep(0)
             bench.release(session, notes)
+            preload, self._preload = self._preload, None
+            if preload is not None:
+                preload()
 
         task = asyncio.get_running_loop().create_task(send())
         self._tasks.add(task)
@@ -184,6 +204,10 @@ class WorkbenchAgent:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
         stored, _, branch = session_id.partition("@")
+        if not stored.strip():
+            raise RequestError.invalid_params(
+                {"message": f"no session id in {session_id!r}: load ID or ID@BRANCH"}
+            )
         bench = self.benches.get(stored)
         if bench is None:
             bench = await self._open(cwd, stored, branch or None)
@@ -197,7 +221,7 @@ class WorkbenchAgent:
             await bench.activate(session)
         except WorkbenchError as exc:
             raise _failure(exc) from exc
-        for update in replay(bench.wb.messages(), bench.wb.cwd):
+        for update in replay(bench.wb.messages(), bench.wb.current.cwd):
             self.outbox.send(session.id, update)
         await self.outbox.flush()
         notes, meta = self._mcp_notes(mcp_servers)
@@ -211,7 +235,7 @@ class WorkbenchAgent:
     ) -> ListSessionsResponse:
         """Each branch of each stored session of the project as `ID@BRANCH` (the current branch
         first), most recently active sessions first."""
-        root = find_project_root(Path(cwd) if cwd else Path.cwd()).resolve()
+        root = find_project_root(_absolute(cwd) if cwd else Path.cwd()).resolve()
         bench = next((b for b in self.benches.values() if b.wb.project_root == root), None)
         infos = bench.wb.list_sessions() if bench is not None else list_sessions(root)
         found: list[SessionInfo] = []
@@ -306,18 +330,25 @@ def _iso(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).isoformat().replace("+00:00", "Z")
 
 
-async def run(options: WorkbenchOptions) -> int:
-    """Serve ACP on stdin/stdout until the client closes stdin."""
+async def run(
+    options: WorkbenchOptions, unread: bytes = b"", preload: Callable[[], object] | None = None
+) -> int:
+    """Serve ACP on stdin/stdout until the client closes stdin; `unread` is what
+    `acp_handshake` read from stdin and left unanswered (the SDK reads it first); `preload`
+    starts loading the model's library once the first session is open."""
     start_logging()  # warnings and errors (the SDK's too) to the log file, never stdout
     protocol_fd = os.dup(1)
     os.dup2(2, 1)  # prints and child processes now write to stderr
     sys.stdout = open(protocol_fd, "w", closefd=False)  # noqa: SIM115 (stdio_streams reads its fd)
     reader, writer = await acp.stdio_streams(limit=BUFFER_LIMIT)
     sys.stdout = sys.stderr
-    agent = WorkbenchAgent(options)
+    if unread:
+        reader.feed_data(unread)  # before the loop runs: ahead of anything read from the pipe
+    agent = WorkbenchAgent(options, preload)
+    stream = GuardedStdioStream(reader, writer)
     serving = asyncio.ensure_future(
         # the SDK answers "method not found" for what an agent lacks; its Protocol lists them all
-        acp.run_agent(agent, writer, reader, use_unstable_protocol=True)  # type: ignore[arg-type]
+        acp.run_agent(agent, stream, use_unstable_protocol=True)  # type: ignore[arg-type]
     )
     received: list[int] = []
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from workbench.runtime import Workbench
-from workbench.runtime.commands import CommandSpec, offered
+from workbench.runtime.commands import AnyCommand, offered
 from workbench.runtime.commands.tree_commands import conflict_text
 from workbench.sessions.workspaces.merge import MergeConflict
 from workbench.skills.projection import first_sentence
@@ -29,9 +29,9 @@ class SkillCommand:
     help: str
 
 
-def available(wb: Workbench) -> list[CommandSpec | SkillCommand]:
+def available(wb: Workbench) -> list[AnyCommand | SkillCommand]:
     """The registry's, then the session's own (extensions'), then `/skill:NAME`."""
-    found: list[CommandSpec | SkillCommand] = [*offered(wb, "acp")]
+    found: list[AnyCommand | SkillCommand] = [*offered(wb, "acp")]
     for name, skill in sorted(wb.skills.skills.items()):
         if str(skill.frontmatter.get("user-invocable", "")).lower() == "false":
             continue
@@ -40,7 +40,7 @@ def available(wb: Workbench) -> list[CommandSpec | SkillCommand]:
     return found
 
 
-def _hint(command: CommandSpec | SkillCommand) -> str:
+def _hint(command: AnyCommand | SkillCommand) -> str:
     return command.hint if isinstance(command, SkillCommand) else command.args
 
 
@@ -57,7 +57,7 @@ def advertised(wb: Workbench) -> list[AvailableCommand]:
     ]
 
 
-def find(wb: Workbench, text: str) -> tuple[CommandSpec, str] | None:
+def find(wb: Workbench, text: str) -> tuple[AnyCommand, str] | None:
     """The command a prompt runs, with its arguments; None for a prompt for the model
     (`/skill:NAME` too: the enforcer turns it into one)."""
     if not text.startswith("/") or text.startswith("//"):
@@ -67,7 +67,7 @@ def find(wb: Workbench, text: str) -> tuple[CommandSpec, str] | None:
     return None if command is None else (command, args.strip())
 
 
-async def answer(wb: Workbench, command: CommandSpec, args: str) -> str:
+async def answer(wb: Workbench, command: AnyCommand, args: str) -> str:
     """Run a command and return its text, as a code block where it is preformatted."""
     if command.name == "help":
         return "\n".join(f"/{c.name} {_hint(c)}".rstrip() + f" — {c.help}" for c in available(wb))

@@ -42,7 +42,7 @@ from workbench.errors import WorkbenchError
 from workbench.modes import acp_commands
 from workbench.modes.acp_updates import Translator, plan
 from workbench.runtime import Workbench
-from workbench.runtime.commands import CommandSpec
+from workbench.runtime.commands import AnyCommand
 from workbench.runtime.events import WorkbenchEvent
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ class Bench:
         session = self.active
         if isinstance(event, TreeUpdate) and session is not None:
             session.branch = event.branch
-        updates = self.translator.updates(event, self.wb.cwd)
+        updates = self.translator.updates(event, self.wb.current.cwd)
         if isinstance(event, ModelChange):
             updates.append(
                 ConfigOptionUpdate(
@@ -237,7 +237,7 @@ class Bench:
             return
         self.trust_asked = True
         what = [f"extension {p.name}" for p, _ in self.wb.extensions.skipped]
-        what += [f"setting {key}" for key in self.wb.settings.withheld]
+        what += [f"setting {key}" for key in self.wb.current.settings.withheld]
         if await self.ask(
             "Trust this project?",
             TRUST_QUESTION.format(what=", ".join(what)),
@@ -289,7 +289,7 @@ class Bench:
             return "refusal" if self.translator.refused else "end_turn"
         return await self._finish()
 
-    async def _command(self, command: CommandSpec, args: str) -> StopReason:
+    async def _command(self, command: AnyCommand, args: str) -> StopReason:
         try:
             answer = await acp_commands.answer(self.wb, command, args)
         except WorkbenchError as exc:

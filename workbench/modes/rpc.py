@@ -33,7 +33,7 @@ from workbench.errors import WorkbenchError
 from workbench.modes.event_lines import EventLines
 from workbench.modes.headless import EXIT_OK, Interrupts
 from workbench.runtime import Workbench, WorkbenchOptions
-from workbench.runtime.commands import CommandSpec, offered
+from workbench.runtime.commands import AnyCommand, offered
 from workbench.sessions.workspaces.merge import MergeConflict
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class Malformed(WorkbenchError):
     """The command line cannot be understood."""
 
 
-def table(workbench: Workbench) -> dict[str, CommandSpec]:
+def table(workbench: Workbench) -> dict[str, AnyCommand]:
     """The commands by their `type`: the registry's offered over RPC, then the session's own
     (extensions', `{"type": NAME, "args": "..."}`)."""
     return {spec.rpc_type: spec for spec in offered(workbench, "rpc")}
@@ -59,7 +59,7 @@ def field(cmd: dict[str, Any], key: str, kind: type = str) -> Any:
     return value
 
 
-def arguments(spec: CommandSpec, cmd: dict[str, Any]) -> dict[str, Any]:
+def arguments(spec: AnyCommand, cmd: dict[str, Any]) -> dict[str, Any]:
     """The command's fields by its arguments: a required one must be there with its type, an
     optional one may be absent or null."""
     found: dict[str, Any] = {}
@@ -71,7 +71,7 @@ def arguments(spec: CommandSpec, cmd: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def parse(line: str, commands: dict[str, CommandSpec]) -> dict[str, Any]:
+def parse(line: str, commands: dict[str, AnyCommand]) -> dict[str, Any]:
     """A command object from one line, or Malformed saying what is wrong."""
     try:
         cmd = json.loads(line)
@@ -108,7 +108,7 @@ class Session:
         except Malformed as exc:
             self.lines.event(ErrorEvent(exc.message, exc.hint))
 
-    async def _run(self, spec: CommandSpec, cmd: dict[str, Any]) -> None:
+    async def _run(self, spec: AnyCommand, cmd: dict[str, Any]) -> None:
         reply: dict[str, Any] = {"type": "response", "command": cmd["type"], "id": cmd.get("id")}
         try:
             data = spec.to_json(await spec.call(self.workbench, arguments(spec, cmd)))

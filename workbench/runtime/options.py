@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workbench.agent.costs import UsageTotals
+    from workbench.agent.extensions import ExtensionReport
+    from workbench.agent.loop import Agent
     from workbench.agent.store import ConversationStore
     from workbench.agent.subagents.settings import Confirm
     from workbench.messages import Message
+    from workbench.runtime.current import Current
     from workbench.skills.graph import SkillGraph
 
 
@@ -76,6 +79,34 @@ class WorkbenchState:
     """Cache reads over all prompt tokens of the session; None before any usage was reported."""
     last_turn_hit_rate: float | None = None
     """The same for the latest model call that reported usage."""
+
+    @classmethod
+    def of(
+        cls, current: Current, agent: Agent, commands: list[str], extensions: ExtensionReport
+    ) -> WorkbenchState:
+        """The state of the session in use, its agent, commands and extensions now."""
+        info, state = agent.state.model.info, agent.state
+        return cls(
+            session_id=current.store.session_id,
+            branch=current.store.branch,
+            cwd=str(current.cwd),
+            model=info.name,
+            offline=info.offline,
+            busy=agent.busy,
+            context_tokens=state.context_tokens(),
+            context_window=info.context_window,
+            steering=agent.steering.texts(),
+            follow_up=agent.follow_ups.texts(),
+            message_count=len(state.messages),
+            tools=list(state.tools),
+            commands=commands,
+            extensions={
+                "loaded": [str(p) for p in extensions.loaded],
+                "skipped": [[str(p), r] for p, r in extensions.skipped],
+                "failed": [[str(p), e] for p, e in extensions.failed],
+            },
+            **cls.usage_fields(state.totals(), state.last_call()),
+        )
 
     @staticmethod
     def usage_fields(totals: UsageTotals, last: Message | None) -> dict[str, Any]:

@@ -9,12 +9,15 @@ endpoint is someone else's server: the user's key is sent there only after the u
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from workbench.agent.events import Notice
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from workbench.agent.models.client import ModelClient
     from workbench.agent.subagents.settings import Confirm
     from workbench.messages import Message
     from workbench.runtime.options import WorkbenchOptions
@@ -76,3 +79,25 @@ async def model_to_reopen(
     if await confirm("Someone else's endpoint", question):
         return latest
     return RecordedModel(latest.name)
+
+
+async def reopen_model(
+    open_model: Callable[[str | None, str | None], Awaitable[ModelClient]],
+    options: WorkbenchOptions,
+    messages: list[Message],
+    pulled_from: str,
+) -> tuple[ModelClient, list[Notice]]:
+    """The model the branch's replies were written by, else the one a new session would use,
+    with a notice saying why the recorded one could not open."""
+    recorded = await model_to_reopen(options, messages, pulled_from, options.confirm)
+    if recorded is None:
+        return await open_model(options.model, None), []
+    try:
+        return await open_model(recorded.name, recorded.api_base), []
+    except WorkbenchError as exc:
+        notice = Notice(
+            f"the session's model {recorded.name} did not open ({exc.message}); "
+            "using the default model instead (/model chooses another)",
+            "warning",
+        )
+        return await open_model(None, None), [notice]

@@ -21,24 +21,26 @@ from typing import TYPE_CHECKING
 from workbench.errors import UsageError
 
 if TYPE_CHECKING:
+    from workbench.runtime.current import Current
     from workbench.sessions.export.branch_export import ExportResult
     from workbench.sessions.session import Session
     from workbench.sessions.share.push import PushResult
 
 
 class ShareControls:
-    """Mixed into `Workbench`; uses the attributes declared here."""
+    """Push and export the session in use (`current.session`: `resume` may replace it)."""
 
-    session: Session | None
-    project_root: Path
+    def __init__(self, current: Current, project_root: Path) -> None:
+        self._current = current
+        self._project_root = project_root
 
     def _stored_session(self, command: str) -> Session:
-        if self.session is None:
+        if self._current.session is None:
             raise UsageError(
                 f"{command} needs a stored session; this one is kept in memory only",
                 "start workbench without --no-session",
             )
-        return self.session
+        return self._current.session
 
     async def push(self, remote: str | None = None, redact: bool = False) -> PushResult:
         """Push this session to `remote` (default: the branch's upstream remote, else origin)."""
@@ -60,7 +62,7 @@ class ShareControls:
 
         session = self._stored_session("export")
         name = branch or session.branch
-        target = path or default_path(self.project_root, session.id, name, fmt)
+        target = path or default_path(self._project_root, session.id, name, fmt)
         return await session.store.run(
             lambda: write_export(session.store, session.workspaces, name, fmt, target, redact)
         )

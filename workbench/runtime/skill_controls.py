@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from workbench.agent.events import Notice
 from workbench.agent.loop import Agent
@@ -14,80 +13,78 @@ from workbench.enforcer.skill_view import SKILL_TOOLS
 from workbench.enforcer.state import LoadingState
 from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
-from workbench.runtime.options import WorkbenchOptions
-from workbench.skills.discover import SkillSet
+from workbench.runtime.events import WorkbenchEvent
 
 
 class SkillControls:
-    """Mixed into `Workbench`; uses the attributes declared here."""
+    """The enforcer's commands for the user, and the skill tools offered to the agent."""
 
-    enforcer: Enforcer
-    agent: Agent
-    api: ExtensionAPI
-    options: WorkbenchOptions
-    _emit: Callable[[Any], None]
+    def __init__(
+        self,
+        enforcer: Enforcer,
+        agent: Agent,
+        api: ExtensionAPI,
+        allowed: list[str] | None,
+        emit: Callable[[WorkbenchEvent], None],
+    ) -> None:
+        self._enforcer = enforcer
+        self._agent = agent
+        self._api = api
+        self._allowed = allowed
+        """The tools the session may offer (`--tools`); None: all."""
+        self._emit = emit
 
-    def _offer_skill_tools(self) -> bool:
+    def offer_tools(self) -> bool:
         """Offer the enforcer's tools that its skill set has use for (none without skills);
         True when the offer changed."""
         wanted = {
             tool.name: tool
-            for tool in offered_tools(self.api.tools.values(), self.options.tools)
-            if tool.name in SKILL_TOOLS and tool.name not in self.enforcer.withheld_tools()
+            for tool in offered_tools(self._api.tools.values(), self._allowed)
+            if tool.name in SKILL_TOOLS and tool.name not in self._enforcer.withheld_tools()
         }
-        current = {name for name in self.agent.tools if name in SKILL_TOOLS}
+        current = {name for name in self._agent.state.tools if name in SKILL_TOOLS}
         if current == set(wanted):
             return False
         for name in current - set(wanted):
-            del self.agent.tools[name]
-        self.agent.tools.update(wanted)
+            del self._agent.state.tools[name]
+        self._agent.state.tools.update(wanted)
         return True
-
-    @property
-    def skill_set(self) -> SkillSet:
-        """The skill set the enforcer works with (the branch's workspace's, reloaded on change)."""
-        return self.enforcer.skills.skill_set
-
-    @property
-    def enforcer_mode(self) -> str:
-        """`warn`, `block` or `off` (`enforcer.mode` in the settings)."""
-        return self.enforcer.mode
 
     def set_enforcer_mode(self, mode: str) -> None:
         """Switch enforcement for the rest of this session (the settings file is not changed)."""
         if mode not in MODES:
             raise WorkbenchError(f"no enforcer mode {mode!r}", f"modes: {', '.join(MODES)}")
-        self.enforcer.mode = mode
+        self._enforcer.mode = mode
 
     def loading_state(self) -> LoadingState:
         """Loaded skills by layer, the active compound and the load history of this branch."""
-        return self.enforcer.state
+        return self._enforcer.state
 
     def skills_status(self) -> str:
         """The `/skill-graph-status` text."""
-        return self.enforcer.status()
+        return self._enforcer.status()
 
     async def activate(self, name: str) -> None:
         """Activate a skill for the user: checked like a read; its body goes to the model now
         (as steering while the agent works) or with the next prompt. Refused: WorkbenchError."""
-        outcome = self.enforcer.activate_for_user(name, self._delivery())
+        outcome = self._enforcer.activate_for_user(name, self._delivery())
         if outcome.is_error:
             raise WorkbenchError(outcome.text, "the skill graph panel lists the skills there are")
         self._emit(Notice(f"activated {name.strip()}: {self._when()}"))
 
     async def deactivate(self, name: str) -> None:
         """Withdraw a loaded skill; the model is told (now or with the next prompt)."""
-        result = self.enforcer.deactivate_for_user(name, self._delivery())
+        result = self._enforcer.deactivate_for_user(name, self._delivery())
         if result.is_error:
             raise WorkbenchError(result.text)
         self._emit(Notice(f"deactivated {name.strip()}: {self._when()}"))
 
     def _delivery(self) -> DeliverAs:
-        return "steer" if self.agent.busy else "next_turn"
+        return "steer" if self._agent.busy else "next_turn"
 
     def _when(self) -> str:
         return (
             "the model is told before its next step"
-            if self.agent.busy
+            if self._agent.busy
             else "the model is told with your next message"
         )

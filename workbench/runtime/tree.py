@@ -15,17 +15,19 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from itertools import count
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from workbench.agent.events import Notice, TreeChange, TreeUpdate
 from workbench.agent.loop import Agent
 from workbench.agent.models.client import ModelRequest
 from workbench.agent.store import ConversationStore, Entry, MemoryStore
-from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
 from workbench.hooks import HookBus, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.context import branch_messages
+from workbench.runtime.current import Current
+from workbench.runtime.events import WorkbenchEvent
+from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.readiness import Readiness
 from workbench.sessions.navigation import NavigateResult
 from workbench.sessions.session import Session
@@ -61,49 +63,57 @@ Marker = tuple[str, str, str | None]
 
 
 class ConversationTree:
-    """Mixed into `Workbench`; uses the attributes declared here."""
+    """The tree commands over the session in use, and the runtime's move after each change."""
 
-    session: Session | None
-    store: ConversationStore
-    agent: Agent
-    bus: HookBus
-    settings: Settings
-    project_root: Path
-    cwd: Path
-    workspace: Path
-    readiness: Readiness
-    _tree_lock: asyncio.Lock
-    _next_turn: list[Message]
-    _emit: Callable[[Any], None]
-    _branch: str
-    _use_workspace: Callable[[Path], None]
-    _tools_folder: Callable[[Path], Path]
+    def __init__(
+        self,
+        current: Current,
+        agent: Agent,
+        bus: HookBus,
+        folders: ProjectFolders,
+        readiness: Readiness,
+        lock: asyncio.Lock,
+        emit: Callable[[WorkbenchEvent], None],
+        use_workspace: Callable[[Path], None],
+    ) -> None:
+        self._current = current
+        self._agent = agent
+        self._bus = bus
+        self._folders = folders
+        self._readiness = readiness
+        self._lock = lock
+        """Held by every tree change and by the start of a run: one of them at a time."""
+        self._emit = emit
+        self._use_workspace = use_workspace
+        """Moves the tools, the system prompt and the enforcer to a workspace."""
+        self._branch = current.store.branch
+        """The branch the runtime last followed (an append may start a new one)."""
 
     # -- reading ------------------------------------------------------------------------------
 
     def messages(self) -> list[Message]:
         """The current branch's messages, as the transcript shows them and the model sees them."""
-        return list(self.agent.messages)
+        return list(self._agent.state.messages)
 
     def list_sessions(self) -> list[SessionInfo]:
         """The project's sessions, most recently active first."""
-        return list_sessions(self.project_root)
+        return list_sessions(self._folders.project_root)
 
     async def tree(self) -> Tree:
         session = self._session("tree")
-        async with self._tree_lock:
+        async with self._lock:
             return await session.tree()
 
     async def status(self, branch: str | None = None) -> BranchStatus:
         session = self._session("status")
-        async with self._tree_lock:
+        async with self._lock:
             return await session.status(branch)
 
     async def diff(self, branch: str | None = None, path: str | None = None) -> str:
         """The unified diff of a branch's files since its fork (default: the current branch),
         only under `path` when given; empty when nothing changed."""
         session = self._session("diff")
-        async with self._tree_lock:
+        async with self._lock:
             return await session.diff(branch, path)
 
     # -- changing -----------------------------------------------------------------------------
@@ -121,9 +131,9 @@ class ConversationTree:
     async def workspace_ready(self) -> Path:
         """The current branch's workspace once it is there (a fork's worktree is checked out in
         the background); raises when it cannot be made."""
-        async with self._tree_lock:
-            await self.readiness.wait()
-            return self.workspace
+        async with self._lock:
+            await self._readiness.wait()
+            return self._current.workspace
 
     async def navigate(self, target: str, summarize: bool = False) -> NavigateResult:
         """Move to an entry (id, prefix or label); the next message there starts a new branch.
@@ -150,7 +160,7 @@ class ConversationTree:
         """The git trailer lines `commit` appends for the current branch (`Workbench-Cost: $0.1234`,
         `Workbench-Tokens: 1200 in, 80 out, 9000 cache read, 500 cache write`: its figures since
         its fork), for a commit draft shown to the user; [] without a stored session."""
-        return self.session.commit_trailers() if self.session is not None else []
+        return self._current.session.commit_trailers() if self._current.session is not None else []
 
     async def commit(self, message: str | None = None) -> CommitResult:
         """Commit the current branch's files; without a message the model drafts it. The branch's
@@ -183,21 +193,20 @@ class ConversationTree:
     async def new_session(self) -> None:
         """Start a new, empty session (in memory when this one runs with `--no-session`)."""
         async with self._changing("new"):
-            if self.session is None:
+            if self._current.session is None:
                 await self._replace(None, MemoryStore())
             else:
-                root, settings = self.project_root, self.settings
+                root, settings = self._folders.project_root, self._current.settings
                 session = await asyncio.to_thread(Session.create, root, settings)
                 await self._replace(session, session.store)
 
     async def resume(self, session_id: str) -> None:
         """Open another session of this project (by id or unique prefix) in place of this one."""
-        if self.session is not None and self.session.id.startswith(session_id):
+        if self._current.session is not None and self._current.session.id.startswith(session_id):
             return
         async with self._changing("resume"):
-            session = await asyncio.to_thread(
-                Session.open, self.project_root, session_id, None, False, self.settings
-            )
+            root, settings = self._folders.project_root, self._current.settings
+            session = await asyncio.to_thread(Session.open, root, session_id, None, False, settings)
             await self._replace(session, session.store)
             for notice in session.notices:
                 self._emit(Notice(notice, "warning"))
@@ -205,28 +214,29 @@ class ConversationTree:
     # -- following the session ----------------------------------------------------------------
 
     def _session(self, command: str) -> Session:
-        if self.session is None:
+        if self._current.session is None:
             raise UsageError(
                 f"{command} needs a stored session; this one runs with --no-session",
                 "start workbench without --no-session to keep a conversation tree",
             )
-        return self.session
+        return self._current.session
 
     def _marker(self) -> Marker:
-        path = self.store.path()
-        return (self.store.session_id, self.store.branch, path[-1].id if path else None)
+        store = self._current.store
+        path = store.path()
+        return (store.session_id, store.branch, path[-1].id if path else None)
 
     @asynccontextmanager
     async def _changing(self, reason: TreeChange) -> AsyncIterator[None]:
         """One tree change at a time, never during a run; the runtime follows whatever moved,
         even when the command failed half-way (a summary that could not be written)."""
-        async with self._tree_lock:
-            if self.agent.busy:
+        async with self._lock:
+            if self._agent.busy:
                 raise WorkbenchError(
                     "the agent is working; the conversation tree changes only between runs",
                     "wait until it finishes, or abort it first",
                 )
-            await self.readiness.settled()
+            await self._readiness.settled()
             before = self._marker()
             try:
                 yield
@@ -237,45 +247,53 @@ class ConversationTree:
     async def _replace(self, session: Session | None, store: ConversationStore) -> None:
         """Another session in place of this one: nothing of this one's goes with it (messages
         an extension or the enforcer held for the next turn belong to this session)."""
-        old = self.store
-        self.session, self.store, self.agent.store = session, store, store
-        self._next_turn.clear()
+        current, old = self._current, self._current.store
+        current.session, current.store, self._agent.state.store = session, store, store
+        current.next_turn.clear()
         await asyncio.to_thread(old.close)
 
     async def _follow(self, reason: TreeChange) -> None:
         """Bring the agent, the enforcer and the tools to the store's current position."""
-        self.agent.messages = branch_messages(self.store.path())
-        self._branch = self.store.branch
+        self._agent.state.messages = branch_messages(self._current.store.path())
+        self._branch = self._current.store.branch
         start = START_REASONS.get(reason)
         if start is not None:
-            planned = self.cwd
-            if self.session is not None:
-                workspace = self.session.workspace(create=False)
+            planned = self._current.cwd
+            if self._current.session is not None:
+                workspace = self._current.session.workspace(create=False)
                 if workspace.is_dir() and not initializing(workspace):
                     self._use_workspace(workspace)  # there already: follow it now; the job
                     # still checks it (a half-made one is followed once it is made again)
-                self.readiness.start(self._settle_workspace)
-                planned = self._tools_folder(workspace)
-            if self.bus.has("session_start"):
-                messages = [*self.agent.messages, *self._next_turn]
-                await self.bus.run("session_start", SessionStartEvent(messages, planned, start))
+                self._readiness.start(self._settle_workspace)
+                planned = self._folders.tools_folder(workspace)
+            if self._bus.has("session_start"):
+                messages = [*self._agent.state.messages, *self._current.next_turn]
+                await self._bus.run("session_start", SessionStartEvent(messages, planned, start))
         self._emit_tree_update(reason)
 
     async def _settle_workspace(self) -> None:
-        assert self.session is not None
-        self._use_workspace(await self.session.ready_workspace())
+        assert self._current.session is not None
+        self._use_workspace(await self._current.session.ready_workspace())
+
+    def follow_new_branch(self) -> None:
+        """After each agent event: the first append from a navigated-to entry that is not a
+        branch head started a new branch, which the front ends are told of."""
+        if self._current.store.branch != self._branch:
+            self._branch = self._current.store.branch
+            self._emit_tree_update("continue")
 
     def _emit_tree_update(self, reason: TreeChange) -> None:
-        entry = self.session.store.position_entry() if self.session else None
-        self._emit(TreeUpdate(reason, self.store.branch, entry))
+        session = self._current.session
+        entry = session.store.position_entry() if session else None
+        self._emit(TreeUpdate(reason, self._current.store.branch, entry))
 
     # -- model-written text ---------------------------------------------------------------------
 
     async def _summarize_left(self, messages: list[Message]) -> str:
-        return await self.agent.summarize(messages, LEFT_BEHIND_FOCUS)
+        return await self._agent.summarize(messages, LEFT_BEHIND_FOCUS)
 
     async def _summarize_merge(self, messages: list[Message]) -> str:
-        return await self.agent.summarize(messages, MERGE_FOCUS) if messages else ""
+        return await self._agent.summarize(messages, MERGE_FOCUS) if messages else ""
 
     async def _draft_commit(self, prompt: str) -> str:
         request = ModelRequest(
@@ -284,4 +302,4 @@ class ConversationTree:
             purpose="commit_message",
             max_tokens=COMMIT_MAX_TOKENS,
         )
-        return await self.agent.complete_text(request)
+        return await self._agent.complete_text(request)

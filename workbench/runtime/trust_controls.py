@@ -5,41 +5,55 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from workbench.agent.events import ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
 from workbench.agent.models.client import ModelClient
 from workbench.agent.tools.allowlist import offered_tools
-from workbench.config import Settings
 from workbench.extension_api import Command, ExtensionAPI
+from workbench.runtime.current import Current
+from workbench.runtime.events import WorkbenchEvent
 from workbench.runtime.options import WorkbenchOptions
 from workbench.trust import TrustStore, how_to_trust, project_settings
 
 
 class TrustControls:
-    """Mixed into `Workbench`; uses the attributes declared here."""
+    """What the project asks for that waits for trust, and trusting it."""
 
-    options: WorkbenchOptions
-    project_root: Path
-    settings: Settings
-    extensions: ExtensionReport
-    api: ExtensionAPI
-    agent: Agent
-    commands: dict[str, Command]
-    _emit: Callable[[Any], None]
-    _refresh_system_prompt: Callable[[], None]
-    _open_model: Callable[[str | None], Awaitable[ModelClient]]
+    def __init__(
+        self,
+        current: Current,
+        options: WorkbenchOptions,
+        project_root: Path,
+        extensions: ExtensionReport,
+        api: ExtensionAPI,
+        agent: Agent,
+        commands: dict[str, Command],
+        emit: Callable[[WorkbenchEvent], None],
+        refresh_system_prompt: Callable[[], None],
+        open_model: Callable[[str | None], Awaitable[ModelClient]],
+    ) -> None:
+        self.current = current
+        self.options = options
+        self.project_root = project_root
+        self.extensions = extensions
+        self.api = api
+        self.agent = agent
+        self.commands = commands
+        self._emit = emit
+        self._refresh_system_prompt = refresh_system_prompt
+        self._open_model = open_model
 
     @property
     def needs_trust(self) -> bool:
         """Whether the project asks for something only trust gives: its extensions, settings."""
-        return bool(self.extensions.skipped or self.settings.withheld)
+        return bool(self.extensions.skipped or self.current.settings.withheld)
 
     def trust_notices(self) -> list[Notice]:
         """What waits for trust, and the extensions that failed: told when the session opens."""
-        withheld, outside = self.settings.withheld, self.settings.skill_paths_withheld()
+        settings = self.current.settings
+        withheld, outside = settings.withheld, settings.skill_paths_withheld()
         ask = f"they apply once you trust the project ({how_to_trust(self.project_root)})"
         asks = [f"project settings {', '.join(withheld)}"] if withheld else []
         if outside:
@@ -60,11 +74,11 @@ class TrustControls:
         """Record that the user trusts this project; its extensions load and its connection
         settings apply now (its other settings from the next session)."""
         TrustStore().trust(self.project_root)
-        withheld = self.settings.withheld
-        self.settings = project_settings(self.project_root)
+        withheld = self.current.settings.withheld
+        self.current.settings = project_settings(self.project_root)
         if withheld:
-            self.agent.model = await self._open_model(self.options.model)
-            info = self.agent.model.info
+            self.agent.state.model = await self._open_model(self.options.model)
+            info = self.agent.state.model.info
             self._emit(ModelChange(info.name, info.offline, info.context_window))
             self._emit(Notice(f"applied the project's settings: {', '.join(withheld)}"))
         if not self.extensions.skipped:
@@ -76,7 +90,7 @@ class TrustControls:
         for path, error in report.failed:
             self._emit(Notice(f"extension {path} failed to load: {error}", "warning"))
         offered = offered_tools(self.api.tools.values(), self.options.tools)
-        self.agent.tools.update((tool.name, tool) for tool in offered)
+        self.agent.state.tools.update((tool.name, tool) for tool in offered)
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         return report

@@ -11,30 +11,22 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.follow_up("then update README")  # when the agent would stop
     await wb.abort()                          # cancels the stream / kills bash; turn recorded
     await wb.compact("keep the API notes")    # /compact [focus]
-    wb.queues(); wb.edit_queued("steering", 0, "..."); wb.remove_queued(...); wb.clear_queue()
     await wb.set_model("openai/gpt-4.1")      # from the next model call on
     wb.state()                                # WorkbenchState: model, offline, busy, usage...
     await wb.wait_idle()                      # the run's stop reason
-    await wb.trust_project()                  # record trust: the project's extensions, settings
     await wb.close()
-    wb.skills, wb.enforcer, wb.commands, wb.system_prompt, wb.store, wb.bus, wb.api, wb.session
+    wb.current (session, store, settings, folders), wb.agent.state, wb.skills, wb.enforcer ...
 
-The conversation tree (`tree.py`): tree, fork, navigate, switch_branch, status, diff, commit,
-merge, label, list_sessions, new_session, resume, messages; each change emits `tree_update`. Skills
-(`skill_controls.py`): activate, deactivate, skills_status, skill_set, enforcer_mode,
-loading_state. Queues (`queue_controls.py`): queues, edit_queued, remove_queued, clear_queue,
-deliver. Trust (`trust_controls.py`): needs_trust, trust_project. Sharing (`share_controls.py`):
-push, export, export_text. Options and state: `options.py`.
+Its other commands are its parts', each built with what it uses and offered here under its own
+name (`parts.handed_to`): the conversation tree (`tree.py`: fork, navigate, status, commit,
+merge ...; each change emits `tree_update`), skills (`skill_controls.py`), the queues
+(`queue_controls.py`), trust (`trust_controls.py`) and sharing (`share_controls.py`).
 
-`prompt` while the agent works raises WorkbenchError naming steer/follow_up. `steer` and
-`follow_up` while idle start a run, like `prompt`. A new subscriber first receives the start-up
-notices (the session's, extensions skipped or broken). Commands (`/compact`, extension commands)
-are in `commands`; a command's text output arrives as a `notice` event.
-
-The session is stored in git by default (`workbench.sessions`): a new one, or the one named by
-`session_id` / `continue_session` / `branch`; a given `store` (`--no-session`: a `MemoryStore`)
-replaces it. The tools run in the current branch's workspace: the project checkout, or a fork's
-worktree.
+`prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
+`follow_up` while idle start a run, like `prompt`. Commands (`/compact`, extension commands) are
+in `commands`; a command's text output arrives as a `notice` event. The session is stored in git
+(`workbench.sessions`, see `opening.py`) unless a `store` is given (`--no-session`). The tools run
+in the current branch's workspace: the project checkout, or a fork's worktree.
 """
 
 from __future__ import annotations
@@ -43,7 +35,6 @@ import asyncio
 import inspect
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,34 +56,33 @@ from workbench.config import Settings, find_project_root
 from workbench.enforcer.core import Enforcer
 from workbench.enforcer.extension import register as register_enforcer
 from workbench.errors import WorkbenchError
-from workbench.extension_api import Command, ExtensionAPI, ExtensionEvent
+from workbench.extension_api import Command, DeliverAs, ExtensionAPI, ExtensionEvent
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config
 from workbench.runtime.context import branch_messages
-from workbench.runtime.events import WorkbenchEvent
+from workbench.runtime.current import Current
+from workbench.runtime.folders import ProjectFolders
+from workbench.runtime.listeners import Listeners
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
+from workbench.runtime.parts import handed_to
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
-from workbench.runtime.session_model import model_to_reopen, recorded_models
+from workbench.runtime.session_model import recorded_models, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
-from workbench.runtime.tree import ConversationTree
+from workbench.runtime.tree import ConversationTree, StartReason
 from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.session import Session
-from workbench.sessions.store.gitcmd import GitRunner
-from workbench.skills.discover import load_project_skills
+from workbench.skills.discover import SkillSet, load_project_skills
 from workbench.skills.graph import SkillGraph
 from workbench.trust import granted, project_settings
 
 log = logging.getLogger(__name__)
-Listener = Callable[[WorkbenchEvent], None]
-"""Receives each event: a `workbench.agent.events.Event`, or an extension's own event dataclass
-(serialise either with `event_dict`)."""
 
 
-class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, ShareControls):
+class Workbench:
     """See the module docstring. Create with `await Workbench.open(options)`."""
 
     def __init__(
@@ -104,38 +94,28 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
     ):
         self.options = options
         self.project_root = settings.project_root.resolve()
-        self.settings = settings
-        self.session = session
-        self.store = store
-        start = options.cwd.resolve()
-        self._subfolder = (
-            start.relative_to(self.project_root)
-            if start.is_relative_to(self.project_root)
-            else Path()
-        )
-        self._prefix = Path()
-        """Where the project lies in its git repository: a fork's worktree holds all of it."""
-        self.workspace = self.project_root
-        """The current branch's checkout or worktree."""
-        self.cwd = self._tools_folder(self.workspace)
-        """Where the tools run: the folder workbench was started in, inside `workspace`."""
+        self.folders = ProjectFolders(self.project_root, options.cwd.resolve())
+        workspace = self.project_root
+        cwd = self.folders.tools_folder(workspace)
+        self.current = Current(session, store, settings, workspace, cwd)
+        self.listeners = Listeners()
         self.readiness = Readiness(self._workspace_failed)
         self._tree_lock = asyncio.Lock()
-        self._branch = store.branch
         self.bus = HookBus(on_error=self._hook_failed)
         self.api = ExtensionAPI(self.bus, self)
-        self.commands: dict[str, Command] = {
-            "compact": Command("compact", "summarise older history now", self._compact_command)
-        }
+        compact = Command("compact", "summarise older history now", self._compact_command)
+        self.commands: dict[str, Command] = {"compact": compact}
         self.extensions = ExtensionReport()
         self.enforcer: Enforcer
         self.system_prompt = ""
         """The stable system prompt (hooks extend it); `system_suffix` is the working folder."""
         self.system_suffix = ""
-        self._listeners: list[Listener] = []
-        self.startup_notices: list[Notice] = []
-        self._next_turn: list[Message] = []
         self.agent: Agent
+        self.conversation: ConversationTree
+        self.skill_controls: SkillControls
+        self.queue_controls: QueueControls
+        self.trust_controls: TrustControls
+        self.share_controls: ShareControls
 
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
@@ -152,170 +132,220 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         return workbench
 
     async def _start(self) -> None:
-        if self.session is not None:
-            if self.session.location.project_is_git:
-                git = GitRunner(self.project_root)
-                self._prefix = Path(await asyncio.to_thread(git.run, "rev-parse", "--show-prefix"))
-            self.workspace = await self.session.ready_workspace()
-            self.cwd = self._tools_folder(self.workspace)
+        current = self.current
+        if current.session is not None:
+            if current.session.location.project_is_git:
+                await self.folders.find_prefix()
+            current.workspace = await current.session.ready_workspace()
+            current.cwd = self.folders.tools_folder(current.workspace)
         skills = self.options.skills
         self.enforcer = register_enforcer(
             self.api,
             skills
             if skills is not None
-            else lambda: load_project_skills(self._project_folder(self.workspace), cwd=self.cwd),
-            self.settings,
-            session_tools=lambda: list(self.agent.tools),
-            cwd=self.cwd,
+            else lambda: load_project_skills(
+                self.folders.project_folder(current.workspace), cwd=current.cwd
+            ),
+            current.settings,
+            session_tools=lambda: list(self.agent.state.tools),
+            cwd=current.cwd,
         )
-        self.extensions = await load_extensions(self.api, self.project_root, self.settings.trusted)
-        messages = branch_messages(self.store.path())
-        model, model_notices = await self._reopen_model(messages)
-        host = SubagentHost(self.options, lambda: self.agent.model.info.name)
-        tools = [*builtin_tools(), *subagent_tools(host, self.cwd), *self.api.tools.values()]
+        self.extensions = await load_extensions(
+            self.api, self.project_root, current.settings.trusted
+        )
+        messages = branch_messages(current.store.path())
+        pulled = current.session.store.state.remote if current.session is not None else ""
+        model, model_notices = await reopen_model(self._open_model, self.options, messages, pulled)
+        host = SubagentHost(self.options, lambda: self.agent.state.model.info.name)
+        tools = [*builtin_tools(), *subagent_tools(host, current.cwd), *self.api.tools.values()]
         self.agent = Agent(
             model=model,
             tools=allowed_tools(tools, self.options.tools),
-            store=self.store,
+            store=current.store,
             emit=self._agent_event,
-            cwd=self.cwd,
+            cwd=current.cwd,
             bus=self.bus,
-            config=agent_config(self.settings),
-            on_queue_change=self._queues_changed,
+            config=agent_config(current.settings),
+            on_queue_change=lambda: self.queue_controls.changed(),
         )
-        if self.options.confine_tools or self.settings.get("tools.confine") is True:
-            worktrees = [self.session.workspaces.worktree_root] if self.session else []
-            self.agent.confined_to = tuple(p.resolve() for p in (self.project_root, *worktrees))
-        self.agent.messages = messages
-        self._offer_skill_tools()
+        self._hand_out_parts()
+        if self.options.confine_tools or current.settings.get("tools.confine") is True:
+            worktrees = [current.session.workspaces.worktree_root] if current.session else []
+            self.agent.state.confined_to = tuple(
+                p.resolve() for p in (self.project_root, *worktrees)
+            )
+        self.agent.state.messages = messages
+        self.skill_controls.offer_tools()
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         if self.bus.has("session_start"):
-            messages, resumed = list(self.agent.messages), resumes(self.options)
-            event = SessionStartEvent(messages, self.cwd, "resume" if resumed else "start")
-            await self.bus.run("session_start", event)
-        self.startup_notices = [
-            *(Notice(text, "warning") for text in (self.session.notices if self.session else [])),
-            *(Notice(text, "warning") for text in context_files(self.cwd).notices),
-            *self.trust_notices(),
+            reason: StartReason = "resume" if resumes(self.options) else "start"
+            messages = list(self.agent.state.messages)
+            await self.bus.run("session_start", SessionStartEvent(messages, current.cwd, reason))
+        session_notices = current.session.notices if current.session else []
+        self.listeners.startup_notices = [
+            *(Notice(text, "warning") for text in session_notices),
+            *(Notice(text, "warning") for text in context_files(current.cwd).notices),
+            *self.trust_controls.trust_notices(),
             *model_notices,
         ]
+
+    def _hand_out_parts(self) -> None:
+        """The parts the commands are handed to, each given what it uses (the agent first)."""
+        current, emit = self.current, self.listeners.emit
+        self.conversation = ConversationTree(
+            current,
+            self.agent,
+            self.bus,
+            self.folders,
+            self.readiness,
+            self._tree_lock,
+            emit,
+            self._use_workspace,
+        )
+        self.skill_controls = SkillControls(
+            self.enforcer, self.agent, self.api, self.options.tools, emit
+        )
+        self.queue_controls = QueueControls(self.agent, current.next_turn, emit)
+        self.trust_controls = TrustControls(
+            current,
+            self.options,
+            self.project_root,
+            self.extensions,
+            self.api,
+            self.agent,
+            self.commands,
+            emit,
+            self._refresh_system_prompt,
+            self._open_model,
+        )
+        self.share_controls = ShareControls(current, self.project_root)
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
         byte-identical across turns; the working folder follows it as its suffix."""
         self.system_prompt = build_system_prompt(
-            tools=list(self.agent.tools.values()),
-            context_files=context_files(self.cwd).files,
+            tools=list(self.agent.state.tools.values()),
+            context_files=context_files(self.current.cwd).files,
             base=self.options.system_prompt,
             append=self.options.append_system_prompt,
         )
-        self.agent.system_prompt = self.system_prompt
-        self.system_suffix = self.agent.system_suffix = working_folder(self.cwd)
-
-    def _project_folder(self, workspace: Path) -> Path:
-        """The project's folder in `workspace` (its skills and settings are there)."""
-        folder = workspace if workspace == self.project_root else workspace / self._prefix
-        return folder if folder.is_dir() else workspace
-
-    def _tools_folder(self, workspace: Path) -> Path:
-        """The folder workbench was started in, as found in `workspace` (else the project's)."""
-        project = self._project_folder(workspace)
-        folder = project / self._subfolder
-        return folder if folder.is_dir() else project
+        self.agent.state.system_prompt = self.system_prompt
+        self.system_suffix = self.agent.state.system_suffix = working_folder(self.current.cwd)
 
     def _use_workspace(self, workspace: Path) -> None:
         """Run the tools, and find and name the skills, in `workspace` (a branch's checkout or
         worktree): the enforcer must see the worktree's copies of the skill files."""
-        if workspace == self.workspace:
+        if workspace == self.current.workspace:
             return
-        self.workspace = workspace
-        self.cwd = self.agent.cwd = self._tools_folder(workspace)
+        self.current.workspace = workspace
+        self.current.cwd = self.agent.state.cwd = self.folders.tools_folder(workspace)
         self._refresh_system_prompt()
-        self.enforcer.move_to(self.cwd)
+        self.enforcer.move_to(self.current.cwd)
 
     def _workspace_failed(self, exc: BaseException) -> None:
+        failed = "the branch's workspace is not ready"
         if isinstance(exc, WorkbenchError):
-            self._emit(ErrorEvent(f"the branch's workspace is not ready: {exc.message}", exc.hint))
+            self.listeners.emit(ErrorEvent(f"{failed}: {exc.message}", exc.hint))
         else:
             log.error("making the branch's workspace failed", exc_info=exc)
-            self._emit(ErrorEvent(f"the branch's workspace is not ready: {exc!r}", None))
-
-    async def _reopen_model(self, messages: list[Message]) -> tuple[ModelClient, list[Notice]]:
-        """The model the branch's replies were written by (see `session_model`), else the one a
-        new session would use, with a notice saying why the recorded one could not open."""
-        pulled = self.session.store.state.remote if self.session is not None else ""
-        recorded = await model_to_reopen(self.options, messages, pulled, self.options.confirm)
-        if recorded is None:
-            return await self._open_model(self.options.model), []
-        try:
-            return await self._open_model(recorded.name, recorded.api_base), []
-        except WorkbenchError as exc:
-            notice = Notice(
-                f"the session's model {recorded.name} did not open ({exc.message}); "
-                "using the default model instead (/model chooses another)",
-                "warning",
-            )
-            return await self._open_model(None), [notice]
+            self.listeners.emit(ErrorEvent(f"{failed}: {exc!r}", None))
 
     async def _open_model(self, requested: str | None, api_base: str | None = None) -> ModelClient:
         """Scripts (`scripted:PATH`) are named relative to the folder workbench started in;
         `api_base` (a recorded endpoint) stands in for `--api-base` when this run gave none."""
-        name = model_name(requested, self.settings, os.environ)
+        name = model_name(requested, self.current.settings, os.environ)
         return await asyncio.to_thread(
             open_model,
             name,
-            self.settings,
+            self.current.settings,
             self.options.cwd.resolve(),
             lambda: self.skills,
             self.options.api_base or api_base,
             self.options.api_key,
-            lambda: self.cwd,
-            cache_policy(self.settings, self.options.no_cache),
+            lambda: self.current.cwd,
+            cache_policy(self.current.settings, self.options.no_cache),
         )
 
-    # -- events -----------------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every event from now on, starting with the start-up notices (the session's,
-        extensions skipped or broken); returns the function that unsubscribes."""
-        for notice in self.startup_notices:
-            listener(notice)
-        self._listeners.append(listener)
-        return lambda: self.unsubscribe(listener)
-
-    def unsubscribe(self, listener: Listener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
+    # -- what the front ends read ---------------------------------------------------------
 
     @property
     def skills(self) -> SkillGraph:
         """The project's skill graph as the enforcer sees it (reloaded when files change)."""
         return self.enforcer.skills.graph
 
-    def _emit(self, event: WorkbenchEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # a broken front end must not stop the agent
-                log.exception("event listener failed on %s", event.type)
+    @property
+    def skill_set(self) -> SkillSet:
+        """The skill set the enforcer works with (the branch's workspace's, reloaded on change)."""
+        return self.enforcer.skills.skill_set
+
+    @property
+    def enforcer_mode(self) -> str:
+        """`warn`, `block` or `off` (`enforcer.mode` in the settings; `set_enforcer_mode`)."""
+        return self.enforcer.mode
+
+    @property
+    def needs_trust(self) -> bool:
+        """Whether the project asks for something only trust gives: its extensions, settings."""
+        return self.trust_controls.needs_trust
+
+    # -- the parts' commands, offered as the workbench's own (see `parts.py`) ----------------
+
+    subscribe = handed_to("listeners", Listeners.subscribe)
+    unsubscribe = handed_to("listeners", Listeners.unsubscribe)
+    messages = handed_to("conversation", ConversationTree.messages)
+    list_sessions = handed_to("conversation", ConversationTree.list_sessions)
+    tree = handed_to("conversation", ConversationTree.tree)
+    status = handed_to("conversation", ConversationTree.status)
+    diff = handed_to("conversation", ConversationTree.diff)
+    fork = handed_to("conversation", ConversationTree.fork)
+    workspace_ready = handed_to("conversation", ConversationTree.workspace_ready)
+    navigate = handed_to("conversation", ConversationTree.navigate)
+    edit_and_resend = handed_to("conversation", ConversationTree.edit_and_resend)
+    switch_branch = handed_to("conversation", ConversationTree.switch_branch)
+    commit_trailers = handed_to("conversation", ConversationTree.commit_trailers)
+    commit = handed_to("conversation", ConversationTree.commit)
+    draft_commit_message = handed_to("conversation", ConversationTree.draft_commit_message)
+    merge = handed_to("conversation", ConversationTree.merge)
+    label = handed_to("conversation", ConversationTree.label)
+    new_session = handed_to("conversation", ConversationTree.new_session)
+    resume = handed_to("conversation", ConversationTree.resume)
+    set_enforcer_mode = handed_to("skill_controls", SkillControls.set_enforcer_mode)
+    loading_state = handed_to("skill_controls", SkillControls.loading_state)
+    skills_status = handed_to("skill_controls", SkillControls.skills_status)
+    activate = handed_to("skill_controls", SkillControls.activate)
+    deactivate = handed_to("skill_controls", SkillControls.deactivate)
+    queues = handed_to("queue_controls", QueueControls.queues)
+    edit_queued = handed_to("queue_controls", QueueControls.edit_queued)
+    remove_queued = handed_to("queue_controls", QueueControls.remove_queued)
+    clear_queue = handed_to("queue_controls", QueueControls.clear_queue)
+    trust_project = handed_to("trust_controls", TrustControls.trust_project)
+    push = handed_to("share_controls", ShareControls.push)
+    export = handed_to("share_controls", ShareControls.export)
+    export_text = handed_to("share_controls", ShareControls.export_text)
+
+    def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
+        """ExtensionSink: see `QueueControls.deliver`; until the agent is there (extensions load
+        before it), an extension's message waits for the user's next prompt."""
+        if hasattr(self, "queue_controls"):
+            self.queue_controls.deliver(message, deliver_as)
+        else:
+            self.current.next_turn.append(message)
 
     def _agent_event(self, event: AgentEvent) -> None:
-        self._emit(event)
-        if self.store.branch != self._branch:  # an append from a navigated-to entry branched
-            self._branch = self.store.branch
-            self._emit_tree_update("continue")
+        self.listeners.emit(event)
+        self.conversation.follow_new_branch()
 
     def emit(self, event: ExtensionEvent) -> None:
         """ExtensionSink: extensions publish their own events to every front end."""
-        self._emit(event)
+        self.listeners.emit(event)
 
     def _hook_failed(self, hook: str, exc: BaseException) -> None:
         """`exc` is a `HookError`: it names the extension, the handler and what went wrong (a
         handler that raised is logged with its traceback; a wrong field value needs none)."""
         if exc.__cause__ is not None:
             log.error("hook %s failed", hook, exc_info=exc.__cause__)
-        self._emit(Notice(str(exc), "warning"))
+        self.listeners.emit(Notice(str(exc), "warning"))
 
     # -- user commands ----------------------------------------------------------------------
 
@@ -343,12 +373,13 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         """Start the run once a tree change under way is done and its workspace is ready."""
         async with self._tree_lock:
             await self.readiness.wait()
-            if self.enforcer.refresh() and self._offer_skill_tools():
+            if self.enforcer.refresh() and self.skill_controls.offer_tools():
                 self._refresh_system_prompt()
             start = BeforeAgentStartEvent(self.system_prompt, message.text)
             if self.bus.has("before_agent_start"):
                 await self.bus.run("before_agent_start", start)
-            pending, self._next_turn = self._next_turn, []
+            pending = list(self.current.next_turn)
+            self.current.next_turn.clear()
             self.agent.start([*pending, message, *start.messages], start.system_prompt)
 
     async def steer(self, text: str) -> None:
@@ -389,48 +420,27 @@ class Workbench(ConversationTree, SkillControls, QueueControls, TrustControls, S
         if inspect.isawaitable(outcome):
             outcome = await outcome
         if outcome:
-            self._emit(Notice(str(outcome)))
+            self.listeners.emit(Notice(str(outcome)))
 
     async def set_model(self, name: str) -> None:
         """Switch models; a run in progress uses the new one from its next model call."""
-        self.agent.model = await self._open_model(name)
-        info = self.agent.model.info
-        self._emit(ModelChange(info.name, info.offline, info.context_window))
+        self.agent.state.model = await self._open_model(name)
+        info = self.agent.state.model.info
+        self.listeners.emit(ModelChange(info.name, info.offline, info.context_window))
 
     def model_choices(self) -> list[ModelChoice]:
         """What `/model` offers: this branch's recent models, the configured, the known ones."""
-        recent = [model.name for model in recorded_models(self.agent.messages)]
-        return model_choices(recent, self.settings, os.environ)
+        recent = [model.name for model in recorded_models(self.agent.state.messages)]
+        return model_choices(recent, self.current.settings, os.environ)
 
     async def wait_idle(self) -> str | None:
         return await self.agent.wait()
 
     def state(self) -> WorkbenchState:
-        info = self.agent.model.info
-        return WorkbenchState(
-            session_id=self.store.session_id,
-            branch=self.store.branch,
-            cwd=str(self.cwd),
-            model=info.name,
-            offline=info.offline,
-            busy=self.agent.busy,
-            context_tokens=self.agent.context_tokens(),
-            context_window=info.context_window,
-            steering=self.agent.steering.texts(),
-            follow_up=self.agent.follow_ups.texts(),
-            message_count=len(self.agent.messages),
-            tools=list(self.agent.tools),
-            commands=sorted(self.commands),
-            extensions={
-                "loaded": [str(p) for p in self.extensions.loaded],
-                "skipped": [[str(p), r] for p, r in self.extensions.skipped],
-                "failed": [[str(p), e] for p, e in self.extensions.failed],
-            },
-            **WorkbenchState.usage_fields(self.agent.totals(), self.agent.last_call()),
-        )
+        return WorkbenchState.of(self.current, self.agent, sorted(self.commands), self.extensions)
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""
         await self.abort()
         self.readiness.cancel()
-        await asyncio.to_thread(self.store.close)
+        await asyncio.to_thread(self.current.store.close)

@@ -28,7 +28,7 @@ from workbench.agent.events import AgentEnd, AgentStart, MessageEnd, TreeUpdate,
 from workbench.enforcer.events import SkillsReloadedEvent
 from workbench.errors import WorkbenchError
 from workbench.logfile import log_path
-from workbench.runtime.commands import CommandSpec
+from workbench.runtime.commands import AnyCommand
 from workbench.tui import choices, slash
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
@@ -365,8 +365,8 @@ class WorkbenchApp(DialogApp):
         workbench, self.workbench = self.workbench, None
         if workbench is not None:
             self._unsubscribe()
-            if workbench.session is not None and workbench.store.path():
-                session_id = workbench.store.session_id
+            if workbench.current.session is not None and workbench.current.store.path():
+                session_id = workbench.current.store.session_id
                 self.resume_hint = (
                     f"Session {session_id} is saved: workbench -c continues it "
                     f"(or workbench --session {session_id})."
@@ -380,10 +380,10 @@ class WorkbenchApp(DialogApp):
             yield SystemCommand(command.usage, command.help, lambda c=command: self._palette_run(c))
         yield from super().get_system_commands(screen)
 
-    def _palette_run(self, command: CommandSpec) -> None:
+    def _palette_run(self, command: AnyCommand) -> None:
         self.act(self._palette_command(command))
 
-    async def _palette_command(self, command: CommandSpec) -> None:
+    async def _palette_command(self, command: AnyCommand) -> None:
         args = ""
         if command.args and not command.picks:
             answer = await self.ask(

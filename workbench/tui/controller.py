@@ -12,7 +12,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from workbench.errors import WorkbenchError
-from workbench.runtime.commands import CommandSpec
+from workbench.runtime.commands import AnyCommand
 from workbench.tui import reports, slash
 from workbench.tui.components.commit_draft import CommitDraft
 from workbench.tui.components.report_view import ReportView
@@ -229,7 +229,7 @@ class Controller:
         await self.host.quit_app()
 
 
-def _spec(name: str) -> CommandSpec:
+def _spec(name: str) -> AnyCommand:
     found = slash.command(name)
     if found is None:
         raise WorkbenchError(f"unknown command /{name}", "/help lists them")

@@ -114,7 +114,7 @@ class SessionView:
 
     async def show_tree(self) -> None:
         panel = self.host.query_one(TreePanel)
-        if self.wb.session is None:
+        if self.wb.current.session is None:
             panel.show_unstored()
             return
         self.tree = await self.wb.tree()
@@ -139,7 +139,7 @@ class SessionView:
 
     def _told(self, reason: str, branch: str) -> str | None:
         """What the chat says after a change of session, branch or position."""
-        session = self.wb.store.session_id
+        session = self.wb.current.store.session_id
         if reason == "navigate" and self.tree is not None:
             return self.where_now(self.tree)
         if reason == "new":
@@ -239,7 +239,7 @@ class SessionView:
             return
         show = self.host.show_path
         asks = [f"  extension {show(str(path))}" for path, _ in self.wb.extensions.skipped]
-        asks += [f"  setting {key}" for key in self.wb.settings.withheld]
+        asks += [f"  setting {key}" for key in self.wb.current.settings.withheld]
         trusted = await self.host.confirm(
             "Trust this project?",
             "This project asks for what only a project you trust may have: extensions run code "

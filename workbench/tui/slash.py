@@ -13,18 +13,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.runtime.commands import ArgumentSource, CommandSpec, builtin, find
+from workbench.runtime.commands import AnyCommand, ArgumentSource, builtin, find
 
 Candidate = tuple[str, str]
 """A value for a command's argument and what it is (a skill's description, ...)."""
 
 
-def commands() -> list[CommandSpec]:
+def commands() -> list[AnyCommand]:
     """The app's commands, read from the registry each time (an entry added later shows)."""
     return builtin("app")
 
 
-def command(name: str) -> CommandSpec | None:
+def command(name: str) -> AnyCommand | None:
     return find("app", name)
 
 

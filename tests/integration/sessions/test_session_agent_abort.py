@@ -43,7 +43,7 @@ async def test_an_abort_landing_during_an_append_keeps_the_log_and_the_loop_in_s
         )
         assert await agent.start([Message(role="user", text="go")]) == "aborted"
         logged = messages_of(session.store.path())
-        loop_view = list(agent.messages)
+        loop_view = list(agent.state.messages)
         ref = f"refs/workbench/{session.id}/branches/main"
 
     results = [(m.tool_call_id, m.text) for m in logged if m.role == "tool_result"]

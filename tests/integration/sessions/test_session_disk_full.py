@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.openai_server import Reply
-from support.session_entries import assistant, make_project, run, user
+from support.session_entries import assistant, cli, make_project, run, user
 from support.workbench_process import RpcProcess, workbench_command
 
 from workbench.errors import DiskFull
@@ -50,7 +50,7 @@ def fill(disk: Path) -> Path:
     return filler
 
 
-def wait_for_request(server, timeout: float = 20.0) -> None:
+def wait_for_request(server, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not server.requests:
         assert time.monotonic() < deadline, "the model was never asked"
@@ -132,3 +132,25 @@ def test_a_fork_the_disk_cannot_hold_records_no_branch(small_disk) -> None:
         session_id = session.id
     with Session.open(project, session_id) as reopened:
         assert list(reopened.store.state.branches) == ["main"]
+
+
+def free_bytes(disk: Path) -> int:
+    df = ["df", "--output=avail", "-B1", str(disk)]
+    return int(subprocess.run(df, capture_output=True, text=True).stdout.split()[-1])
+
+
+def test_a_disk_with_no_byte_left_is_a_disk_full_error_for_fork_and_continue(small_disk):
+    """At 0 bytes free the first write is the lock file's holder record: the same message as
+    a write that fails later (with a few KB free), never a traceback."""
+    project = make_project(small_disk / "project")
+    assert cli(project, "-p", "--model", "demo", "hello").returncode == 0
+    filler = fill(small_disk)
+    assert free_bytes(small_disk) == 0
+    for args in (("fork", "exp"), ("-p", "-c", "--model", "demo", "again")):
+        done = cli(project, *args)
+        assert done.returncode == 1, done.stdout
+        assert "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith("workbench: disk full: could not write to "), done.stderr
+        assert "hint: free some space there (df -h " in done.stderr
+    filler.unlink()
+    assert cli(project, "fork", "exp").returncode == 0, "once there is space, it works"

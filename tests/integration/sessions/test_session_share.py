@@ -307,7 +307,7 @@ def test_the_app_pushes_and_exports_through_the_workbench_object(
             pushed = await wb.push()
             exported = await wb.export(path=tmp_path / "out.html")
             markdown = await wb.export_text(fmt="md")
-            return wb.session.id, pushed, exported, markdown
+            return wb.current.session.id, pushed, exported, markdown
         finally:
             await wb.close()
 

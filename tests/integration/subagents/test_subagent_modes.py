@@ -100,7 +100,7 @@ async def test_a_session_offers_the_tool_only_when_agents_exist_and_never_to_chi
         options = WorkbenchOptions(cwd=project, model="demo", skills=SkillGraph([]))
         workbench = await Workbench.open(options)
         try:
-            return list(workbench.agent.tools)
+            return list(workbench.agent.state.tools)
         finally:
             await workbench.close()
 
@@ -129,7 +129,7 @@ async def test_a_session_runs_the_tool_and_records_its_updates(project: Path) ->
         await workbench.close()
     updates = [e for e in events if e.type == "tool_execution_update"]
     assert updates and all(e.tool_name == "subagent" for e in updates)
-    result = next(m for m in workbench.agent.messages if m.role == "tool_result")
+    result = next(m for m in workbench.agent.state.messages if m.role == "tool_result")
     assert result.text.startswith("## helper (user agent): completed\n\nhelped")
     assert result.details["subagent"]["results"][0]["answer"] == "helped"
     assert "subagent: Delegate focused work" in workbench.system_prompt

@@ -73,7 +73,7 @@ async def test_status_commit_and_merge_bring_the_work_back_and_the_model_sees_it
     assert (project / "NOTE.md").read_text() == "release note\n"
     assert session.wb.state().branch == "main"
     assert session.wb.state().cwd == str(project)
-    parent_entries = session.wb.session.store.path()
+    parent_entries = session.wb.current.session.store.path()
     assert parent_entries[-1].type == "merge"
     summary = parent_entries[-1].payload["summary"]  # the model's, plus the files it touched
     assert summary == merge_summary + "\n\n<modified-files>\nNOTE.md\n</modified-files>"

@@ -29,7 +29,7 @@ async def test_a_conversation_is_stored_and_resumed_by_latest_id_and_branch(
     assert latest.wb.state().session_id == session_id
     assert latest.wb.state().branch == "exp"  # where the session was left
     assert texts(latest.wb, "user") == ["first question", "on the branch"]
-    assert latest.wb.state().cwd == str(latest.wb.session.workspace("exp"))
+    assert latest.wb.state().cwd == str(latest.wb.current.session.workspace("exp"))
     await latest.wb.close()
 
     on_main = await opened(project, script(tmp_path, []), session_id=session_id[:6], branch="main")
@@ -55,7 +55,7 @@ async def test_no_session_keeps_memory_only_and_cannot_resume(
 
     memory = await opened(project, script(tmp_path, [{"text": "hi"}]), store=MemoryStore())
     await memory.run("hello")
-    assert memory.wb.session is None and memory.wb.list_sessions() == []
+    assert memory.wb.current.session is None and memory.wb.list_sessions() == []
     with pytest.raises(UsageError, match="--no-session"):
         await memory.wb.fork("exp")
     with pytest.raises(UsageError, match="--no-session cannot resume"):
@@ -91,7 +91,7 @@ async def test_navigating_back_and_going_on_starts_a_new_branch_with_a_summary(
     session = await opened(project, script(tmp_path, turns, [summary]))
     await session.run("try plan A")
     await session.run("does it work?")
-    first_reply = session.wb.session.store.path()[1]
+    first_reply = session.wb.current.session.store.path()[1]
 
     result = await session.wb.navigate(first_reply.id[:8], summarize=True)
     assert result.summary is not None and result.branch == "main-1"
@@ -113,7 +113,7 @@ async def test_navigating_without_summary_then_continuing_says_a_branch_began(
     session = await opened(project, script(tmp_path, [{"text": "1"}, {"text": "2"}, {"text": "3"}]))
     await session.run("first")
     await session.run("second")
-    await session.wb.navigate(session.wb.session.store.path()[1].id)
+    await session.wb.navigate(session.wb.current.session.store.path()[1].id)
     assert texts(session.wb, "user") == ["first"]
     await session.run("instead")
     updates = [(e.reason, e.branch) for e in session.of("tree_update")]
@@ -126,7 +126,7 @@ async def test_the_loading_state_follows_navigate_fork_and_resume(
     turns = [read(COMPOUND), {"text": "compound read"}, read(MOLECULE), {"text": "molecule read"}]
     session = await opened(project, script(tmp_path, turns))
     await session.run("publish a report")
-    after_compound = session.wb.session.store.path()[-1].id
+    after_compound = session.wb.current.session.store.path()[-1].id
     await session.run("gather the sources")
     assert session.wb.loading_state().loaded == {
         "publish-report": "compound",

@@ -152,16 +152,21 @@ def open_model(
         model = ScriptedModel(path if path.is_absolute() else cwd / path, name)
         model.info = apply_overrides(model.info, entry)
         return model
-    from workbench.agent.models import litellm_client
+    from workbench.agent.models import litellm_client, price_map
 
-    cache = cache or cache_policy(settings)
-    info = litellm_client.model_info(name)
-    if cache.enabled and cache.retention == "long" and info.cache_style == "anthropic":
-        long_write = litellm_client.long_cache_write_cost(name)
-        info = replace(info, cache_write_cost=long_write or info.cache_write_cost)
+    policy = cache or cache_policy(settings)
+
+    def settled() -> ModelInfo:
+        info = litellm_client.model_info(name)
+        if policy.enabled and policy.retention == "long" and info.cache_style == "anthropic":
+            long_write = litellm_client.long_cache_write_cost(name)
+            info = replace(info, cache_write_cost=long_write or info.cache_write_cost)
+        return apply_overrides(info, entry)
+
     return litellm_client.LitellmModel(
-        apply_overrides(info, entry),
+        apply_overrides(price_map.listed_info(name), entry),
         api_base=api_base or entry.get("api_base") or settings.get("api_base"),
         api_key=api_key or entry.get("api_key") or settings.get("api_key"),
-        cache=cache,
+        cache=policy,
+        settle=settled,
     )

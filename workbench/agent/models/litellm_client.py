@@ -25,8 +25,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import AsyncIterator
-from dataclasses import replace
+from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
 
@@ -50,7 +49,8 @@ from workbench.agent.models.client import (
 )
 from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
-from workbench.messages import StopReason, Usage
+from workbench.agent.models.price_map import priced
+from workbench.messages import StopReason, Usage, token_count
 from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
 
 REQUEST_TIMEOUT_S = 600.0
@@ -136,19 +136,7 @@ def model_info(name: str) -> ModelInfo:
         known: dict[str, Any] = litellm.get_model_info(name)
     except Exception:  # litellm raises plain Exceptions for models it does not know
         return ModelInfo(name=name, cache_style=_cache_style(litellm, name, {}))
-    info = ModelInfo(name=name, cache_style=_cache_style(litellm, name, known))
-    window = known.get("max_input_tokens") or known.get("max_tokens")
-    prices = (known.get("input_cost_per_token"), known.get("output_cost_per_token"))
-    if not any(prices):  # litellm makes up entries priced 0 for models it guesses at
-        prices = (None, None)  # (a free local model is priced 0 in the settings)
-    return replace(
-        info,
-        context_window=int(window) if window else info.context_window,
-        input_cost=prices[0],
-        output_cost=prices[1],
-        cache_read_cost=known.get("cache_read_input_token_cost"),
-        cache_write_cost=known.get("cache_creation_input_token_cost"),
-    )
+    return priced(ModelInfo(name=name, cache_style=_cache_style(litellm, name, known)), known)
 
 
 def long_cache_write_cost(name: str) -> float | None:
@@ -225,19 +213,23 @@ def classify(exc: Exception) -> ModelError:
 
 def _usage(raw: Any) -> Usage | None:
     """The usage the server reported, in our vocabulary (see `Usage`); None when it reported none
-    (litellm then fills in zeros, its own counter being off). litellm gives every provider's
-    usage the OpenAI shape: `prompt_tokens` counts the cached tokens (read and written) too,
-    Anthropic's `input_tokens` are what remains once they are taken out."""
+    (litellm then fills in zeros, its own counter being off) or figures no count can be (a
+    negative one). litellm gives every provider's usage the OpenAI shape: `prompt_tokens` counts
+    the cached tokens (read and written) too, Anthropic's `input_tokens` are what remains once
+    they are taken out."""
     details = getattr(raw, "prompt_tokens_details", None)
     read = getattr(details, "cached_tokens", None) or getattr(raw, "cache_read_input_tokens", 0)
     written = getattr(raw, "cache_creation_input_tokens", None) or getattr(
         details, "cache_creation_tokens", 0
     )
-    prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
-    read, written = int(read or 0), int(written or 0)
+    given = (getattr(raw, "prompt_tokens", 0), read, written, getattr(raw, "completion_tokens", 0))
+    counts = [token_count(n) for n in given]
+    if None in counts:
+        return None
+    prompt, read, written, output = (n or 0 for n in counts)
     usage = Usage(
         input_tokens=max(prompt - read - written, 0),
-        output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
+        output_tokens=output,
         cache_read_tokens=read,
         cache_write_tokens=written,
     )
@@ -262,12 +254,16 @@ class LitellmModel:
         api_key: str | None = None,
         extra: dict[str, Any] | None = None,
         cache: CachePolicy | None = None,
+        settle: Callable[[], ModelInfo] | None = None,
     ) -> None:
         self.info = info
         self.api_base = api_base
         self.api_key = api_key
         self.extra = extra or {}
         self.cache = cache or CachePolicy()
+        self._settle = settle
+        """The whole info (cache style too), asked for once litellm is loaded, at the first call:
+        `info` may be read from the map file alone (`price_map`), to open a session sooner."""
 
     def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
         """The conversation in OpenAI format, with Anthropic's breakpoints when they apply."""
@@ -330,6 +326,8 @@ class LitellmModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
         """The reply's pieces, read and parsed on the background loop (`off_loop`)."""
         litellm = await _ready()
+        if self._settle is not None:
+            self.info, self._settle = self._settle(), None
         async for delta in relayed(lambda: self._deltas(litellm, request)):
             yield delta
 
@@ -368,7 +366,12 @@ class LitellmModel:
                     if choice.finish_reason:
                         reason = FINISH_REASONS.get(choice.finish_reason, "stop")
         except Exception as exc:
-            raise self._explained(classify(exc)) from exc
+            if reason is None:
+                raise self._explained(classify(exc)) from exc
+            # Only the usage comes after the finish reason: litellm refused to read it (a
+            # count such as 1.5). The reply stands; its cost is unknown.
+            why = str(exc).strip().partition("\n")[0]
+            log.warning("the server's usage could not be read (cost unknown): %s", why)
         finally:
             await response.aclose()
         if getattr(response, "received_finish_reason", "") is None:

@@ -104,5 +104,5 @@ class ScriptedModel:
         usage = turn.get("usage")
         yield Finish(
             reason=turn.get("finish", "stop"),
-            usage=Usage(**usage) if isinstance(usage, dict) else None,
+            usage=Usage.read(usage),
         )

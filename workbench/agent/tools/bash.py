@@ -107,23 +107,34 @@ async def _pump(
 ) -> None:
     """Read output until EOF, or until a short grace after the shell exited (its background jobs
     may keep the pipe open for as long as they run)."""
-    last_update = 0.0
+    shown_at, unshown = 0.0, False
+
+    def show() -> None:
+        nonlocal shown_at, unshown
+        shown_at, unshown = time.monotonic(), False
+        ctx.update(tail(out.text().rstrip("\n"))[0])
+
     exit_wait = asyncio.ensure_future(process.wait())
     read: asyncio.Future[bytes] | None = None
     try:
         while True:
             read = asyncio.ensure_future(reader.read(READ_CHUNK))
-            await asyncio.wait({read, exit_wait}, return_when=asyncio.FIRST_COMPLETED)
+            # Output that came within the interval is shown when it ends, not with the next
+            # chunk: a command that goes quiet after a burst shows its last lines.
+            due = max(shown_at + UPDATE_INTERVAL_S - time.monotonic(), 0) if unshown else None
+            await asyncio.wait({read, exit_wait}, timeout=due, return_when=asyncio.FIRST_COMPLETED)
+            if unshown and not read.done() and not exit_wait.done():
+                show()
+                await asyncio.wait({read, exit_wait}, return_when=asyncio.FIRST_COMPLETED)
             if not read.done():
                 break
             chunk = read.result()
             if not chunk:
                 return
             out.add(chunk)
-            now = time.monotonic()
-            if now - last_update >= UPDATE_INTERVAL_S:
-                last_update = now
-                ctx.update(tail(out.text().rstrip("\n"))[0])
+            unshown = True
+            if time.monotonic() - shown_at >= UPDATE_INTERVAL_S:
+                show()
         deadline = time.monotonic() + EXIT_GRACE_S
         while (remaining := deadline - time.monotonic()) > 0:
             try:

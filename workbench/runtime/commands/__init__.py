@@ -20,6 +20,7 @@ from workbench.runtime.commands import (
 )
 from workbench.runtime.commands.registry import (
     SURFACES,
+    AnyCommand,
     Args,
     Argument,
     ArgumentSource,
@@ -31,7 +32,7 @@ from workbench.runtime.commands.registry import (
 if TYPE_CHECKING:
     from workbench.runtime.workbench import Workbench
 
-COMMANDS: list[CommandSpec] = [
+COMMANDS: list[AnyCommand] = [
     *tree_commands.COMMANDS,
     *agent_commands.COMMANDS,
     *skill_commands.COMMANDS,
@@ -41,16 +42,16 @@ COMMANDS: list[CommandSpec] = [
 """Every built-in command, read anew by each front end; a name is taken once per surface."""
 
 
-def builtin(surface: Surface) -> list[CommandSpec]:
+def builtin(surface: Surface) -> list[AnyCommand]:
     """The built-in commands one surface offers, in the registry's order."""
     return [spec for spec in COMMANDS if spec.offered(surface)]
 
 
-def find(surface: Surface, name: str) -> CommandSpec | None:
+def find(surface: Surface, name: str) -> AnyCommand | None:
     return next((spec for spec in builtin(surface) if spec.name == name), None)
 
 
-def get(surface: Surface, name: str) -> CommandSpec:
+def get(surface: Surface, name: str) -> AnyCommand:
     """A command the caller knows is there (`workbench label` reads its text from here)."""
     spec = find(surface, name)
     if spec is None:
@@ -58,7 +59,7 @@ def get(surface: Surface, name: str) -> CommandSpec:
     return spec
 
 
-def offered(workbench: Workbench, surface: Surface) -> list[CommandSpec]:
+def offered(workbench: Workbench, surface: Surface) -> list[AnyCommand]:
     """The built-in commands of a surface, then the session's own (an extension's, the
     enforcer's) that no built-in one shadows."""
     found = builtin(surface)
@@ -73,6 +74,7 @@ def offered(workbench: Workbench, surface: Surface) -> list[CommandSpec]:
 __all__ = [
     "COMMANDS",
     "SURFACES",
+    "AnyCommand",
     "Args",
     "Argument",
     "ArgumentSource",

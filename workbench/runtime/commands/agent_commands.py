@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from workbench.runtime.commands.registry import Args, Argument, CommandSpec, Surface
+from workbench.runtime.commands.registry import AnyCommand, Args, Argument, CommandSpec, Surface
 
 if TYPE_CHECKING:
     from workbench.runtime.workbench import Workbench
@@ -62,7 +62,7 @@ async def _clear_queue(wb: Workbench, args: Args) -> None:
     wb.clear_queue(args.get("queue"))
 
 
-COMMANDS: tuple[CommandSpec, ...] = (
+COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec("prompt", "start a run with a message", RPC, _TEXT, _prompt),
     CommandSpec("steer", "redirect the running agent now", RPC, _TEXT, _steer),
     CommandSpec("follow_up", "queue a message for when the agent stops", RPC, _TEXT, _follow_up),

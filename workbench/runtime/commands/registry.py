@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from workbench.errors import WorkbenchError
 
@@ -25,7 +25,8 @@ SURFACES: frozenset[Surface] = frozenset({"cli", "app", "acp", "rpc"})
 ArgumentSource = Literal["skills", "branches", "sessions"]
 Args = Mapping[str, Any]
 """A command's arguments by name; an absent one is None."""
-Run = Callable[["Workbench", Args], Awaitable[Any]]
+R = TypeVar("R")
+"""What a command's runtime call returns; its rendering and JSON take the same type."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Argument:
         return self.required
 
 
-def _plain(result: Any) -> str:
+def _plain(result: object) -> str:
     """The text of a result that says itself (`render_text`), or none."""
     if result is None:
         return ""
@@ -59,26 +60,26 @@ def _plain(result: Any) -> str:
     return str(render()) if render is not None else str(result)
 
 
-def _data(result: Any) -> Any:
+def _data(result: object) -> object:
     """The JSON of a result: its own `to_json`, else the value itself."""
     to_json = getattr(result, "to_json", None)
     return to_json() if to_json is not None else result
 
 
 @dataclass(frozen=True)
-class CommandSpec:
-    """One command, declared once."""
+class CommandSpec(Generic[R]):
+    """One command, declared once: `run` returns an R that `render` and `to_json` read."""
 
     name: str
     help: str
     """One line, the same on every surface."""
     surfaces: frozenset[Surface]
     arguments: tuple[Argument, ...] = ()
-    run: Run | None = None
+    run: Callable[[Workbench, Args], Awaitable[R]] | None = None
     """The runtime call; None where each front end acts on its own (`/quit`, `workbench lint`)."""
-    render: Callable[[Any], str] = _plain
+    render: Callable[[R], str] = _plain
     """The one text rendering of the result (the app styles it, ACP and the CLI print it)."""
-    to_json: Callable[[Any], Any] = _data
+    to_json: Callable[[R], object] = _data
     """The result as RPC's `data`."""
     args_usage: str | None = None
     """The usage's argument part when it is not the arguments' own (`[remote] [--redact]`)."""
@@ -147,7 +148,7 @@ class CommandSpec:
                 raise WorkbenchError(f"/{self.name} needs {what}", hint)
         return found
 
-    async def call(self, workbench: Workbench, args: Args) -> Any:
+    async def call(self, workbench: Workbench, args: Args) -> R:
         if self.run is None:
             raise WorkbenchError(f"/{self.name} is not offered here", "/help lists the commands")
         return await self.run(workbench, args)
@@ -157,7 +158,11 @@ class CommandSpec:
         return self.render(await self.call(workbench, self.parse_text(text)))
 
 
-def extension_spec(command: Command) -> CommandSpec:
+AnyCommand = CommandSpec[Any]
+"""A command whatever its result's type: what the tables of commands hold."""
+
+
+def extension_spec(command: Command) -> CommandSpec[None]:
     """An extension's command (`extension_api.Command`) as an entry of the registry: offered in
     the app, to editors and over RPC; its output arrives as a notice."""
     name = command.name

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from workbench.errors import WorkbenchError
-from workbench.runtime.commands.registry import Args, Argument, CommandSpec
+from workbench.runtime.commands.registry import AnyCommand, Args, Argument, CommandSpec
 
 if TYPE_CHECKING:
     from workbench.runtime.workbench import Workbench
@@ -68,7 +68,7 @@ async def _export(wb: Workbench, args: Args) -> Any:
     return await wb.export(fmt=export_format(args.get("format")), redact=bool(args.get("redact")))
 
 
-COMMANDS: tuple[CommandSpec, ...] = (
+COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec(
         "sessions",
         "list the project's sessions, most recently active first",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.runtime.commands.registry import Args, Argument, CommandSpec
+from workbench.runtime.commands.registry import AnyCommand, Args, Argument, CommandSpec
 
 if TYPE_CHECKING:
     from workbench.runtime.workbench import Workbench
@@ -23,7 +23,7 @@ async def _deactivate(wb: Workbench, args: Args) -> None:
     await wb.deactivate(args["skill"])
 
 
-COMMANDS: tuple[CommandSpec, ...] = (
+COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec("lint", "check skill folders and report findings", frozenset({"cli"})),
     CommandSpec(
         "graph", "print the skill graph as a tree, JSON, Mermaid or DOT", frozenset({"cli"})

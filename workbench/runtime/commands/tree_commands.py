@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from workbench.runtime.commands.registry import SURFACES, Args, Argument, CommandSpec
+from workbench.runtime.commands.registry import SURFACES, AnyCommand, Args, Argument, CommandSpec
 
 if TYPE_CHECKING:
     from workbench.agent.store import Entry
@@ -80,7 +80,7 @@ async def _edit_and_resend(wb: Workbench, args: Args) -> dict[str, Any]:
 
 _AT = Argument("at", in_text=False)
 
-COMMANDS: tuple[CommandSpec, ...] = (
+COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec(
         "tree",
         "show the conversation tree (branches, labels, where you are)",

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.agent.costs import USAGE_UNKNOWN
 from workbench.agent.store import Entry
 from workbench.enforcer.state import LoadRecord, records_of
 from workbench.errors import WorkbenchError
@@ -213,6 +214,7 @@ def _figures(entries: list[Entry]) -> Figures:
         figures.replies += 1
         usage = message.usage
         if usage is None:
+            figures.cost_known = figures.cost_known and not message.details.get(USAGE_UNKNOWN)
             continue
         figures.input_tokens += usage.input_tokens
         figures.output_tokens += usage.output_tokens

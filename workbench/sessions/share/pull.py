@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
-from workbench.sessions.share.remote import RemoteSession, default_remote, fetch, read_shared
+from workbench.sessions.share.remote import RemoteSession, chosen_remote, fetch, read_shared
 from workbench.sessions.share.secret_scan import COMMIT_ID, original_of
 from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.identity import conversation_identity
@@ -62,12 +62,17 @@ class PullResult:
 def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullResult:
     """Fetch every session on `remote` and bring each one in (see the module's docstring)."""
     started = time.perf_counter()
-    remote = remote or default_remote(location)
-    runner = location.runner()
+    remote = chosen_remote(location, remote)
+    runner = location.user_runner()  # relative remote URLs as git reads them
     repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
     result = PullResult(remote)
     try:
         for session_id, theirs in sorted(fetch(runner, remote).items()):
+            try:
+                shared = _readable(runner, theirs)
+            except WorkbenchError as exc:
+                result.skipped[session_id] = f"{exc.message}; {exc.hint}"
+                continue
             if not theirs.branches:
                 continue
             lock_path = location.lock_dir / f"{session_id}.lock"
@@ -77,7 +82,7 @@ def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullR
                 result.skipped[session_id] = f"{exc.message}; pull again once it is closed"
                 continue
             try:
-                puller = _Puller(location, repo, runner, theirs, remote)
+                puller = _Puller(location, repo, runner, theirs, shared, remote)
                 result.sessions[session_id] = puller.run()
                 result.diverged += puller.diverged
             finally:
@@ -97,10 +102,11 @@ class _Puller:
         repo: ConversationRepo,
         git: GitRunner,
         theirs: RemoteSession,
+        shared: dict[str, Any],
         remote: str,
     ) -> None:
         self.location, self.repo, self.git = location, repo, git
-        self.theirs, self.remote = theirs, remote
+        self.theirs, self.shared, self.remote = theirs, shared, remote
         self.sid = theirs.session_id
         self.lines: list[str] = []
         self.diverged: list[str] = []
@@ -108,7 +114,7 @@ class _Puller:
         self.retired = False
 
     def run(self) -> list[str]:
-        shared = read_shared(self.git, self.theirs.shared) or {}
+        shared = self.shared
         described = _described(shared)
         found = next(iter(self.repo.sessions(self.sid)), None)
         if found is None or found.state is None:
@@ -255,6 +261,18 @@ class _Puller:
         withdrawn = TrustStore().revoke(path)
         note = f" (trust in {path} withdrawn: read what came, then `workbench trust {path}`)"
         self.lines.append(f"files of {local}: {'updated' if have else 'new'}{note * withdrawn}")
+
+
+def _readable(git: GitRunner, theirs: RemoteSession) -> dict[str, Any]:
+    """The session's shared description, once its refs are known to be what workbench writes
+    (someone may have written them by hand): else an error saying which are not."""
+    if theirs.not_commits:
+        wrong = "; ".join(theirs.not_commits)
+        raise WorkbenchError(
+            f"its refs on the remote are not what workbench writes: {wrong}",
+            "ask whoever pushed it to push it again; the other sessions are pulled",
+        )
+    return read_shared(git, theirs.shared) or {}
 
 
 def _described(shared: dict[str, Any]) -> dict[str, dict[str, Any]]:

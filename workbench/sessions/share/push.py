@@ -22,7 +22,7 @@ from workbench.sessions.share.commit_scan import CommitScan, remote_commits, sca
 from workbench.sessions.share.remote import (
     SHARED,
     RemoteSession,
-    default_remote,
+    chosen_remote,
     encode_shared,
     fetch,
     merged_record,
@@ -94,8 +94,8 @@ def push_session(
     import time
 
     started = time.perf_counter()
-    remote = remote or default_remote(location)
-    runner = location.runner()
+    remote = chosen_remote(location, remote)
+    runner = location.user_runner()  # relative remote URLs as git reads them
     repo = ConversationRepo(runner.with_env(conversation_identity(runner).env()))
     try:
         found = next(iter(repo.sessions(session_id)), None)

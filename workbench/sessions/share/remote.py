@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from workbench.errors import UsageError, WorkbenchError
@@ -33,7 +34,7 @@ SHARED_VERSION = 1
 
 def default_remote(location: StorageLocation) -> str:
     """The upstream remote of the checkout's branch, else `origin`."""
-    git = GitRunner(location.project_root) if location.project_is_git else location.runner()
+    git = location.user_runner()
     branch = git.try_run("symbolic-ref", "--quiet", "--short", "HEAD").stdout.strip()
     if branch:
         upstream = git.try_run("config", "--get", f"branch.{branch}.remote").stdout.strip()
@@ -48,9 +49,28 @@ def default_remote(location: StorageLocation) -> str:
     )
 
 
+def chosen_remote(location: StorageLocation, remote: str | None) -> str:
+    """The remote to share through: the one named, else the default (`default_remote`). A
+    local path is made absolute from the working directory, where the user typed it: git runs
+    in the storage's git directory, where `../r.git` would be somewhere else."""
+    if not remote:
+        return default_remote(location)
+    git = location.user_runner()
+    if remote in git.try_run("remote").stdout.split():
+        return remote
+    scp_like = ":" in remote and "/" not in remote.partition(":")[0]  # host:path, as git reads it
+    if "://" in remote or scp_like:
+        return remote
+    if "/" in remote or remote.startswith(".") or Path(remote).exists():
+        return str(Path(remote).resolve())
+    return remote
+
+
 def tracking_name(remote: str) -> str:
-    """A remote (a name, URL or path) as one ref component."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", remote).strip("._") or "remote"
+    """A remote (a name, URL or path) as one ref component: no `..` and no `.lock` end, which
+    git refuses in a ref name (`file:///a/b/../r.git`)."""
+    name = re.sub(r"\.{2,}", "_", re.sub(r"[^A-Za-z0-9._-]+", "_", remote)).strip("._")
+    return (name + "_" if name.endswith(".lock") else name) or "remote"
 
 
 def tracking_prefix(remote: str, session_id: str | None = None) -> str:
@@ -67,6 +87,9 @@ class RemoteSession:
     files: dict[str, str] = field(default_factory=dict)
     shared: str | None = None
     """The `shared` commit."""
+    not_commits: list[str] = field(default_factory=list)
+    """Refs that name something else than a commit (`shared is a blob`): written by hand, not
+    by workbench; they are left out above."""
 
 
 def fetch(git: GitRunner, remote: str, session_id: str | None = None) -> dict[str, RemoteSession]:
@@ -91,13 +114,15 @@ def tracked(git: GitRunner, remote: str, session_id: str | None = None) -> dict[
     """The remote's sessions as the tracking refs last saw them."""
     prefix = tracking_prefix(remote, session_id) if session_id else tracking_prefix(remote)
     base = tracking_prefix(remote)
-    out = git.run("for-each-ref", "--format=%(objectname) %(refname)", prefix)
+    out = git.run("for-each-ref", "--format=%(objecttype) %(objectname) %(refname)", prefix)
     found: dict[str, RemoteSession] = {}
     for line in out.splitlines():
-        oid, _, ref = line.partition(" ")
+        kind, oid, ref = line.split(" ", 2)
         session, _, rest = ref[len(base) :].partition("/")
         entry = found.setdefault(session, RemoteSession(session))
-        if rest == SHARED:
+        if kind != "commit":
+            entry.not_commits.append(f"{rest} is a {kind}, not a commit")
+        elif rest == SHARED:
             entry.shared = oid
         elif rest.startswith("branches/"):
             entry.branches[rest.removeprefix("branches/")] = oid

@@ -64,6 +64,12 @@ class StorageLocation:
         """A git runner for the storage repository."""
         return GitRunner(self.git_dir)
 
+    def user_runner(self) -> GitRunner:
+        """A git runner for the storage repository as the user's own git commands see it: from
+        the project's folder in a git project, so that a remote configured with a relative URL
+        (`../r.git`) is where `git push` finds it, not beside the git directory."""
+        return GitRunner(self.project_root) if self.project_is_git else self.runner()
+
 
 def find_storage(project_root: Path) -> StorageLocation | None:
     """The storage of `project_root`, or None when nothing was ever stored (no git, no own repo)."""

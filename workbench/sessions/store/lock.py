@@ -9,6 +9,7 @@ held would let two processes lock two different files).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -18,7 +19,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from workbench.errors import WorkbenchError
+from workbench.errors import DiskFull, WorkbenchError
 from workbench.redaction import redacted_argv
 
 
@@ -67,7 +68,18 @@ class SessionLock:
 
     @classmethod
     def acquire(cls, path: Path, session_id: str) -> SessionLock:
-        """Lock the session or fail with an error naming the process that has it."""
+        """Lock the session or fail with an error naming the process that has it; a disk too
+        full to hold the lock file (or the holder it names) is a `DiskFull`, as it is for
+        every other write of a session."""
+        try:
+            return cls._acquire(path, session_id)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise DiskFull(str(path.parent)) from exc
+            raise
+
+    @classmethod
+    def _acquire(cls, path: Path, session_id: str) -> SessionLock:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         os.fchmod(fd, 0o600)  # one made before locks were private, too
@@ -82,16 +94,20 @@ class SessionLock:
                 "close it there first, or start a new session; "
                 "read-only commands (tree, status, sessions) work meanwhile",
             ) from None
-        previous = _read_holder(fd)
-        notice = None
-        if previous is not None and previous.pid != os.getpid():
-            notice = (
-                f"took over session {session_id} from {previous.describe()}, "
-                "which stopped without closing it"
-            )
-        me = json.dumps(asdict(LockHolder.current())).encode()
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, me, 0)
+        try:
+            previous = _read_holder(fd)
+            notice = None
+            if previous is not None and previous.pid != os.getpid():
+                notice = (
+                    f"took over session {session_id} from {previous.describe()}, "
+                    "which stopped without closing it"
+                )
+            me = json.dumps(asdict(LockHolder.current())).encode()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, me, 0)
+        except OSError:
+            os.close(fd)  # the lock goes with it
+            raise
         return cls(fd, path, notice)
 
     def release(self) -> None:

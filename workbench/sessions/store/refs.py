@@ -141,4 +141,5 @@ class ConversationRepo:
         return list(found.values())
 
     def close(self) -> None:
-        self.git.close()
+        """Nothing is held open any more (git runs as one plain process a command); callers
+        still close each repository they open, so that a helper kept later has its place."""

@@ -88,7 +88,9 @@ class MergeResult:
         else:
             what = f"merged the conversation of {self.branch} into {self.into} (no file commits)"
         lines = [what, f"merge entry {self.entry.id[:10]} on {self.into}"]
-        lines.append(f"the experiment cost {self.usage.cost_text()} ({self.usage.tokens_text()})")
+        usage = self.usage
+        cost = "'s cost is unknown" if usage.cost is None else f" cost {usage.cost_text()}"
+        lines.append(f"the experiment{cost} ({usage.tokens_text()})")
         if self.removed_worktree:
             lines.append(f"removed the worktree of {self.branch}")
         lines.extend(f"note: {note}" for note in self.notes)
