@@ -311,7 +311,7 @@ def _run_agent(
     prompt = None if args.mode == "rpc" else read_prompt(args.prompt)
     if args.mode != "rpc" and prompt is None:
         raise UsageError("no prompt given", "pass it as an argument or pipe it on stdin")
-    options = _options(args, name)
+    options = _options(args, args.model)  # None: the session's recorded model, or the default
     if args.mode == "rpc":
         from workbench.modes import rpc
 

@@ -33,6 +33,7 @@ from workbench.tui.components.status_view import StatusView
 from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import TreePanel
 from workbench.tui.items import NoteItem
+from workbench.tui.model_picker import ModelPicker
 
 
 async def command(pilot, app, text: str) -> None:
@@ -110,15 +111,20 @@ async def test_model_switches_and_the_footer_follows(make_app, script) -> None:
     app = make_app(first)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
+        await ask(pilot, app, "who answers first?")
         await command(pilot, app, "/model scripted:second.json")
         assert "scripted:second.json" in plain(app.status_bar.render())
         await ask(pilot, app, "who answers?")
         assert "from the second" in chat_text(app)
         app.editor.insert("/model")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the model prompt")
-        assert app.screen.value == "scripted:second.json"
-        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ModelPicker), "the model picker")
+        picker = app.screen
+        assert picker.shown[:3] == ["scripted:second.json", first, "demo"], "recent ones first"
+        await pilot.press(*"dem")
+        await until(pilot, lambda: picker.shown == ["demo"], "the list filtered by typing")
+        await pilot.press("enter")
+        await until(pilot, lambda: "demo" in plain(app.status_bar.render()), "the demo model")
 
 
 async def test_compact_summarises_older_history(make_app, project: Path, script) -> None:

@@ -64,6 +64,22 @@ async def test_the_skill_panel_marks_a_violation_while_the_agent_runs(make_app, 
         assert panel.label_of("atom-run-tests").plain == "A atom-run-tests ◇"
 
 
+async def test_the_skill_panel_explains_the_standalone_mark(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        panel = app.query_one(SkillPanel)
+        assert panel.label_of("atom-run-tests").plain == "A atom-run-tests ◇"
+        assert panel.label_of("atom-merge-branch").plain == "A atom-merge-branch", "not alone"
+        assert panel.border_subtitle == "◇ standalone: may be read alone"
+        panel.focus()
+        await pilot.pause()
+        assert panel.border_subtitle == SkillPanel.KEYS_HINT, "focused, the border names its keys"
+        app.editor.focus()
+        await pilot.pause()
+        assert panel.border_subtitle == "◇ standalone: may be read alone"
+
+
 async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -79,9 +95,10 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         await pilot.press("3")
         assert view.level == "full"
         source = view.query_one("#projection").source
-        assert source.startswith("# atom-edit-code (standalone atom)") and "## Steps" in source
+        # edit-code makes sense only under molecule-implement-change: not standalone
+        assert source.startswith("# atom-edit-code (atom)") and "## Steps" in source
         await pilot.press("1")
-        assert "atom-edit-code (standalone atom):" in view.query_one("#projection").source
+        assert "atom-edit-code (atom):" in view.query_one("#projection").source
         await pilot.press("escape")
         assert isinstance(app.screen, type(app.screen_stack[0]))
         await until(pilot, lambda: app.focused is app.editor, "the focus back in the editor")
@@ -193,7 +210,7 @@ async def test_on_a_branch_line_f_forks_at_that_branch_head_and_g_summarises_the
 
 
 async def test_a_partial_read_shows_half_a_dot_until_the_whole_skill_is_read(make_app, script):
-    path = "skills/atom-edit-code/SKILL.md"
+    path = "skills/atom-inspect-repo/SKILL.md"  # standalone: read alone, it is no violation
     peek = {"tool_calls": [{"name": "read", "arguments": {"path": path, "limit": 3}}]}
     whole = {"tool_calls": [{"name": "read", "arguments": {"path": path}}]}
     app = make_app(script(peek, {"text": "peeked"}, whole, {"text": "read it"}))
@@ -201,13 +218,13 @@ async def test_a_partial_read_shows_half_a_dot_until_the_whole_skill_is_read(mak
         await opened(pilot)
         panel = app.query_one(SkillPanel)
         await ask(pilot, app, "peek at it")
-        await until(pilot, lambda: "atom-edit-code" in panel.loaded, "the partial load")
-        assert panel.label_of("atom-edit-code").plain.endswith("atom-edit-code ◐ ◇")
+        await until(pilot, lambda: "atom-inspect-repo" in panel.loaded, "the partial load")
+        assert panel.label_of("atom-inspect-repo").plain.endswith("atom-inspect-repo ◐ ◇")
         await ask(pilot, app, "now read it all")
-        await until(pilot, lambda: "atom-edit-code" not in panel.partial, "the whole read")
-        assert panel.label_of("atom-edit-code").plain.endswith("atom-edit-code ● ◇")
+        await until(pilot, lambda: "atom-inspect-repo" not in panel.partial, "the whole read")
+        assert panel.label_of("atom-inspect-repo").plain.endswith("atom-inspect-repo ● ◇")
         app.session.sync_skills()  # as after resuming: rebuilt from the log
-        assert "◐" not in panel.label_of("atom-edit-code").plain
+        assert "◐" not in panel.label_of("atom-inspect-repo").plain
 
 
 async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, script) -> None:

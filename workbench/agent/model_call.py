@@ -22,7 +22,13 @@ from workbench.agent.events import (
     RetryStart,
     UsageUpdate,
 )
-from workbench.agent.models.client import AssistantAssembler, Finish, ModelError, ModelRequest
+from workbench.agent.models.client import (
+    AssistantAssembler,
+    Finish,
+    ModelError,
+    ModelRequest,
+    model_record,
+)
 from workbench.agent.state import AgentState
 from workbench.agent.tool_execution import SKIPPED_FOR_ABORT, ToolRunner
 from workbench.hooks import ContextEvent, HookBus
@@ -137,6 +143,7 @@ class ModelCaller:
         """Complete, record and publish the reply. A failed reply keeps its text but not its tool
         calls: they were never run and may be incomplete."""
         message = assembler.complete()
+        message.details["model"] = model_record(self.state.model)
         if failure is not None:
             message.stop_reason = failure
             if message.tool_calls:

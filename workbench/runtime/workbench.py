@@ -42,6 +42,7 @@ from workbench.agent.context_files import context_files
 from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
+from workbench.agent.models.catalog import ModelChoice, model_choices
 from workbench.agent.models.choice import cache_policy, model_name, open_model
 from workbench.agent.models.client import ModelClient
 from workbench.agent.queues import MessageQueue
@@ -68,6 +69,7 @@ from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.parts import handed_to
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
+from workbench.runtime.session_model import recorded_models, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree, StartReason
@@ -151,7 +153,9 @@ class Workbench:
         self.extensions = await load_extensions(
             self.api, self.project_root, current.settings.trusted
         )
-        model = await self._open_model(self.options.model)
+        messages = branch_messages(current.store.path())
+        pulled = current.session.store.state.remote if current.session is not None else ""
+        model, model_notices = await reopen_model(self._open_model, self.options, messages, pulled)
         host = SubagentHost(self.options, lambda: self.agent.state.model.info.name)
         tools = [*builtin_tools(), *subagent_tools(host, current.cwd), *self.api.tools.values()]
         self.agent = Agent(
@@ -170,7 +174,7 @@ class Workbench:
             self.agent.state.confined_to = tuple(
                 p.resolve() for p in (self.project_root, *worktrees)
             )
-        self.agent.state.messages = branch_messages(current.store.path())
+        self.agent.state.messages = messages
         self.skill_controls.offer_tools()
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
@@ -183,6 +187,7 @@ class Workbench:
             *(Notice(text, "warning") for text in session_notices),
             *(Notice(text, "warning") for text in context_files(current.cwd).notices),
             *self.trust_controls.trust_notices(),
+            *model_notices,
         ]
 
     def _hand_out_parts(self) -> None:
@@ -246,8 +251,9 @@ class Workbench:
             log.error("making the branch's workspace failed", exc_info=exc)
             self.listeners.emit(ErrorEvent(f"{failed}: {exc!r}", None))
 
-    async def _open_model(self, requested: str | None) -> ModelClient:
-        """Scripts (`scripted:PATH`) are named relative to the folder workbench started in."""
+    async def _open_model(self, requested: str | None, api_base: str | None = None) -> ModelClient:
+        """Scripts (`scripted:PATH`) are named relative to the folder workbench started in;
+        `api_base` (a recorded endpoint) stands in for `--api-base` when this run gave none."""
         name = model_name(requested, self.current.settings, os.environ)
         return await asyncio.to_thread(
             open_model,
@@ -255,7 +261,7 @@ class Workbench:
             self.current.settings,
             self.options.cwd.resolve(),
             lambda: self.skills,
-            self.options.api_base,
+            self.options.api_base or api_base,
             self.options.api_key,
             lambda: self.current.cwd,
             cache_policy(self.current.settings, self.options.no_cache),
@@ -421,6 +427,11 @@ class Workbench:
         self.agent.state.model = await self._open_model(name)
         info = self.agent.state.model.info
         self.listeners.emit(ModelChange(info.name, info.offline, info.context_window))
+
+    def model_choices(self) -> list[ModelChoice]:
+        """What `/model` offers: this branch's recent models, the configured, the known ones."""
+        recent = [model.name for model in recorded_models(self.agent.state.messages)]
+        return model_choices(recent, self.current.settings, os.environ)
 
     async def wait_idle(self) -> str | None:
         return await self.agent.wait()

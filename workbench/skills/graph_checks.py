@@ -88,14 +88,18 @@ def _a(noun: str) -> str:
 
 @SKILL_CHECKS.rule("atom-not-standalone", "atom")
 def _atom_not_standalone(skill: Skill, context: LintContext) -> Findings:
-    if not skill.standalone:
+    """Only an atom that does not say: `standalone: "false"` is a decision (the atom makes sense
+    only under its molecule), a missing field is usually an oversight."""
+    declared = "standalone" in skill.field_lines or "metadata.standalone" in skill.field_lines
+    if not skill.standalone and not declared:
         return (
             skill_finding(
                 "atom-not-standalone",
                 skill,
                 skill.line_of("layer"),
-                "atom is not standalone, so a sub-agent cannot load it directly",
-                'add `standalone: "true"` under metadata',
+                "atom does not say whether it is standalone (a sub-agent cannot load it directly)",
+                'add `standalone: "true"` under metadata, or `"false"` if it only makes sense '
+                "under its molecule",
             ),
         )
     return ()

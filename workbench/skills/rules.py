@@ -66,7 +66,12 @@ RULES: dict[str, Rule] = {
         Rule("delegate-unknown", _E, "layered", "`delegates-to: [atom-typo]`, no such skill"),
         Rule("delegate-layer", _E, "layered", "a compound delegating straight to an atom"),
         Rule("delegation-cycle", _E, "layered", "molecule-a -> molecule-b -> molecule-a"),
-        Rule("atom-not-standalone", _W, "layered", "an atom without `metadata.standalone: true`"),
+        Rule(
+            "atom-not-standalone",
+            _W,
+            "layered",
+            'an atom without `metadata.standalone` (`"false"` says it needs its molecule)',
+        ),
         Rule("fanout-high", _W, "layered", "a molecule delegating to 11 atoms"),
         Rule("unreachable", _W, "layered", "a molecule no compound delegates to"),
         Rule(

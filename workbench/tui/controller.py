@@ -23,6 +23,7 @@ from workbench.tui.components.tree_panel import Target, TreeAction
 from workbench.tui.diff_report import diff_report
 from workbench.tui.host import opened
 from workbench.tui.keys import KEYS
+from workbench.tui.model_picker import ModelPicker
 
 if TYPE_CHECKING:
     from workbench.runtime import Workbench
@@ -183,9 +184,9 @@ class Controller:
     # -- the session ----------------------------------------------------------------------------
 
     async def cmd_model(self, args: str) -> None:
-        name = args.strip() or await self.ask(
-            "Model", "a litellm model string, scripted:PATH or demo", self.wb.state().model
-        )
+        name = args.strip() or None
+        if name is None:
+            name = await self.host.ask(ModelPicker(self.wb.model_choices(), self.wb.state().model))
         if name:
             self.host.note("info", f"Switching to {name}…")
             await self.wb.set_model(name)

@@ -287,7 +287,7 @@ CASES: dict[str, Case] = {
     ),
     "atom-not-standalone": Case(
         fail={**GRAPH_OK, "atom-a/SKILL.md": sk("atom-a", layer="atom")},
-        passing=GRAPH_OK,
+        passing={**GRAPH_OK, "atom-a/SKILL.md": sk("atom-a", layer="atom", standalone='"false"')},
         where=[("atom-a/SKILL.md", 5)],
     ),
     "fanout-high": Case(

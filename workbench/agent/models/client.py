@@ -150,6 +150,16 @@ class ModelClient(Protocol):
         ...
 
 
+def model_record(model: ModelClient) -> dict[str, str]:
+    """What a reply records of the model that wrote it, so that a reopened session can use it
+    again: its name and, for a server, its endpoint. Never the key."""
+    record = {"name": model.info.name}
+    endpoint = getattr(model, "api_base", None)  # only models reached over HTTP have one
+    if isinstance(endpoint, str) and endpoint:
+        record["api_base"] = endpoint
+    return record
+
+
 @dataclass
 class _PendingCall:
     id: str = ""

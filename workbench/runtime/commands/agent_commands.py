@@ -78,7 +78,7 @@ COMMANDS: tuple[AnyCommand, ...] = (
     ),
     CommandSpec(
         "model",
-        "show or switch the model",
+        "show or switch the model (the app lists them)",
         frozenset({"app", "acp", "rpc"}),
         (Argument("model", "a model", rpc_required=True),),
         _model,

@@ -1,11 +1,11 @@
 """The skill graph as a tree: compounds -> molecules -> atoms, live as the agent loads skills.
 
-Each line shows the skill's layer (C/M/A), standalone atoms (◇), loaded skills in their layer's
-colour (●, or ◐ when only a part of it was read), the active compound (▶) and violations in the
-error style with a count, the violations of sub-agents (reported in their `subagent` results)
-included. The title counts skills,
-loaded ones and violations. Enter opens a skill (projections and lint findings);
-`a` activates it for this branch, `d` deactivates it.
+Each line shows the skill's layer (C/M/A), standalone atoms (◇, explained on the border while
+the panel is not focused: the others make sense only under their molecule), loaded skills in
+their layer's colour (●, or ◐ when only a part of it was read), the active compound (▶) and
+violations in the error style with a count, the violations of sub-agents (reported in their
+`subagent` results) included. The title counts skills, loaded ones and violations. Enter opens
+a skill (projections and lint findings); `a` activates it for this branch, `d` deactivates it.
 """
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ class SkillPanel(TypingPanel, Tree[str]):
         Binding("alt+d", "activate(False)", "Deactivate", show=False),
     ]
     KEYS_HINT = f"Enter open · Alt+A activate · Alt+D deactivate · {PANEL_HINT}"
+    STANDALONE_HINT = "◇ standalone: may be read alone"
+
+    def resting_hint(self) -> str:
+        shown = any(skill.standalone for skill in self.graph.skills.values())
+        return self.STANDALONE_HINT if shown else ""
 
     def show_focus(self, focused: bool) -> None:
         self._relabel(focused)
@@ -105,6 +110,8 @@ class SkillPanel(TypingPanel, Tree[str]):
             group = self.root.add(Text("unlayered", palette.DIM), expand=False)
             for skill in graph.unlayered():
                 self._add(group, skill.name, (), reached)
+        if not self.has_focus:
+            self.border_subtitle = self.resting_hint()
         self._relabel()
 
     def _add(

@@ -56,7 +56,7 @@ else:
 class TypingPanel(TypesToEditor, _Panel):
     """Mixed into a panel (before its widget class): its letters are the editor's, its actions
     take a modifier, and when it has the focus its title shows it (`show_focus`) and its border
-    names its keys (`KEYS_HINT`)."""
+    names its keys (`KEYS_HINT`); without the focus the border shows `resting_hint()`."""
 
     KEYS_HINT: ClassVar[str] = PANEL_HINT
 
@@ -65,8 +65,12 @@ class TypingPanel(TypesToEditor, _Panel):
         self.show_focus(True)
 
     def on_blur(self) -> None:
-        self.border_subtitle = ""
+        self.border_subtitle = self.resting_hint()
         self.show_focus(False)
+
+    def resting_hint(self) -> str:
+        """What the border says while another widget has the focus (a legend, or nothing)."""
+        return ""
 
     def show_focus(self, focused: bool) -> None:
         """Redraw the title with (or without) the mark of the focused panel."""
