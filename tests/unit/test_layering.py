@@ -36,6 +36,8 @@ LAYERS: dict[str, float] = {
     # sweeps fork sessions' branches and run children; the front ends (and later the runtime's
     # sweep view) start them.
     "sweeps": 5.5,
+    # MCP servers: offered to the agent as tools by the runtime.
+    "mcp": 3.5,
     "runtime": 6,
     "commands": 7,
     "modes": 7,
