@@ -124,8 +124,8 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tools",
         help="exactly the tools the model is offered, comma-separated: the built-in read, bash, "
-        "edit, write, the skill tools (skill_activate, skill_deactivate, prime_query), subagent "
-        "and extensions' tools (default: all of them)",
+        "edit, write, the skill tools (skill_activate, skill_deactivate, prime_query), subagent, "
+        "extensions' tools and MCP servers' (mcp__SERVER__TOOL) (default: all of them)",
     )
     parser.add_argument(
         "--confine-tools",
@@ -143,6 +143,12 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="trust this project for this run (never a session branch's worktree: see "
         "`workbench trust`)",
     )
+    parser.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help="also start the MCP servers of this file (.mcp.json shape)",
+    )
+    parser.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     parser.add_argument(
         "--no-cache",
         action="store_true",
@@ -251,6 +257,8 @@ def _options(
         confine_tools=args.confine_tools,
         no_cache=args.no_cache,
         confirm=confirm,
+        mcp=not args.no_mcp,
+        mcp_config=Path(args.mcp_config).resolve() if args.mcp_config else None,
     )
 
 

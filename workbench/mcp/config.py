@@ -111,20 +111,31 @@ def parse_server(
     return ServerConfig(name, transport, source, url=expand(url, env), headers=headers)
 
 
-def read_servers(path: Path, source: Source, setup: McpSetup) -> list[ServerConfig]:
-    """The servers of one `mcpServers` file (none when it is absent); problems go to `setup`."""
+def _entries(path: Path) -> dict[str, Any] | str | None:
+    """A file's `mcpServers` object, None when there is no file, or what is wrong with it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return []
+        return None
     except (OSError, ValueError) as exc:
-        setup.problems.append(f"{path}: not readable JSON ({exc})")
-        return []
+        return f"{path}: not readable JSON ({exc})"
     entries = data.get("mcpServers") if isinstance(data, dict) else None
-    if not isinstance(entries, dict):
-        setup.problems.append(f"{path}: no `mcpServers` object")
-        return []
-    return _parsed(entries, source, str(path), setup)
+    return entries if isinstance(entries, dict) else f"{path}: no `mcpServers` object"
+
+
+def read_servers(path: Path, source: Source, setup: McpSetup) -> list[ServerConfig]:
+    """The servers of one `mcpServers` file (none when it is absent); problems go to `setup`."""
+    entries = _entries(path)
+    if isinstance(entries, str):
+        setup.problems.append(entries)
+    return _parsed(entries, source, str(path), setup) if isinstance(entries, dict) else []
+
+
+def file_servers(path: Path) -> dict[str, Any]:
+    """A file's `mcpServers` entries as written (none when it cannot be read): what a child
+    process is handed, to read and expand itself."""
+    entries = _entries(path)
+    return entries if isinstance(entries, dict) else {}
 
 
 def _parsed(

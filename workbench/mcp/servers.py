@@ -104,20 +104,23 @@ class McpServers:
         path.parent.mkdir(parents=True, exist_ok=True)
         return open(path, "a", encoding="utf-8", buffering=1)  # kept open till close
 
-    async def start(self, taken: set[str]) -> None:
-        """Start every server at once, wait for each (within the time limit), then fix the
-        tools; `taken` holds the names other tools already have."""
+    async def start(self) -> None:
+        """Start every server at once and wait for each (within the time limit)."""
         if not self.configs:
             return
         self._errlog = self._log()
         outcomes = await McpThread.run(self._start_all(self._errlog))
-        for status, connection, outcome in zip(
-            self.status, self._connections, outcomes, strict=True
-        ):
+        for status, outcome in zip(self.status, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 status.state, status.error = "failed", describe(outcome)
+            else:
+                status.state = "ready"
+
+    def offer(self, taken: set[str]) -> list[Tool]:
+        """The tools of the servers that answered, named apart from `taken` (which grows)."""
+        for status, connection in zip(self.status, self._connections, strict=True):
+            if status.state != "ready" or status.tools:
                 continue
-            status.state = "ready"
             for listed in connection.tools:
                 name = tool_name(status.name, listed.name, taken)
                 taken.add(name)
@@ -125,6 +128,7 @@ class McpServers:
                     self.renamed.append(f"{status.name}'s {listed.name} is offered as {name}")
                 self.tools.append(self._tool(name, connection, status, listed))
                 status.tools.append(name)
+        return list(self.tools)
 
     async def _start_all(self, errlog: TextIO) -> list[BaseException | None]:
         from workbench.mcp.connection import ServerConnection  # the SDK, on this thread only

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
     from workbench.messages import Message
     from workbench.runtime.current import Current
+    from workbench.runtime.mcp_controls import McpReport
     from workbench.skills.graph import SkillGraph
 
 
@@ -47,6 +48,12 @@ class WorkbenchOptions:
     """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
     confirm: Confirm | None = None
     """Asks the user yes or no (title, message), e.g. before project sub-agents run."""
+    mcp: bool = True
+    """Start MCP servers (`--no-mcp` and an agent's `mcp: none` say False)."""
+    mcp_servers: dict[str, Any] | None = None
+    """An editor's MCP servers (ACP `mcpServers`), in the `.mcp.json` shape."""
+    mcp_config: Path | None = None
+    """A file of MCP servers the user names (`--mcp-config`; how a sub-agent gets the editor's)."""
 
 
 @dataclass
@@ -79,10 +86,17 @@ class WorkbenchState:
     """Cache reads over all prompt tokens of the session; None before any usage was reported."""
     last_turn_hit_rate: float | None = None
     """The same for the latest model call that reported usage."""
+    mcp: dict[str, Any] = field(default_factory=dict)
+    """The MCP servers: each one's source, state, tools and last error (`McpReport`)."""
 
     @classmethod
     def of(
-        cls, current: Current, agent: Agent, commands: list[str], extensions: ExtensionReport
+        cls,
+        current: Current,
+        agent: Agent,
+        commands: list[str],
+        extensions: ExtensionReport,
+        mcp: McpReport,
     ) -> WorkbenchState:
         """The state of the session in use, its agent, commands and extensions now."""
         info, state = agent.state.model.info, agent.state
@@ -105,6 +119,7 @@ class WorkbenchState:
                 "skipped": [[str(p), r] for p, r in extensions.skipped],
                 "failed": [[str(p), e] for p, e in extensions.failed],
             },
+            mcp=mcp.to_json(),
             **cls.usage_fields(state.totals(), state.last_call()),
         )
 

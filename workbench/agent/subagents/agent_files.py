@@ -2,10 +2,11 @@
 
 An agent is a Markdown file: YAML frontmatter with `name` and `description` (required), `tools`
 (a comma list or YAML list: exactly the tools the child is offered, built-in, enforcer or extension
-tools; every tool when absent), `model` (the parent's model when absent) and `confine` (keep the
-file tools inside the project; on by default for read-only agents); the body is the
-child's system prompt. Which tool names exist is known only in the child (extensions add tools),
-so a name no tool has fails the child's start with a message that lists the tools there are.
+tools; every tool when absent), `model` (the parent's model when absent), `confine` (keep the
+file tools inside the project; on by default for read-only agents) and `mcp: none` (start no MCP
+servers; by default the child starts the parent's); the body is the child's system prompt.
+Which tool names exist is known only in the child (extensions and MCP servers add tools), so a
+name no tool has fails the child's start with a message that lists the tools there are.
 User agents live in `~/.pi/agent/agents/`, project agents in the nearest `.pi/agents/` at or above
 the working folder. With scope `both` a project agent replaces a user agent of the same name.
 
@@ -47,6 +48,8 @@ class AgentDef:
     model: str | None = None
     confine: bool | None = None
     """`confine:` in the file; None: confined exactly when its tools are read-only."""
+    mcp: bool = True
+    """False for `mcp: none`: the child starts no MCP servers."""
 
     @property
     def confined(self) -> bool:
@@ -150,6 +153,9 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
     confine = fields.get("confine")
     if confine is not None and not isinstance(confine, bool):
         return AgentProblem(path, "`confine` must be true or false")
+    mcp = fields.get("mcp", "all")
+    if mcp not in ("none", "all"):
+        return AgentProblem(path, "`mcp` is `none` (no MCP servers) or `all` (the parent's)")
     return AgentDef(
         name=name,
         description=" ".join(description.split()),
@@ -159,6 +165,7 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
         tools=tools,
         model=model.strip() if model else None,
         confine=confine,
+        mcp=mcp != "none",
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -19,6 +20,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.models.choice import uses_litellm
 from workbench.agent.subagents.agent_files import AgentDef
@@ -46,6 +48,9 @@ class Launch:
     api_key: str | None = None
     trust: bool = False
     no_cache: bool = False
+    mcp_servers: Mapping[str, Any] | None = None
+    """The MCP servers the parent was handed (an editor's, `--mcp-config`'s), `.mcp.json`
+    shaped; None: the child starts none at all (`mcp: none`, the parent's `--no-mcp`)."""
 
     def argv(self, folder: Path) -> list[str]:
         """The child's command line; the API key and system prompt are written into `folder`."""
@@ -68,6 +73,12 @@ class Launch:
             argv.append("--confine-tools")
         if self.no_cache:
             argv.append("--no-cache")
+        if self.mcp_servers is None:
+            argv.append("--no-mcp")
+        elif self.mcp_servers:  # headers may hold keys: a private file, not the command line
+            servers = folder / "mcp.json"
+            servers.write_text(json.dumps({"mcpServers": dict(self.mcp_servers)}), "utf-8")
+            argv += ["--mcp-config", str(servers)]
         return argv
 
     def command(self, folder: Path) -> ChildCommand:

@@ -130,6 +130,7 @@ class SubagentTool:
             api_key=self.host.options.api_key if inherits else None,
             trust=covered_by_run(find_project_root(cwd), self.host.run_trust()),
             no_cache=self.host.options.no_cache,
+            mcp_servers=self.host.mcp_servers() if agent.mcp else None,
         )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
