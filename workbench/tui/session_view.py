@@ -80,6 +80,7 @@ class SessionView:
             branch=state.branch,
             mode=self.wb.enforcer_mode,
             busy=state.busy,
+            mcp_failed=[s["name"] for s in state.mcp["servers"] if s["state"] == "failed"],
         )
 
     def show_context(self) -> None:

@@ -1,9 +1,9 @@
-"""The footer: model, tokens, cost, cache hit rates, context use, branch, enforcer mode and run
-state, at a glance."""
+"""The footer: model, tokens, cost, cache hit rates, context use, branch, enforcer mode, run
+state and MCP servers that failed, at a glance."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -40,6 +40,8 @@ class Footing:
     mode: str = ""
     busy: bool = False
     message: str = ""
+    mcp_failed: list[str] = field(default_factory=list)
+    """The MCP servers that did not start (`/mcp` says why)."""
 
 
 def prompt_tokens(totals: dict[str, Any]) -> int:
@@ -86,6 +88,8 @@ class StatusBar(Static):
             parts.append(Text(f"⎇ {f.branch}", palette.PRIMARY))
         if f.mode:
             parts.append(Text(f"enforcer {f.mode}", palette.ERROR if f.mode == "off" else ""))
+        if f.mcp_failed:
+            parts.append(Text(f"✗ MCP {', '.join(f.mcp_failed)}", palette.ERROR))
         if f.busy:
             parts.append(Text("● working", palette.WARNING))
         if f.message:
