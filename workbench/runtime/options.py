@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
     from workbench.messages import Message
     from workbench.runtime.current import Current
-    from workbench.runtime.mcp_controls import McpReport
     from workbench.skills.graph import SkillGraph
 
 
@@ -96,9 +95,10 @@ class WorkbenchState:
         agent: Agent,
         commands: list[str],
         extensions: ExtensionReport,
-        mcp: McpReport,
+        mcp: dict[str, Any],
     ) -> WorkbenchState:
-        """The state of the session in use, its agent, commands and extensions now."""
+        """The state of the session in use, its agent, commands, extensions and MCP servers
+        (`McpReport.to_json`) now."""
         info, state = agent.state.model.info, agent.state
         return cls(
             session_id=current.store.session_id,
@@ -119,7 +119,7 @@ class WorkbenchState:
                 "skipped": [[str(p), r] for p, r in extensions.skipped],
                 "failed": [[str(p), e] for p, e in extensions.failed],
             },
-            mcp=mcp.to_json(),
+            mcp=mcp,
             **cls.usage_fields(state.totals(), state.last_call()),
         )
 

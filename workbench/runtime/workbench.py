@@ -434,7 +434,7 @@ class Workbench:
 
     def state(self) -> WorkbenchState:
         state = self.current, self.agent, sorted(self.commands), self.extensions
-        return WorkbenchState.of(*state, self.mcp.report())
+        return WorkbenchState.of(*state, self.mcp.report().to_json())
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""
