@@ -2,8 +2,9 @@
 
 An agent is a Markdown file: YAML frontmatter with `name` and `description` (required), `tools`
 (a comma list or YAML list: exactly the tools the child is offered, built-in, enforcer or extension
-tools; every tool when absent), `model` (the parent's model when absent) and `confine` (keep the
-file tools inside the project; on by default for read-only agents); the body is the
+tools; every tool when absent), `model` (the parent's model when absent), `confine` (keep the
+file tools inside the project; on by default for read-only agents) and `sandbox` (a stricter
+sandbox mode than the parent's, e.g. `strict`; a looser one is ignored); the body is the
 child's system prompt. Which tool names exist is known only in the child (extensions add tools),
 so a name no tool has fails the child's start with a message that lists the tools there are.
 User agents live in `~/.pi/agent/agents/`, project agents in the nearest `.pi/agents/` at or above
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from workbench.config import PROJECT_DIR_NAME, agent_dir
+from workbench.errors import WorkbenchError
+from workbench.sandbox.policy import Mode, mode
 from workbench.skills.frontmatter import read_frontmatter
 
 Scope = Literal["user", "project", "both"]
@@ -47,6 +50,8 @@ class AgentDef:
     model: str | None = None
     confine: bool | None = None
     """`confine:` in the file; None: confined exactly when its tools are read-only."""
+    sandbox: Mode | None = None
+    """`sandbox:` in the file: it may narrow the parent's mode, never widen it."""
 
     @property
     def confined(self) -> bool:
@@ -150,6 +155,10 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
     confine = fields.get("confine")
     if confine is not None and not isinstance(confine, bool):
         return AgentProblem(path, "`confine` must be true or false")
+    try:
+        sandbox = None if fields.get("sandbox") is None else mode(fields["sandbox"], "`sandbox`")
+    except WorkbenchError as exc:
+        return AgentProblem(path, exc.message)
     return AgentDef(
         name=name,
         description=" ".join(description.split()),
@@ -159,6 +168,7 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
         tools=tools,
         model=model.strip() if model else None,
         confine=confine,
+        sandbox=sandbox,
     )
 
 
