@@ -13,7 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from workbench.config import PROJECT_DIR_NAME, SETTINGS_FILE, Settings, read_json_file
+from workbench.config import (
+    PROJECT_DIR_NAME,
+    SETTINGS_FILE,
+    Settings,
+    agent_dir,
+    read_json_file,
+)
 from workbench.errors import WorkbenchError
 from workbench.sandbox.detect import INSTALL_HINT, bwrap_problem
 from workbench.sandbox.policy import Mode, SandboxPolicy, mode, narrowest
@@ -75,6 +81,7 @@ def choose_sandbox(settings: Settings, flag: str | None = None) -> SandboxChoice
         allow_read=paths("allow_read"),
         allow_write=paths("allow_write"),
         env=_strings(section, "env"),
+        hidden_extra=(agent_dir(),),
     )
     problem = bwrap_problem(policy.bwrap) if policy.on else None
     if problem is None:
