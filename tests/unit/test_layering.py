@@ -26,6 +26,7 @@ LAYERS: dict[str, float] = {
     "skills": 1,
     "messages": 2,
     "tool": 2,
+    "sandbox": 2,
     "output_limits": 2,
     "hooks": 2,
     "extension_api": 2,

@@ -59,7 +59,7 @@ from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI, ExtensionEvent
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
-from workbench.runtime.agent_settings import agent_config
+from workbench.runtime.agent_settings import agent_config, bound_tools
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
@@ -173,11 +173,8 @@ class Workbench:
             on_queue_change=lambda: self.queue_controls.changed(),
         )
         self._hand_out_parts()
-        if self.options.confine_tools or current.settings.get("tools.confine") is True:
-            worktrees = [current.session.workspaces.worktree_root] if current.session else []
-            self.agent.state.confined_to = tuple(
-                p.resolve() for p in (self.project_root, *worktrees)
-            )
+        worktrees = [current.session.workspaces.worktree_root] if current.session else []
+        bounds = bound_tools(self.agent.state, current.settings, self.options, worktrees)
         self.agent.state.messages = messages
         self.skill_controls.offer_tools()
         self._refresh_system_prompt()
@@ -193,6 +190,7 @@ class Workbench:
             *self.trust_controls.trust_notices(),
             *self.mcp.notices(),
             *model_notices,
+            *(Notice(text, "warning") for text in bounds),
         ]
 
     def _hand_out_parts(self) -> None:
