@@ -48,6 +48,7 @@ SETTINGS_KEYS: dict[str, tuple[type, ...]] = {
     "retry.max_delay_ms": (int,),
     "sessions.remove_worktree_after_merge": (bool,),
     "sessions.worktrees_dir": (str,),
+    "skills.catalog": (str,),
     "skills.claude": (bool,),
     "subagents.scope": (str,),
     "tools.confine": (bool,),

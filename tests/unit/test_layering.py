@@ -36,6 +36,8 @@ LAYERS: dict[str, float] = {
     # sweeps fork sessions' branches and run children; the front ends (and later the runtime's
     # sweep view) start them.
     "sweeps": 5.5,
+    # evals plan a sweep per skill, prepare its worktrees and grade its runs.
+    "evals": 5.7,
     "runtime": 6,
     "commands": 7,
     "modes": 7,

@@ -26,6 +26,11 @@ async def _deactivate(wb: Workbench, args: Args) -> None:
 COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec("lint", "check skill folders and report findings", frozenset({"cli"})),
     CommandSpec(
+        "eval",
+        "measure whether a skill helps: its evals run with and without it, graded and compared",
+        frozenset({"cli"}),
+    ),
+    CommandSpec(
         "graph", "print the skill graph as a tree, JSON, Mermaid or DOT", frozenset({"cli"})
     ),
     CommandSpec(
