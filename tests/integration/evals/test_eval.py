@@ -103,7 +103,8 @@ class Scripted:
     def __call__(self, body: dict[str, Any]) -> Reply:
         if str(body["model"]).endswith("grader"):
             return self.grade(body)
-        system = _text(body["messages"][0]["content"])
+        # The prompt without its last line, the working folder (the run's branch names a skill).
+        system = _text(body["messages"][0]["content"]).split("Working folder:")[0]
         with self.lock:
             self.system_prompts.append(system)
         prompt = next(_text(m["content"]) for m in body["messages"] if m["role"] == "user")
