@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             print("workbench: the eval was stopped; each run kept what it did", file=sys.stderr)
             return 130
         for report in reports:
-            save_last(session.location, report)
+            save_last(session.location.project_root, report)
     _print(reports, args.format)
     if args.out:
         out = Path(args.out).expanduser()

@@ -117,3 +117,17 @@ def _trigger_lines(triggers: dict[str, Any]) -> list[str]:
         f"description: precision {_share(triggers['precision'])}, "
         f"recall {_share(triggers['recall'])}",
     ]
+
+
+def summary_lines(report: EvalReport) -> list[str]:
+    """A skill's last eval in a few lines (the skill detail view): per configuration its pass
+    rate and uptake, then the verdicts."""
+    lines = [f"last eval ({report.sweep or 'no sweep'}): {len(report.runs)} runs"]
+    for row in report.statistics():
+        rate = row["mean_pass_rate"]
+        lines.append(
+            f"  {row['configuration']}: {_share(rate)} passed, uptake {row['uptake']:.0%}, "
+            f"{_pm(row['mean_seconds'], row['sd_seconds'])}s"
+        )
+    lines += [f"  vs {d['other']}: {d['verdict']}" for d in report.deltas()]
+    return lines
