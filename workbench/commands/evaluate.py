@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from workbench.commands.sweeps.run import _api_key, _open
 from workbench.errors import UsageError
+from workbench.text import count_of
 
 if TYPE_CHECKING:
     from workbench.evals.engine import EvalRequest
@@ -141,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
         total = sum(p.total for p in plans)
         for p in plans:
             print(
-                f"{p.skill.name}: {len(p.cases)} cases × {len(p.configurations)} configurations"
+                f"{p.skill.name}: {count_of(len(p.cases), 'case')} × "
+                f"{count_of(len(p.configurations), 'configuration')}"
                 f" ({', '.join(c.name for c in p.configurations)})"
                 + (f" + {len(p.triggers)} trigger queries" if p.triggers else "")
                 + f" × {p.repeat} = {p.total} runs",

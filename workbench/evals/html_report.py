@@ -14,6 +14,7 @@ from typing import Any
 
 from workbench import __version__
 from workbench.evals.results import EvalReport, EvalRun
+from workbench.text import count_of
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """
@@ -147,11 +148,14 @@ def render_html(report: EvalReport) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body><main>",
         f"<h1>{escape(title)}</h1>",
-        f'<div class="meta">{len(report.cases)} cases · {len(report.runs)} runs · '
+        f'<div class="meta">{count_of(len(report.cases), "case")} · '
+        f"{count_of(len(report.runs), 'run')} · "
         f"{escape(report.sweep or '')} · workbench {escape(__version__)}</div>",
         "<h2>Summary</h2>",
         _summary(report),
         chart(report.statistics()),
+        '<div class="meta">blue: pass rate (the line: ± one sd) · purple: uptake, the share of '
+        "runs that loaded the skill</div>",
         _deltas(report),
         "<h2>Cases</h2>",
         *(_case(report, case) for case in report.cases),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.evals.results import EvalReport, EvalRun
+from workbench.text import count_of
 
 
 def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -73,9 +74,9 @@ def _stat_row(row: dict[str, Any]) -> list[str]:
 
 
 def render_report(report: EvalReport) -> str:
-    cases = len(report.cases)
+    cases = count_of(len(report.cases), "case")
     lines = [
-        f"eval of {report.skill}: {cases} cases × {len(report.configurations)} configurations"
+        f"eval of {report.skill}: {cases} × {count_of(len(report.configurations), 'configuration')}"
         + (f" ({report.sweep})" if report.sweep else ""),
         "",
     ]
