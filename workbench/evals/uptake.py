@@ -42,7 +42,7 @@ class Uptake:
 def uptake_of(messages: list[Message], skill: str, graph: SkillGraph, cwd: Path) -> Uptake:
     """The uptake of `skill` in a run's messages; `graph` and `cwd` are the run's worktree's."""
     found = Uptake()
-    calls: dict[str, tuple[str, dict[str, Any], int]] = {}
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
     turn = 0
 
     def note(name: str, layer: str | None) -> None:
@@ -57,18 +57,21 @@ def uptake_of(messages: list[Message], skill: str, graph: SkillGraph, cwd: Path)
         if message.role == "assistant":
             turn += 1
             for call in message.tool_calls:
-                calls[call.id] = (call.name, call.arguments, turn)
+                calls[call.id] = (call.name, call.arguments)
             continue
-        if message.role != "tool_result" or message.is_error:
+        if message.role != "tool_result":
             continue
-        records = [r for r in records_of(message) if not r.blocked]
-        found.violations += sum(r.verdict == "violation" for r in records_of(message))
-        found.cycles += sum(r.verdict == "cycle" for r in records_of(message))
+        every = records_of(message)  # a refused load (block mode) is an error, and recorded
+        found.violations += sum(r.verdict == "violation" for r in every)
+        found.cycles += sum(r.verdict == "cycle" for r in every)
+        if message.is_error:
+            continue
+        records = [r for r in every if not r.blocked]
         for record in records:
             note(record.skill, record.layer)
         if records or message.tool_call_id not in calls:
             continue
-        name, args, _ = calls[message.tool_call_id]
+        name, args = calls[message.tool_call_id]
         for load in loads(graph, name, args, cwd):
             note(load.skill.name, load.skill.layer)
     return found

@@ -5,6 +5,7 @@ its system prompt the "model" follows it (and answers 42), without it, it guesse
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,13 @@ MALFORMED = "The answer is short."
 """The assertion the scripted grader never answers with a JSON verdict."""
 
 
-def skill(name: str, layer: str, below: str = "", extra: str = "") -> str:
+def skill(name: str, layer: str, below: str = "", body: str = "Follow the compound.") -> str:
     delegates = f'  delegates-to: "{below}"\n' if below else ""
     standalone = '  standalone: "true"\n' if layer == "atom" else ""
     return (
         f"---\nname: {name}\ndescription: Find the answer to the question of {name}. Use it "
         f"when asked for the answer.\nmetadata:\n  layer: {layer}\n{delegates}{standalone}---\n\n"
-        f"# {name}\n\nThe answer is 42.{extra}\n"
+        f"# {name}\n\n{body}\n"
     )
 
 
@@ -43,12 +44,14 @@ def evals(assertions: list[str]) -> str:
 def make_graph(tmp_path: Path, assertions: list[str], triggers: bool = False) -> Path:
     base = ".pi/skills"
     files = {
-        f"{base}/compound-answer/SKILL.md": skill("compound-answer", "compound", "molecule-answer"),
+        f"{base}/compound-answer/SKILL.md": skill(
+            "compound-answer", "compound", "molecule-answer", "The answer is 42."
+        ),
         f"{base}/molecule-answer/SKILL.md": skill(
             "molecule-answer",
             "molecule",
             "atom-answer",
-            "\n\nAsk one question at a time; offer lettered options (A, B) with one recommended.",
+            "Ask one question at a time; offer lettered options (A, B) with one recommended.",
         ),
         f"{base}/atom-answer/SKILL.md": skill("atom-answer", "atom"),
         f"{base}/compound-answer/evals/evals.json": evals(assertions),
@@ -82,7 +85,8 @@ def _text(content: Any) -> str:
 class Scripted:
     """The agent per configuration, and the grader (model `grader`). With the compound and its
     molecule in its system prompt, the agent reads them (the molecule first: out of order) and
-    answers 42; without either, it answers 41."""
+    answers what the compound says (42; an older version says 40); without either, it guesses
+    41."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -121,7 +125,10 @@ class Scripted:
         if knows and not any("compound-answer" in p for p in paths):
             path = ".pi/skills/compound-answer/SKILL.md"
             return Reply(tool_calls=[{"name": "read", "arguments": {"path": path}}], usage=USAGE)
-        answer = "42" if knows else "41"
+        # The answer is what the compound it read says (none read: a guess).
+        read = "\n".join(_text(m["content"]) for m in body["messages"] if m["role"] == "tool")
+        said = re.search(r"The answer is (\d+)", read)
+        answer = said.group(1) if said else "41"
         if not written and "Just say it" not in prompt:
             args = {"path": "answer.txt", "content": f"{answer}\n"}
             return Reply(tool_calls=[{"name": "write", "arguments": args}], usage=USAGE)
@@ -226,6 +233,10 @@ def test_flat_catalog_malformed_verdicts_and_triggers(tmp_path: Path, server: Op
     for run in benchmark["runs"]:
         verdicts = {g["text"]: g["verdict"] for g in run["graded"]}
         assert verdicts[MALFORMED] == "ungraded" and run["passed"] is False
+    flat_run = benchmark["runs"][2]
+    assert flat_run["uptake"]["loaded"] is True  # no enforcer: its reads, by detection
+    assert flat_run["uptake"]["layers"] == ["molecule", "compound"]
+    assert flat_run["uptake"]["violations"] == 0  # nothing checks the order
     assert benchmark["triggers"]["precision"] == 1.0 and benchmark["triggers"]["recall"] == 1.0
     assert "description: precision 100%, recall 100%" in out
 
@@ -248,3 +259,52 @@ def test_ablation_removes_each_part_of_the_compound_in_turn(
         "without_molecule-answer": 0.0,
         "without_atom-answer": 1.0,
     }
+
+
+def test_an_older_version_and_the_enforcers_block_mode_are_configurations_of_their_own(
+    tmp_path: Path, server: OpenAIServer
+) -> None:
+    project = make_graph(tmp_path, [])
+    old = tmp_path / "old-compound-answer"
+    old.mkdir()
+    (old / "SKILL.md").write_text(
+        skill("compound-answer", "compound", "molecule-answer", "The answer is 40.")
+    )
+    script = Scripted()
+    server.add(*[script] * 60)
+    code, out, err = run_eval(
+        project,
+        server,
+        "--repeat",
+        "1",
+        "--against",
+        str(old),
+        "--enforcer",
+        "block,off",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    runs = {run["configuration"]: run for run in json.loads(out)["runs"]}
+    assert list(runs) == [
+        "with_skill",
+        "without_skill",
+        "previous",
+        "enforcer_block",
+        "enforcer_off",
+    ]
+    passed = {name: run["passed"] for name, run in runs.items()}
+    assert passed == {
+        "with_skill": True,
+        "without_skill": False,
+        "previous": False,  # the older version says 40
+        "enforcer_block": True,
+        "enforcer_off": True,
+    }
+    assert "The answer is 40" in runs["previous"]["output"]
+    uptake = {name: run["uptake"] for name, run in runs.items()}
+    assert uptake["with_skill"]["violations"] == 1  # warn: read, and recorded as a violation
+    assert uptake["enforcer_block"]["violations"] == 1  # block: refused, and recorded
+    assert uptake["enforcer_block"]["layers"] == ["compound"]  # the refused read loaded nothing
+    assert uptake["enforcer_off"]["violations"] == 0
+    assert uptake["enforcer_off"]["layers"] == ["molecule", "compound"]
