@@ -36,7 +36,7 @@ COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec("lint", "check skill folders and report findings", frozenset({"cli"})),
     CommandSpec(
         "eval",
-        "measure whether a skill helps: its evals run with and without it, graded and compared",
+        "a skill's evals run with and without it, graded and compared (the app: the last one)",
         frozenset({"cli", "app"}),
         (Argument("skill", "a skill name", False, "skills"),),
         _last_eval,
