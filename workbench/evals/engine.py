@@ -165,8 +165,9 @@ def _grader(session: Session, request: EvalRequest) -> ModelClient:
     )
 
 
-def _changed_files(worktree: Path, skills: list[Path]) -> list[str]:
-    """What the run changed in its worktree, the skill folders the eval prepared left out."""
+def _changed_files(worktree: Path, skills: list[Path], given: dict[str, Path]) -> list[str]:
+    """What the run changed in its worktree: not the skill folders the eval prepared, nor a
+    case file (`given`: its name in the worktree -> its source) the run left as it was given."""
     done = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=all"],
         cwd=worktree,
@@ -175,7 +176,19 @@ def _changed_files(worktree: Path, skills: list[Path]) -> list[str]:
         check=False,
     )
     names = [line[3:] for line in done.stdout.splitlines() if len(line) > 3]
-    return [n for n in names if not any(Path(n).is_relative_to(s) for s in skills)]
+    return [
+        n
+        for n in names
+        if not any(Path(n).is_relative_to(s) for s in skills)
+        and not (n in given and _same(worktree / n, given[n]))
+    ]
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
 
 
 def _written_by_run(session: Session, branch: str) -> list[Entry]:
@@ -240,7 +253,8 @@ async def _graded(
         skills = [
             folder_in_project(s, root) for s in eval_plan.graph.skills.values() if _inside(s, root)
         ]
-        files = await asyncio.to_thread(_changed_files, worktree, skills)
+        given = {Path(f).name: eval_plan.skill.path.parent / f for f in case.files}
+        files = await asyncio.to_thread(_changed_files, worktree, skills, given)
         model = grader()
         for assertion in case.assertions:
             result.graded.append(await grade_assertion(model, case, assertion, output, files))
