@@ -211,6 +211,10 @@ class Controller:
             "Skill graph status", Text(await _spec("skill-graph-status").answer(self.wb, args))
         )
 
+    async def cmd_eval(self, args: str) -> None:
+        title = f"Eval of {args.strip()}" if args.strip() else "Evals"
+        self.show(title, Text(await _spec("eval").answer(self.wb, args)))
+
     async def cmd_activate(self, args: str) -> None:
         await _spec("activate").answer(self.wb, args)
         self.session.sync_skills()
