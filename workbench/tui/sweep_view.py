@@ -65,6 +65,8 @@ class SweepView(ModalScreen[None]):
     def __init__(self, board: SweepBoard) -> None:
         super().__init__()
         self.board = board
+        self.ready = False
+        """Mounted: the tables are there to draw in (an event may come before)."""
 
     def compose(self) -> ComposeResult:
         with Vertical() as frame:
@@ -81,6 +83,7 @@ class SweepView(ModalScreen[None]):
             yield Static(classes="footer", id="keys")
 
     def on_mount(self) -> None:
+        self.ready = True
         self.redraw()
         self.query_one("#runs", DataTable).focus()
 
@@ -93,7 +96,7 @@ class SweepView(ModalScreen[None]):
     def redraw(self) -> None:
         """The board as it is now: each run's row updated in place (the cursor stays)."""
         sweep = self.board.sweep
-        if sweep is None:
+        if sweep is None or not self.ready:
             return
         self.query_one(Vertical).border_title = self._title()
         runs = self.query_one("#runs", DataTable)
