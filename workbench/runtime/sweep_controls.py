@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from workbench.sessions.session import Session
     from workbench.sweeps.record import Run, Sweep
 
-TICK_S = 0.5
+TICK_S = 1.0
 """A running run's row is told again at most this often when only its seconds moved."""
 
 

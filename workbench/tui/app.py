@@ -271,7 +271,7 @@ class WorkbenchApp(DialogApp):
         self.sweep_board.apply(event)
         view = next((s for s in self.screen_stack if isinstance(s, SweepView)), None)
         if view is not None:
-            view.redraw()
+            view.redraw(event.run["branch"] if isinstance(event, SweepProgress) else None)
         elif isinstance(event, SweepStart):
             self.show_sweep()
         if isinstance(event, SweepEnd):

@@ -93,20 +93,30 @@ class SweepView(ModalScreen[None]):
             return "Sweep"
         return f"{sweep.id}: {one_line(sweep.prompt, 60)}"
 
-    def redraw(self) -> None:
-        """The board as it is now: each run's row updated in place (the cursor stays)."""
+    def redraw(self, branch: str | None = None) -> None:
+        """The board as it is now: each run's row updated in place (the cursor stays); with
+        `branch`, only that run changed, and the variants only when it ended."""
         sweep = self.board.sweep
         if sweep is None or not self.ready:
             return
-        self.query_one(Vertical).border_title = self._title()
         runs = self.query_one("#runs", DataTable)
         for run in sweep.runs:
+            if branch is not None and run.branch != branch:
+                continue
             cells = self.board.run_row(run)
             if run.branch in runs.rows:
                 for column, value in zip(runs.columns, cells, strict=True):
                     runs.update_cell(run.branch, column, value)
             else:
                 runs.add_row(*cells, key=run.branch)
+        ended = [r for r in sweep.runs if r.branch == branch and r.outcome != "running"]
+        if branch is None or ended:
+            self._redraw_summary()
+
+    def _redraw_summary(self) -> None:
+        sweep = self.board.sweep
+        assert sweep is not None
+        self.query_one(Vertical).border_title = self._title()
         variants = self.query_one("#variants", DataTable)
         variants.clear()
         for row in self.board.variant_rows():
