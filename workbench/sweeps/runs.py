@@ -154,7 +154,13 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
         run.outcome = "done" if figures.report.ok else "failed"
         run.error = figures.report.error
         if launch.check and run.outcome == "done":
-            run.check = await run_check(launch.check, launch.worktree, launch.check_timeout_s)
+            run.tool = "check"  # the row says what the run waits for
+            changed(run)
+            try:
+                run.check = await run_check(launch.check, launch.worktree, launch.check_timeout_s)
+            except asyncio.CancelledError:
+                run.outcome = "aborted"  # stopped before its check said: not a pass
+                raise
         await asyncio.to_thread(_diff_figures, launch, run)
     finally:
         run.seconds, run.tool = time.monotonic() - started, None

@@ -198,6 +198,8 @@ class Controller:
         best = done.summary()[0]
         said = f"{done.id}: {count_of(len(done.runs), 'run')} ended; best {best['name']} "
         said += f"({best['passed']}/{best['runs']} passed)."
+        if done.stopped:
+            said = f"{done.id}: {done.stopped}; each run kept what it did."
         self.host.note("info", said, "/sweep shows it again; Alt+M there merges a run")
 
     async def merge_run(self, branch: str) -> None:

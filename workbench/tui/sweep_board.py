@@ -19,12 +19,12 @@ STATE_STYLES = {
 }
 RUN_COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("run", None),
-    ("state", 8),
-    ("tool", 10),
-    ("tokens", 8),
-    ("cost", 9),
-    ("secs", 6),
-    ("check", 6),
+    ("state", 7),
+    ("tool", 8),
+    ("tokens", 7),
+    ("cost", 8),
+    ("secs", 5),
+    ("check", 5),
 )
 """Each column and its width (None: as wide as the runs' names): figures change width as they
 grow, and a column sized by its first value would cut them."""
@@ -32,9 +32,9 @@ VARIANT_COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("variant", None),
     ("passed", 6),
     ("rate", 5),
-    ("mean", 8),
+    ("mean", 7),
     ("mean cost", 9),
-    ("tokens", 8),
+    ("tokens", 7),
 )
 
 
@@ -75,7 +75,7 @@ class SweepBoard:
                 self.sweep.stopped, self.running, self.tools = event.stopped, False, {}
 
     def run_row(self, run: Run) -> tuple[str | Text, ...]:
-        tool = self.tools.get(run.branch) if run.outcome == "running" else None
+        tool = self.tools.get(run.branch)
         return (
             run.branch,
             Text(run.outcome, style=STATE_STYLES.get(run.outcome, "")),

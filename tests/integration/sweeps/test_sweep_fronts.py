@@ -134,3 +134,21 @@ async def test_acp_cancel_stops_the_sweeps_runs(tmp_path: Path, server: OpenAISe
         assert done.stop_reason == "cancelled"
         assert "sweep-1.a-1: aborted" in client.text(sid)
         assert survivors(client.process.pid) == []
+
+
+def test_rpc_a_run_stopped_during_its_check_is_aborted_not_passed(
+    tmp_path: Path, server: OpenAIServer, rpc_process
+) -> None:
+    project = make_project(tmp_path / "repo")
+    server.add(*[writes_its_file] * 2)
+    rpc = rpc_process(*model_of(server), cwd=project)
+    rpc.send(
+        type="sweep", id="s1", prompt="write", variants=["model=openai/good"], check="sleep 60"
+    )
+    rpc.wait_for(lambda e: e["type"] == "sweep_progress" and e["tool"] == "check")
+    rpc.send(type="stop_sweep", id="x1")
+    comparison = rpc.wait_type("response", id="s1")["data"]
+    [run] = comparison["runs"]
+    assert run["outcome"] == "aborted" and run["check"] is None
+    assert comparison["variants"][0]["passed"] == 0
+    assert survivors(rpc.process.pid) == []
