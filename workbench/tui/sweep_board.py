@@ -68,6 +68,8 @@ class SweepBoard:
                 self.sweep, self.running, self.tools = Sweep.from_record(event.sweep), True, {}
             case SweepProgress() if self.sweep is not None and self.sweep.id == event.sweep:
                 run = Run.from_json(event.run)
+                if event.tool == "check":  # its agent is done, its check not yet: not passed
+                    run.outcome = "running"
                 self.sweep.runs = [run if r.branch == run.branch else r for r in self.sweep.runs]
                 self.tools[run.branch] = event.tool
             case SweepEnd() if self.sweep is not None and self.sweep.id == event.sweep:
