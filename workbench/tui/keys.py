@@ -8,15 +8,23 @@ KEYS: list[tuple[str, str]] = [
         "send; while the agent works, steer: it hears you after the running tool and skips "
         "the rest of that reply's tool calls",
     ),
-    ("Alt+Enter or Ctrl+J", "queue a follow-up: delivered when the agent would stop"),
+    (
+        "Ctrl+J or Alt+Enter",
+        "queue a follow-up: delivered when the agent would stop (Alt+Enter only where the "
+        "terminal sends it)",
+    ),
     (
         "Shift+Enter, or \\ then Enter",
         "new line (Shift+Enter needs the kitty keyboard protocol); in a paste or burst of keys, "
-        "an Enter followed at once by more text is a new line too",
+        "an Enter or Ctrl+J followed at once by more text is a new line too",
     ),
     ("Alt+Up", "take the last queued message back into the editor"),
     ("Esc", "stop the run; queued messages return to the editor (idle: back to the editor)"),
-    ("Ctrl+C", "clear the editor; press it twice to quit"),
+    (
+        "Ctrl+C",
+        "clear the editor (Ctrl+Z brings the text back); while the agent works, stop it as Esc "
+        "does; on an empty editor with nothing running, press it twice to quit",
+    ),
     ("Tab or Right", "complete a slash command (Tab elsewhere: next pane)"),
     ("Up / Down", "choose a completion while they show"),
     ("Ctrl+P", "command palette: every command, searchable"),
