@@ -169,9 +169,8 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         )
         if isinstance(app.screen, ConfirmDialog):  # the branch has a worktree: keep it
             await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the merge report")
-        assert "merged" in plain(app.screen.body) and "alt" in plain(app.screen.body)
-        await pilot.press("escape")
+        await until(pilot, lambda: "alt was merged into main" in chat_text(app), "the merge entry")
+        assert app.screen is app.screen_stack[0], "the result is in the chat: no view waits"
         await until(
             pilot,
             lambda: any("⇐ alt into main" in line for line in tree_lines(tree)),

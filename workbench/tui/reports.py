@@ -1,4 +1,5 @@
-"""Readable views of the session commands' results: tables and colour, not text dumps.
+"""Readable views the user asks for (a branch's status, the help): tables and colour, not text
+dumps. A command's result is not one of them: it is a notice in the chat (`Controller.tell`).
 
 Each function takes a result of the `Workbench` (the sessions library's type) and returns a Rich
 renderable for `ReportView`. `show_path` decides how a path is written (the app shortens them for
@@ -18,8 +19,6 @@ from workbench.text import count_of
 from workbench.tui import palette, slash
 
 if TYPE_CHECKING:
-    from workbench.sessions.workspaces.commit import CommitResult
-    from workbench.sessions.workspaces.merge import MergeResult
     from workbench.sessions.workspaces.status import BranchStatus
 
 PathStyle = Callable[[str], str]
@@ -80,56 +79,6 @@ def status_files(status: BranchStatus) -> list[tuple[str, Text]]:
         )
         for f in status.files
     ]
-
-
-def merge_report(result: MergeResult) -> RenderableType:
-    """What a merge did: the commit, the files, the merge entry, a removed worktree."""
-    if result.commit:
-        head = Text.assemble(
-            ("✓ merged ", palette.SUCCESS), (result.branch, "bold"), " into ", (result.into, "bold")
-        )
-        rows: list[tuple[str, RenderableType]] = [
-            ("commit", result.commit[:SHORT]),
-            ("files", f"{len(result.files)} changed"),
-        ]
-    else:
-        head = Text.assemble(
-            ("✓ merged the conversation of ", palette.SUCCESS),
-            (result.branch, "bold"),
-            " into ",
-            (result.into, "bold"),
-        )
-        rows = [("files", Text("no file commits to merge", palette.DIM))]
-    rows.append(("merge entry", f"{result.entry.id[:SHORT]} on {result.into}"))
-    rows.append(("the experiment cost", f"{result.usage.cost_text()}"))
-    if result.removed_worktree:
-        rows.append(("worktree", f"removed the worktree of {result.branch}"))
-    files = [Text(f"  {path}") for path in result.files]
-    return Group(head, Text(), _facts(rows), *files, *_notes(result.notes))
-
-
-def conflict_report(message: str, hint: str | None, files: list[str]) -> RenderableType:
-    """A merge that would conflict: nothing changed, these files, what to do."""
-    parts: list[RenderableType] = [Text(f"✗ {message}", palette.ERROR), Text()]
-    parts += [Text(f"  conflict  {path}", palette.WARNING) for path in files]
-    if hint:
-        parts += [Text(), Text(f"what to do: {hint}")]
-    return Group(*parts)
-
-
-def commit_report(result: CommitResult) -> RenderableType:
-    if result.commit is None:
-        return Text(f"Nothing to commit on {result.branch}: its worktree has no changes.")
-    subject, _, body = result.message.partition("\n")
-    rows: list[tuple[str, RenderableType]] = [
-        ("commit", f"{result.commit[:SHORT]} on {result.branch}"),
-        ("subject", Text(subject, "bold")),
-        ("files", f"{len(result.files)}: " + ", ".join(result.files[:8])),
-    ]
-    parts: list[RenderableType] = [Text("✓ committed", palette.SUCCESS), Text(), _facts(rows)]
-    if body.strip():
-        parts += [Text(), Text(body.strip())]
-    return Group(*parts)
 
 
 def help_report(keys: list[tuple[str, str]], extra: dict[str, str]) -> RenderableType:
