@@ -15,6 +15,7 @@ from support.app_pilot import (
     user_texts,
 )
 
+from workbench.skills.projection import project
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.skill_detail import SkillDetail
@@ -98,7 +99,7 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         # edit-code makes sense only under molecule-implement-change: not standalone
         assert source.startswith("# atom-edit-code (atom)") and "## Steps" in source
         await pilot.press("1")
-        assert "atom-edit-code (atom):" in view.query_one("#projection").source
+        assert "atom-edit-code (atom):" in plain(view.query_one("#projected").render())
         await pilot.press("escape")
         assert isinstance(app.screen, type(app.screen_stack[0]))
         await until(pilot, lambda: app.focused is app.editor, "the focus back in the editor")
@@ -362,3 +363,23 @@ async def test_on_a_narrow_screen_the_panels_fold_away_and_the_footer_keeps_what
     async with make_app(long_model).run_test(size=(160, 48)) as pilot:
         await opened(pilot)
         assert pilot.app.query_one("#side").region.width > 28, "wide: the panels show"
+
+
+async def test_at_80_columns_the_skill_core_view_wraps_between_words(make_app) -> None:
+    """The core projection is read whole at 80x24: its lines wrap between words, nothing is
+    cut at the view's edge."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("f2")
+        panel = app.query_one(SkillPanel)
+        await select(pilot, panel, "molecule-implement-change")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SkillDetail), "the skill view")
+        await pilot.pause()
+        projected = app.screen.query_one("#projected")
+        skill = app.workbench.enforcer.skills.graph.get("molecule-implement-change")
+        core = project(skill, "core")
+        shown = [projected.render_line(y).text for y in range(projected.size.height)]
+        assert max(len(line.rstrip()) for line in shown) <= projected.size.width
+        assert " ".join(core.split()) in " ".join(" ".join(shown).split())

@@ -24,7 +24,7 @@ from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import Target, TreeAction
 from workbench.tui.diff_report import diff_report
 from workbench.tui.host import opened
-from workbench.tui.keys import KEYS
+from workbench.tui.keys import KEYS, LEGEND
 from workbench.tui.model_picker import ModelPicker
 
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ class Controller:
 
     async def cmd_help(self, args: str) -> None:
         extra = self.session.commands()
-        self.show("Keys and commands", reports.help_report(KEYS, extra))
+        self.show("Keys and commands", reports.help_report(KEYS, extra, LEGEND))
 
     async def cmd_quit(self, args: str) -> None:
         await self.host.quit_app()

@@ -1,4 +1,5 @@
-"""The app's keys, as `/help`, the README and docs/app.md show them (a test keeps them equal)."""
+"""The app's keys, as `/help`, the README and docs/app.md show them (a test keeps them equal),
+and the legend of the marks the panels draw, as `/help` shows it."""
 
 from __future__ import annotations
 
@@ -56,3 +57,20 @@ WELCOME = (
     "Welcome to workbench. Enter sends · Ctrl+J queues a follow-up · Esc stops the agent · "
     "F2 skill graph · F3 conversation tree · Ctrl+P every command · F1 keys and help."
 )
+
+LEGEND: list[tuple[str, str]] = [
+    ("C  M  A", "skill graph: compound, molecule, atom, each in its layer's colour"),
+    ("◇", "a standalone atom: it may be read alone, outside its molecule"),
+    ("●  ◐", "a loaded skill; ◐ when only a part of its file was read"),
+    ("▶", "the active compound; in the tree, where you are; in a title, the focused panel"),
+    ("⚠N", "N violations (in red): the skill was read out of the graph's order"),
+    ("⎇  ›  ✓  ⇐  ≡", "tree: a branch, a question, a checkpoint, a merge, a summary"),
+    (
+        "enforcer warn",
+        "a violation is told and the read goes on (out of order: the rest of that "
+        "reply's calls are skipped)",
+    ),
+    ("enforcer block", "a read out of order is refused, with the reason and the skill to load"),
+    ("enforcer off", "the graph is shown, not enforced"),
+]
+"""The marks of the skill graph and the tree, and the enforcer's modes (the footer shows it)."""
