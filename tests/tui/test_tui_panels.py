@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from support.app_pilot import (
     SIZE,
     ask,
@@ -14,6 +17,7 @@ from support.app_pilot import (
     until,
     user_texts,
 )
+from textual.containers import VerticalScroll
 
 from workbench.skills.projection import project
 from workbench.tui.components.confirm import ConfirmDialog
@@ -383,3 +387,22 @@ async def test_at_80_columns_the_skill_core_view_wraps_between_words(make_app) -
         shown = [projected.render_line(y).text for y in range(projected.size.height)]
         assert max(len(line.rstrip()) for line in shown) <= projected.size.width
         assert " ".join(core.split()) in " ".join(" ".join(shown).split())
+
+
+async def test_at_80x24_the_help_is_stacked_and_says_how_to_close(make_app) -> None:
+    """F1 at 80x24: each key on its line with its description under it, not one word a line,
+    the legend at the end, and "Esc closes" in view under the scrolled text."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
+        await pilot.pause()
+        view = app.screen
+        text = plain(view.body, width=view.query_one(VerticalScroll).content_size.width)
+        assert "Enter\n    send; while the agent works, steer: it hears you" in text
+        assert "Legend" in text and "◇" in text and "enforcer block" in text
+        drawn = html.unescape(
+            " ".join(re.findall(r"<text[^>]*>(.*?)</text>", app.export_screenshot()))
+        )
+        assert "Esc closes" in drawn.replace("\xa0", " "), "the way out is on the screen"

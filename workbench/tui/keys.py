@@ -29,7 +29,7 @@ KEYS: list[tuple[str, str]] = [
     ("Tab or Right", "complete a slash command (Tab elsewhere: next pane)"),
     ("Up / Down", "choose a completion while they show"),
     ("Ctrl+P", "command palette: every command, searchable"),
-    ("F1", "help: keys and commands"),
+    ("F1", "help: keys, commands, and the legend of the panels' marks"),
     ("F2 / F3 / F4", "go to the skill graph / the conversation tree / the chat"),
     ("Chat: Up/Down, Enter", "select an entry, expand or collapse it"),
     (
