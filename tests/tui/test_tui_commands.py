@@ -205,8 +205,8 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
         await pilot.press("n")
         await until(pilot, lambda: "Merged notes into main" in chat_text(app), "the notice")
         assert (project / "NOTES.md").read_text() == "notes\n"
-        await pilot.press("f3")  # the result took no key: F3 goes to the tree at once
-        assert tree.has_focus
+        await pilot.press("f3")  # the result took no key: F3 goes to the tree
+        await until(pilot, lambda: tree.has_focus, "the tree focused")
 
 
 async def test_new_and_resume_sessions(make_app, script) -> None:
@@ -327,7 +327,7 @@ async def test_commit_shows_the_drafted_message_to_edit_before_committing(
         await until(pilot, lambda: "Committed " in chat_text(app), "the commit notice")
         assert git(project, "log", "-1", "--format=%s").strip() == "Add the notes on main"
         await pilot.press("f3")  # the result is a notice: the next key does what it says
-        assert app.query_one(TreePanel).has_focus
+        await until(pilot, lambda: app.query_one(TreePanel).has_focus, "the tree focused")
         assert "They say what the session found." in git(project, "log", "-1", "--format=%b")
 
 
