@@ -15,7 +15,16 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from support.app_pilot import app_of, idle, opened, tools, type_text, until, write_script
+from support.app_pilot import (
+    app_of,
+    chat_text,
+    idle,
+    opened,
+    tools,
+    type_text,
+    until,
+    write_script,
+)
 from support.openai_server import OpenAIServer, Reply
 from workbench.sweeps.events import SweepProgress, SweepStart
 from workbench.sweeps.record import Check, Run, Sweep, Tokens
@@ -140,8 +149,8 @@ async def _fork_and_merge(pilot: Pilot[Any]) -> None:
     await pilot.press("enter")
     await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
     await pilot.press("y")
-    await until(pilot, lambda: isinstance(app.screen, ReportView), "the merge report")
-    await pilot.press("escape")
+    await until(pilot, lambda: not isinstance(app.screen, ConfirmDialog), "the merge")
+    await until(pilot, lambda: "try-b was merged into main" in chat_text(app), "the merge")
     await pilot.press("f3")
     await pilot.pause(0.2)
 

@@ -31,6 +31,7 @@ from workbench.logfile import log_path
 from workbench.runtime.commands import AnyCommand
 from workbench.sweeps.events import SweepEnd, SweepProgress, SweepStart
 from workbench.tui import choices, slash
+from workbench.tui.alt_enter import read_alt_enter
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
 from workbench.tui.components.editor import PromptEditor
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 QUIT_WINDOW_S = 2.0
 IDLE_HINT = "Message the agent · / for commands · Ctrl+P palette · F1 help"
-BUSY_HINT = "Enter steers now · Alt+Enter or Ctrl+J queues a follow-up · Esc stops"
+BUSY_HINT = "Enter steers now · Ctrl+J (or Alt+Enter) queues a follow-up · Esc stops"
 NARROW = 100
 COLLECT_AFTER_S = 1.0
 """Full garbage collections, held while the agent runs, are let go this long after it ends:
@@ -96,9 +97,13 @@ class WorkbenchApp(DialogApp):
         prompt: str | None = None,
         cursor_blink: bool = True,
         pictures: bool = False,
+        keyboard_note: str | None = None,
     ) -> None:
-        """`pictures`: stable screenshots (no durations, paths cut to their last part)."""
+        """`pictures`: stable screenshots (no durations, paths cut to their last part);
+        `keyboard_note`: told once the session opens (a key this terminal cannot send)."""
         super().__init__()
+        read_alt_enter()
+        self._keyboard_note = keyboard_note
         self._open_workbench = open_workbench
         self._initial_prompt = prompt
         self._cursor_blink = cursor_blink
@@ -221,6 +226,8 @@ class WorkbenchApp(DialogApp):
         self.workbench = workbench
         self._unsubscribe = workbench.subscribe(self.on_workbench_event)
         await self.session.show_all()
+        if self._keyboard_note:
+            self.note("info", self._keyboard_note)
         self.opened.set()
         self._settle()
         await self.session.offer_trust()
@@ -291,7 +298,6 @@ class WorkbenchApp(DialogApp):
     # -- the editor -------------------------------------------------------------------------------
 
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
-        self.editor.replace_text("")
         self.act(self.composer.submit(message.text, message.kind))
 
     def on_prompt_editor_completions_changed(
@@ -366,15 +372,35 @@ class WorkbenchApp(DialogApp):
         await self.composer.abort()
 
     def action_interrupt(self) -> None:
-        """Ctrl+C: clear the editor; a second Ctrl+C soon after quits."""
-        now = time.monotonic()
-        if now - self._last_interrupt < QUIT_WINDOW_S:
-            self.act(self.quit_app())
-            return
-        self._last_interrupt = now
-        self.editor.replace_text("")
-        self.status_bar.change(message="Ctrl+C again quits")
-        self.set_timer(QUIT_WINDOW_S, lambda: self.status_bar.change(message=""))
+        """Ctrl+C, in its place among the keys typed before it: the editor's queue runs it
+        after them, so a burst's text is in the editor when Ctrl+C looks at it."""
+        self.editor.call_later(self._interrupt)
+
+    async def _interrupt(self) -> None:
+        """Clear a non-empty editor (Ctrl+Z brings it back); else stop a run, as Esc does; else,
+        pressed twice within `QUIT_WINDOW_S`, quit."""
+        if self.editor.text:
+            self._last_interrupt = 0.0
+            self.editor.take_text()
+            self._tell("Cleared: Ctrl+Z brings it back")
+        elif self.workbench is not None and self.workbench.state().busy:
+            self._last_interrupt = 0.0
+            await self.composer.abort()
+        elif time.monotonic() - self._last_interrupt < QUIT_WINDOW_S:
+            await self.quit_app()
+        else:
+            self._last_interrupt = time.monotonic()
+            self._tell("Ctrl+C again quits")
+
+    def _tell(self, message: str) -> None:
+        """A short notice in the footer, gone after `QUIT_WINDOW_S` unless another replaced it."""
+        self.status_bar.change(message=message)
+
+        def expire() -> None:
+            if self.status_bar.footing.message == message:
+                self.status_bar.change(message="")
+
+        self.set_timer(QUIT_WINDOW_S, expire)
 
     def action_command(self, name: str) -> None:
         self.act(self.controller.run(name))

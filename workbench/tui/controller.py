@@ -1,7 +1,9 @@
 """The app's commands: each slash command and panel key, run against the `Workbench`.
 
 Every handler is a coroutine the app runs in a worker (`WorkbenchApp.act`), so a slow command (a
-model switch, a merge) never blocks typing, and a failure is shown in the chat with its hint.
+model switch, a merge) never blocks typing, and a failure is shown in the chat with its hint. A
+result (a commit, a merge, a push) is a notice in the chat, never a view: the key pressed next
+does what it says. Views are what the user asked to read (help, status, diff).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import Target, TreeAction
 from workbench.tui.diff_report import diff_report
 from workbench.tui.host import opened
-from workbench.tui.keys import KEYS
+from workbench.tui.keys import KEYS, LEGEND
 from workbench.tui.model_picker import ModelPicker
 
 if TYPE_CHECKING:
@@ -53,7 +55,10 @@ class Controller:
         if handler is not None:
             await handler(args)
             return
-        text = await _spec(name).answer(self.wb, args)
+        self.tell(await _spec(name).answer(self.wb, args))
+
+    def tell(self, text: str) -> None:
+        """A command's result, as a notice in the chat: never a view that takes the next key."""
         if text:
             self.host.note("info", sentence(text))
 
@@ -109,7 +114,7 @@ class Controller:
                     self.host.note("info", "Nothing committed: the draft was dropped.")
                     return
         result = await self.wb.commit(message)  # None: nothing to commit, no model asked
-        self.show("Commit", reports.commit_report(result))
+        self.tell(_spec("commit").render(result))
 
     async def cmd_merge(self, args: str) -> None:
         branch = _spec("merge").parse_text(args)["branch"]
@@ -129,9 +134,10 @@ class Controller:
             files = getattr(exc, "files", None)  # a conflict: the parent is as it was
             if not files:
                 raise
-            self.show("Merge conflict", reports.conflict_report(exc.message, exc.hint, files))
+            conflicts = "".join(f"\n  conflict  {path}" for path in files)
+            self.host.show_error(exc.message + conflicts, exc.hint)
             return
-        self.show("Merge", reports.merge_report(result))
+        self.tell(_spec("merge").render(result))
 
     async def cmd_label(self, args: str, target: str | None = None) -> None:
         await self.wb.label(_spec("label").parse_text(args)["label"], target)
@@ -226,7 +232,7 @@ class Controller:
         push = _spec("push")
         arguments = push.parse_text(args)  # a wrong one is refused before the note
         self.host.note("info", "Pushing the session…")
-        self.show("Push", Text(push.render(await push.call(self.wb, arguments))))
+        self.tell(push.render(await push.call(self.wb, arguments)))
 
     # -- the session ----------------------------------------------------------------------------
 
@@ -274,7 +280,7 @@ class Controller:
 
     async def cmd_help(self, args: str) -> None:
         extra = self.session.commands()
-        self.show("Keys and commands", reports.help_report(KEYS, extra))
+        self.show("Keys and commands", reports.help_report(KEYS, extra, LEGEND))
 
     async def cmd_quit(self, args: str) -> None:
         await self.host.quit_app()

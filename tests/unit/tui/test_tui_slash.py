@@ -74,7 +74,7 @@ def test_help_lists_each_command_once_and_the_skill_command() -> None:
     from workbench.tui.reports import help_report
 
     console = Console(width=120, record=True)
-    console.print(help_report([("Enter", "send")], {"compact": "summarise", "deploy": "ship"}))
+    console.print(help_report([("Enter", "send")], {"compact": "summarise", "deploy": "ship"}, []))
     text = console.export_text()
     assert text.count("/compact") == 1 and "/deploy" in text
     assert "/skill:NAME [request]" in text and "/status [branch]" in text

@@ -1,5 +1,6 @@
 """One skill, read the way the model reads it: its summary, core or full projection, with its
-place in the graph and its lint findings."""
+place in the graph and its lint findings. The summary and core are shown verbatim and wrapped
+between words (a code block would cut them at the edge, mid-word)."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ class SkillDetail(ModalScreen[None]):
             if self.last_eval:
                 yield Static(Text(self.last_eval), classes="findings", id="last-eval")
             with VerticalScroll():
-                yield Markdown(id="projection")
+                yield Static(id="projected")  # summary and core: verbatim, wrapped at words
+                yield Markdown(id="projection")  # full: the Markdown it is
             yield Static("1 summary · 2 core · 3 full · Esc closes", classes="footer")
 
     def _findings(self) -> Text:
@@ -92,8 +94,13 @@ class SkillDetail(ModalScreen[None]):
         assert skill is not None
         self.level = level
         text = project(skill, level)
-        body = text if level == "full" else f"**{level}**\n\n```text\n{text}\n```"
-        await self.query_one("#projection", Markdown).update(body)
+        full = level == "full"
+        projected = self.query_one("#projected", Static)
+        projected.update(Text.assemble((level, "bold"), "\n\n", text))
+        projected.display = not full
+        markdown = self.query_one("#projection", Markdown)
+        await markdown.update(text if full else "")
+        markdown.display = full
         self.query_one(".footer", Static).update(
             " · ".join(
                 f"[b]{i + 1} {name}[/b]" if name == level else f"{i + 1} {name}"
