@@ -79,7 +79,9 @@ class SessionView:
             context_window=state.context_window,
             branch=state.branch,
             mode=self.wb.enforcer_mode,
+            sandbox=state.sandbox,
             busy=state.busy,
+            mcp_failed=[s["name"] for s in state.mcp["servers"] if s["state"] == "failed"],
         )
 
     def show_context(self) -> None:
