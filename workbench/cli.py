@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from workbench.runtime import Workbench, WorkbenchOptions
 
 
-MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing", "eval": "evaluate"}
+MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing", "eval": "evals.run"}
 """Subcommands whose module is not `workbench.commands.<name>`: those grouped in a package."""
 
 

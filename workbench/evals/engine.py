@@ -28,6 +28,7 @@ from workbench.evals.results import EvalReport, EvalRun
 from workbench.evals.triggers import trigger_summary
 from workbench.evals.uptake import uptake_of
 from workbench.evals.workspace import folder_in_project, prepare
+from workbench.sandbox import SandboxPolicy
 from workbench.sessions.session import Session
 from workbench.sessions.store.refs import branch_ref
 from workbench.skills.discover import load_project_skills
@@ -67,6 +68,8 @@ class EvalRequest:
     budget: Budget = field(default_factory=Budget)
     check_timeout_s: float = 600.0
     timeout_s: float | None = None
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box of the runs' commands and of the case's checks, as for a sweep."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +250,7 @@ async def _graded(
     case = planned.case
     if case is None or run.outcome != "done":
         return result
-    result.graded = await run_checks(case, worktree, request.check_timeout_s)
+    result.graded = await run_checks(case, worktree, request.check_timeout_s, request.sandbox)
     if case.assertions:
         root = session.location.project_root
         skills = [
@@ -283,6 +286,7 @@ async def evaluate(
         api_key=request.api_key,
         budget=request.budget,
         timeout_s=request.timeout_s,
+        sandbox=request.sandbox,
     )
     sweep = await start_sweep(session, sweep_request)
     await session.store.run(lambda: _prepare_all(session, sweep, eval_plan))

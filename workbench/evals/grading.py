@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from workbench.agent.models.client import ModelClient, ModelError, ModelRequest, TextDelta
 from workbench.messages import Message
+from workbench.sandbox import SandboxPolicy
 from workbench.skills.evals_file import EvalCase
 from workbench.sweeps.runs import run_check
 
@@ -107,11 +108,14 @@ async def grade_assertion(
     return Graded("assertion", assertion, "ungraded", f"no JSON verdict twice; last: {shown}")
 
 
-async def run_checks(case: EvalCase, worktree: Path, timeout_s: float) -> list[Graded]:
-    """Each check command in the worktree: passed when it exits 0."""
+async def run_checks(
+    case: EvalCase, worktree: Path, timeout_s: float, sandbox: SandboxPolicy | None = None
+) -> list[Graded]:
+    """Each check command in the worktree (in the sandbox, as a sweep's check): passed when it
+    exits 0."""
     graded = []
     for command in case.checks:
-        check = await run_check(command, worktree, timeout_s)
+        check = await run_check(command, worktree, timeout_s, sandbox)
         evidence = f"exit {check.exit_code}" + (f": {check.tail}" if check.tail else "")
         graded.append(Graded("check", command, "passed" if check.passed else "failed", evidence))
     return graded

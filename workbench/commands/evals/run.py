@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from workbench.commands.sweeps.run import _api_key, _open
 from workbench.errors import UsageError
+from workbench.sandbox.policy import MODES
 from workbench.text import count_of
 
 if TYPE_CHECKING:
@@ -50,6 +51,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, metavar="N")
     parser.add_argument("--timeout", type=float, metavar="S", help="each run's time limit")
     parser.add_argument("--check-timeout", type=float, default=600.0, metavar="S")
+    parser.add_argument(
+        "--sandbox",
+        choices=MODES,
+        help="the box of the runs' commands and the checks (default: the sandbox setting)",
+    )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--out", metavar="DIR", help="write benchmark.json and report.html")
     parser.set_defaults(branch=None, show=None, resume=None)
@@ -138,6 +144,12 @@ def run(args: argparse.Namespace) -> int:
             print(run_line(run), file=sys.stderr)
 
     with _open(args) as session:
+        from workbench.sandbox import choose_sandbox
+
+        box = choose_sandbox(session.settings, args.sandbox)
+        for notice in box.notices:
+            print(f"workbench: {notice}", file=sys.stderr)
+        request.sandbox = box.policy
         plans = [plan(session, skill, request) for skill in skills]
         total = sum(p.total for p in plans)
         for p in plans:
