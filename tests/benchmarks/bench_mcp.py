@@ -42,8 +42,10 @@ def first_request(home: Path, project: Path, servers: int) -> float:
     with OpenAIServer([Reply(text="ok")]) as server:
         started = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "workbench", "-p", "hi", "--no-session"]
-            + ["--model", "openai/bench", "--api-base", server.url, "--api-key", "k"],
+            [
+                *(sys.executable, "-m", "workbench", "-p", "hi", "--no-session"),
+                *("--model", "openai/bench", "--api-base", server.url, "--api-key", "k"),
+            ],
             cwd=project,
             env=env,
             capture_output=True,

@@ -75,9 +75,9 @@ class SweepControls:
         `check_timeout`, `timeout`, `max_cost`, `max_tokens`, `at`: the options of `workbench
         sweep`) from the current position, and return it once every run ended or was stopped.
         The variants' model defaults to the session's."""
+        from workbench.sandbox import choose_sandbox
         from workbench.sweeps.engine import run_sweep, start_sweep
         from workbench.sweeps.executor import LocalExecutor
-        from workbench.sandbox import choose_sandbox
         from workbench.sweeps.options import request_of
 
         session = self._session()
