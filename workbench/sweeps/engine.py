@@ -10,10 +10,14 @@ touched. Every branch is named `<sweep>.<variant>-<repeat>` (`sweep-3.model-b-2`
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.agent.models.rate_gate import GATE_VARIABLE
 from workbench.errors import UsageError
 from workbench.sessions.session import Session
 from workbench.sessions.store.state import Position
@@ -157,6 +161,7 @@ def _launch(
     run: Run,
     request: SweepRequest,
     filters: dict[str, tuple[str, ...]],
+    gate: Path,
 ) -> Launch:
     variant = sweep.variant(run.variant)
     record = session.store.record(run.branch)
@@ -175,6 +180,7 @@ def _launch(
         check_timeout_s=request.check_timeout_s,
         skill_filters=filters.get(variant.name, ()),
         timeout_s=request.timeout_s,
+        gate=gate,
     )
 
 
@@ -186,19 +192,26 @@ async def run_sweep(
     progress: Progress,
 ) -> Sweep:
     """Run what the sweep is missing, then record it; a Ctrl+C stops every run, records what
-    they did, and is passed on."""
+    they did, and is passed on. The runs share one rate gate: the one named in the environment
+    (shared with other sweeps), else one of their own."""
     _check_budget(session, sweep.variants, request)
     filters = await asyncio.to_thread(skill_filters, session, sweep.variants)
     missing = sweep.missing()
-    launches = await session.store.run(
-        lambda: [_launch(session, sweep, run, request, filters) for run in missing]
-    )
-    work = list(zip(launches, missing, strict=True))
+    named = os.environ.get(GATE_VARIABLE)
+    gate = Path(named) if named else Path(tempfile.mkdtemp(prefix="workbench-rate-"))
     try:
-        sweep.stopped = await executor.execute(work, request.budget, progress)
-    except asyncio.CancelledError:
-        sweep.stopped = INTERRUPTED
-        await asyncio.shield(save(session, sweep))
-        raise
+        launches = await session.store.run(
+            lambda: [_launch(session, sweep, run, request, filters, gate) for run in missing]
+        )
+        work = list(zip(launches, missing, strict=True))
+        try:
+            sweep.stopped = await executor.execute(work, request.budget, progress)
+        except asyncio.CancelledError:
+            sweep.stopped = INTERRUPTED
+            await asyncio.shield(save(session, sweep))
+            raise
+    finally:
+        if not named:
+            shutil.rmtree(gate, ignore_errors=True)
     await save(session, sweep)
     return sweep
