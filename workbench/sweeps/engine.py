@@ -103,18 +103,23 @@ async def start_sweep(session: Session, request: SweepRequest) -> Sweep:
     await asyncio.to_thread(skill_filters, session, request.variants)  # unknown names: now
     sweep_id = f"sweep-{len(await session.store.run(lambda: sweeps_of(session))) + 1}"
     branch = session.branch
-    at, runs = await session.store.run(lambda: _fork_all(session, request, sweep_id))
     sweep = Sweep(
         sweep_id,
         session.id,
         branch,
-        at,
+        None,
         request.prompt,
         request.check,
         request.variants,
-        runs,
+        [],
         time.time(),
     )
+    if request.at is None and session.store.position_entry() is None:
+        # A session with no entry yet: the runs fork from the sweep's first record, so that
+        # each branch has an entry to start from (and travels with a push, as `--executor ray`
+        # sends it).
+        await save(session, sweep)
+    sweep.at, sweep.runs = await session.store.run(lambda: _fork_all(session, request, sweep_id))
     await save(session, sweep)
     return sweep
 
