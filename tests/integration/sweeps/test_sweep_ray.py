@@ -5,6 +5,7 @@ entries and files back. Nothing works only because the driver and the workers sh
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -87,10 +88,8 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         try:
             head.wait(60)
         finally:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(head.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def per_model(body: dict[str, Any]) -> Reply:
@@ -149,3 +148,20 @@ def test_each_run_is_a_ray_task_on_a_worker_of_its_own_and_comes_back_through_gi
     after = snapshot(project)
     del after["branches"]
     assert after == before
+
+
+def test_without_ray_the_ray_executor_says_how_to_install_it(
+    tmp_path: Path, server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hidden = tmp_path / "no-ray" / "ray"
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ImportError('No module named ray')\n")
+    monkeypatch.setenv("PYTHONPATH", f"{hidden.parent}{os.pathsep}{os.environ['PYTHONPATH']}")
+    project = make_project(tmp_path / "repo")
+    done = run_workbench(
+        "sweep", "--executor", "ray", "--api-base", server.url, "--", "hi", cwd=project
+    )
+    assert done.returncode == 2
+    assert "--executor ray needs Ray, which is not installed" in done.stderr
+    assert "pip install 'workbench[ray]'" in done.stderr
+    assert server.requests == []
