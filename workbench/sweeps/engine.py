@@ -47,6 +47,9 @@ class SweepRequest:
     api_base: str | None = None
     api_key: str | None = None
     budget: Budget = field(default_factory=Budget)
+    checkout: bool = True
+    """Make each run's worktree here now (the runs of this machine work in them); False when
+    the runs work elsewhere (on Ray's workers): a worktree is then made on its first use."""
 
 
 def sweeps_of(session: Session) -> list[Sweep]:
@@ -83,7 +86,7 @@ def _fork_all(
     for variant in request.variants:
         for repeat in range(1, request.repeat + 1):
             name = f"{sweep_id}.{variant.name}-{repeat}"
-            fork_branch(store, session.workspaces, name, None)
+            fork_branch(store, session.workspaces, name, None, defer_worktree=True)
             # Back at the fork's position for the next fork: in memory only (the path is the
             # same), written once at the end.
             store.state.position = position
@@ -92,6 +95,8 @@ def _fork_all(
         store.move_to(store.resolve(before.entry))
     else:
         store.move_to_branch(before.branch)
+    made = [store.record(run.branch).worktree for run in runs]
+    session.workspaces.add_new([w for w in made if w is not None], request.checkout)
     return fork_entry, runs
 
 
@@ -170,7 +175,7 @@ def _launch(
 ) -> Launch:
     variant = sweep.variant(run.variant)
     record = session.store.record(run.branch)
-    worktree = session.workspace(run.branch)
+    worktree = session.workspace(run.branch, create=request.checkout)
     return Launch(
         session=session.id,
         branch=run.branch,

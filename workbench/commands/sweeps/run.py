@@ -119,6 +119,7 @@ def _request(args: argparse.Namespace) -> SweepRequest:
         api_base=args.api_base,
         api_key=_api_key(args),
         budget=Budget(args.max_cost, args.max_tokens),
+        checkout=args.executor == "local",
     )
 
 

@@ -20,6 +20,7 @@ from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.identity import Identity
 from workbench.sessions.store.location import StorageLocation, ensure_storage
 from workbench.sessions.store.refs import ConversationRepo, branch_ref
+from workbench.sessions.workspaces.workspace import project_branch_name
 
 OWN_REMOTE = "sweep-remote.git"
 """The bare repository the driver makes when no `--remote` is given: it serves one machine."""
@@ -59,8 +60,15 @@ def bring_back(
     finally:
         repo.close()
     files = theirs.files.get(branch)
-    if files is not None and (worktree / ".git").exists():
+    if files is None:
+        return
+    if (worktree / ".git").exists():
         GitRunner(worktree).run("merge", "--ff-only", "--quiet", files)
+    else:  # no worktree here yet: its project branch moves, and it is made from it on first use
+        project = location.project_runner()
+        name = f"refs/heads/{project_branch_name(session_id, branch)}"
+        have = project.try_run("rev-parse", "--verify", "--quiet", name).stdout.strip()
+        project.run("update-ref", name, files, *([have] if have else []))
 
 
 def check_out(remote: str, session_id: str, branch: str, folder: Path, who: Identity) -> Path:
