@@ -21,7 +21,7 @@ import pytest
 from support import netguard
 from support.git_project import make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
-from support.workbench_process import run_workbench
+from support.workbench_process import run_workbench, workbench_command
 
 USAGE = {"prompt_tokens": 120, "completion_tokens": 30}
 LOCAL_RAY = {
@@ -165,3 +165,62 @@ def test_without_ray_the_ray_executor_says_how_to_install_it(
     assert "--executor ray needs Ray, which is not installed" in done.stderr
     assert "pip install 'workbench[ray]'" in done.stderr
     assert server.requests == []
+
+
+def marked(needle: bytes) -> list[int]:
+    """Live processes whose environment holds `needle`."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes():
+                stat = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()
+                if stat[0] != "Z":
+                    found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_ctrl_c_on_a_local_ray_instance_leaves_no_process_and_keeps_what_the_runs_did(
+    tmp_path: Path, server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No address: the sweep starts a Ray instance of its own, and a Ctrl+C ends it, its tasks
+    and their children."""
+    for key, value in {**LOCAL_RAY, "OPENAI_API_KEY": "none"}.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    guarded = tmp_path / "netguard.log"
+    monkeypatch.setenv(netguard.LOG_VARIABLE, str(guarded))
+    mark = f"WORKBENCH_TEST_RAY_SWEEP={tmp_path.name}"
+    monkeypatch.setenv(*mark.split("="))
+    project = make_project(tmp_path / "repo")
+    server.add(*[Reply(text="word " * 600, delay_s=0.05)] * 4)  # 30 s of streaming each
+    sweep = subprocess.Popen(
+        workbench_command(
+            "sweep",
+            *("--executor", "ray", "--api-base", server.url),
+            *("--variant", "model=openai/a", "--variant", "model=openai/b"),
+            *("--", "tell a long story"),
+        ),
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while len(server.requests) < 2:
+            assert sweep.poll() is None and time.monotonic() < deadline, sweep.communicate()
+            time.sleep(0.1)
+        sweep.send_signal(signal.SIGINT)
+        _, err = sweep.communicate(timeout=120)
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+    assert sweep.returncode == 130, err
+    assert marked(mark.encode()) == []  # Ray's processes, its tasks and their children: gone
+    shown = run_workbench("sweep", "--show", "sweep-1", "--format", "json", cwd=project)
+    assert [r["outcome"] for r in json.loads(shown.stdout)["runs"]] == ["aborted", "aborted"]
+    assert "user" in entries_of(project, "sweep-1.a-1")  # sent back by its task, brought back
+    lines = guarded.read_text().splitlines() if guarded.exists() else []
+    assert [line for line in lines if not line.endswith(RAYS_OWN_LOOKUPS)] == []

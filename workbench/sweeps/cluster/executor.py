@@ -16,7 +16,7 @@ import dataclasses
 import os
 from typing import Any
 
-from workbench.errors import UsageError
+from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.store.identity import conversation_identity
 from workbench.sessions.store.location import StorageLocation
 from workbench.sweeps.cluster.task import SEND_BACK_S, TaskSpec, run_task
@@ -28,11 +28,16 @@ from workbench.sweeps.runs import Launch
 LOCAL_CPUS = 2
 EVERY_AT_ONCE = 1 << 20
 """Every run is submitted at once: the cluster's CPUs decide how many run at the same time."""
+ONE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch for clusters of several machines (on by default on Linux)."""
 INSTALL_HINT = "install it with `pip install 'workbench[ray]'` (on the cluster's nodes too)"
 
 
-def import_ray() -> Any:
-    """Ray, or a usage error saying how to install it."""
+def import_ray(local: bool) -> Any:
+    """Ray, or a usage error saying how to install it. For a `local` instance, every Ray
+    process listens on loopback alone (Ray reads this when it is imported)."""
+    if local:
+        os.environ.setdefault(ONE_MACHINE, "0")
     try:
         import ray
     except ImportError as exc:
@@ -46,9 +51,9 @@ class RayExecutor(LocalExecutor):
 
     def __init__(self, location: StorageLocation, address: str | None, remote: str | None) -> None:
         super().__init__(EVERY_AT_ONCE)
-        self.ray = import_ray()
-        self.location = location
         self.address = address or os.environ.get("RAY_ADDRESS") or None
+        self.ray = import_ray(local=self.address is None)
+        self.location = location
         self.remote = sweep_remote(location, remote)
         self.who = conversation_identity(location.project_runner())
         self.task: Any = None
@@ -67,15 +72,25 @@ class RayExecutor(LocalExecutor):
             self.ray.shutdown()
 
     def _connect(self) -> None:
-        if self.address:
-            self.ray.init(address=self.address, log_to_driver=False)
-        else:
-            self.ray.init(
-                num_cpus=LOCAL_CPUS,
-                include_dashboard=False,
-                log_to_driver=False,
-                _node_ip_address="127.0.0.1",
-            )
+        """Join the cluster, or start a local instance of our own (`local`: never another
+        instance that happens to run on this machine)."""
+        try:
+            if self.address:
+                self.ray.init(address=self.address, log_to_driver=False)
+            else:
+                self.ray.init(
+                    address="local",
+                    num_cpus=LOCAL_CPUS,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    _node_ip_address="127.0.0.1",
+                )
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = self.address or "a local Ray instance"
+            raise WorkbenchError(
+                f"could not start the runs on {where}: {exc}",
+                "check --ray-address (or RAY_ADDRESS) and that the cluster is up (`ray status`)",
+            ) from exc
         self.task = self.ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(run_task)
 
     async def run(self, launch: Launch, run: Run, changed: Progress) -> None:
