@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from support import netguard
-from support.git_project import make_project, snapshot
+from support.git_project import git, make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench, workbench_command
 
@@ -139,12 +139,13 @@ def test_each_run_is_a_ray_task_on_a_worker_of_its_own_and_comes_back_through_gi
         assert home == str(ray_cluster.home)
         assert not folder.startswith(str(project)) and not folder.startswith(str(tmp_path))
         # Brought back: the branch's entries (the run's, and the checkpoint of its files) and
-        # its files, in the driver's own worktree of the branch.
+        # its files, on its project branch (checked out here when the branch is first used).
         entries = entries_of(project, f"sweep-1.{variant}-1")
         assert entries.count("assistant") == 2 and entries[-1] == "checkpoint", entries
-        worktrees = project / ".git" / "workbench" / "worktrees"
-        [written] = worktrees.glob(f"*/sweep-1.{variant}-1/{variant}.txt")
-        assert written.read_text() == ("ok\n" if variant == "good" else "not ok\n")
+        branch = f"refs/heads/wb/*/sweep-1.{variant}-1"
+        [files] = git(project, "for-each-ref", "--format=%(refname)", branch).split()
+        written = git(project, "show", f"{files}:{variant}.txt") + "\n"
+        assert written == ("ok\n" if variant == "good" else "not ok\n")
     after = snapshot(project)
     del after["branches"]
     assert after == before
