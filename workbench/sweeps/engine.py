@@ -14,11 +14,12 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from workbench.agent.models.rate_gate import GATE_VARIABLE
 from workbench.errors import UsageError
+from workbench.sandbox import SandboxPolicy, mode, narrowest
 from workbench.sessions.session import Session
 from workbench.sessions.store.state import Position
 from workbench.sessions.workspaces.fork import fork_branch
@@ -29,7 +30,8 @@ from workbench.sweeps.record import Run, Sweep
 from workbench.sweeps.runs import Launch
 from workbench.sweeps.variants import Variant
 
-INTERRUPTED = "stopped by the user (Ctrl+C)"
+INTERRUPTED = "stopped by the user"
+"""Why a sweep stopped when its runs were cancelled: Ctrl+C in the CLI, Esc in the app."""
 
 
 @dataclass
@@ -47,6 +49,9 @@ class SweepRequest:
     api_base: str | None = None
     api_key: str | None = None
     budget: Budget = field(default_factory=Budget)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box of the runs' commands and of the checks (`choose_sandbox`: settings and
+    `--sandbox`); each run's agent gets its mode and can only narrow it."""
     checkout: bool = True
     """Make each run's worktree here now (the runs of this machine work in them); False when
     the runs work elsewhere (on Ray's workers): a worktree is then made on its first use."""
@@ -174,6 +179,9 @@ def _launch(
     gate: Path,
 ) -> Launch:
     variant = sweep.variant(run.variant)
+    asked = variant.settings.get("sandbox.mode")  # a variant may narrow the box, never widen it
+    narrowed = narrowest(request.sandbox.mode, None if asked is None else mode(asked, run.variant))
+    box = replace(request.sandbox, mode=narrowed)
     record = session.store.record(run.branch)
     worktree = session.workspace(run.branch, create=request.checkout)
     return Launch(
@@ -191,6 +199,7 @@ def _launch(
         skill_filters=filters.get(variant.name, ()),
         timeout_s=request.timeout_s,
         gate=gate,
+        sandbox=box,
     )
 
 
