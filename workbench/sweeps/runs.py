@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.agent.models.choice import uses_litellm
+from workbench.agent.models.rate_gate import GATE_VARIABLE
 from workbench.agent.subagents.report import ChildReport
 from workbench.config import SETTINGS_OVERRIDE
 from workbench.errors import WorkbenchError
@@ -59,9 +60,10 @@ class Launch:
     """`!name` for each of the project's skills the variant leaves out."""
     timeout_s: float | None = None
     """The agent's time limit (None: none); past it the run is ended and marked `timeout`."""
+    gate: Path | None = None
+    """The rate gate the sweep's runs share (`workbench.agent.models.rate_gate`)."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the check; the run's agent gets its mode (`--sandbox`) and may narrow it."""
-    """`!name` for each of the project's skills the variant leaves out."""
 
     def command(self, folder: Path) -> ChildCommand:
         argv = ["--mode", "json", "-p", "--session", self.session, "--branch", self.branch]
@@ -81,6 +83,8 @@ class Launch:
         marker = (SWEEP_MARKER, f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
         env = {k: v for k, v in os.environ.items() if k != forkserver.CHILD_MARKER}
         env.update({marker[0]: marker[1], BRANCH_WRITER: f"{self.session}/{self.branch}"})
+        if self.gate is not None:
+            env[GATE_VARIABLE] = str(self.gate)
         override = self.variant.nested_settings()
         if self.skill_filters:
             override["skill_filters"] = list(self.skill_filters)

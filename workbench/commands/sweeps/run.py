@@ -16,6 +16,7 @@ from workbench.sweeps.options import add_run_options
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
     from workbench.sweeps.engine import SweepRequest
+    from workbench.sweeps.executor import Executor
     from workbench.sweeps.record import Run, Sweep
 
 
@@ -32,6 +33,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key-file")
     parser.add_argument("--show", metavar="ID", help="print sweep ID again")
     parser.add_argument("--resume", metavar="ID", help="run only what sweep ID is missing")
+    parser.add_argument(
+        "--executor", choices=("local", "ray"), default="local", help="where runs execute"
+    )
+    parser.add_argument(
+        "--ray-address", metavar="ADDR", help="the Ray cluster (default: RAY_ADDRESS, else local)"
+    )
+    parser.add_argument(
+        "--remote",
+        metavar="URL",
+        help="with --executor ray: the git remote the workers reach (default: one of the sweep's)",
+    )
 
 
 def _print(sweep: Sweep, fmt: str) -> None:
@@ -78,12 +90,29 @@ def _request(args: argparse.Namespace) -> SweepRequest:
             "sweep needs a question",
             "for example: workbench sweep --variant model=openai/gpt-4.1 -- fix the bug",
         )
+    request.checkout = args.executor == "local"  # Ray's runs work on its workers
     return request
+
+
+def _executor(args: argparse.Namespace, session: Session) -> Executor:
+    """Where the runs execute: children of this machine, or Ray tasks (`--executor ray`)."""
+    if args.executor == "ray":
+        from workbench.sweeps.cluster.executor import RayExecutor
+
+        if args.api_key or args.api_key_file:
+            print(
+                "workbench: the key is not sent to Ray's workers: they use the one in their "
+                "environment (OPENAI_API_KEY, ANTHROPIC_API_KEY ...)",
+                file=sys.stderr,
+            )
+        return RayExecutor(session.location, args.ray_address, args.remote)
+    from workbench.sweeps.executor import LocalExecutor
+
+    return LocalExecutor(args.jobs)
 
 
 def run(args: argparse.Namespace) -> int:
     from workbench.sweeps.engine import find_sweep, run_sweep, start_sweep
-    from workbench.sweeps.executor import LocalExecutor
     from workbench.sweeps.table import run_line
 
     request = _request(args)
@@ -97,13 +126,15 @@ def run(args: argparse.Namespace) -> int:
     started: list[Sweep] = []
 
     async def go(session: Session) -> Sweep:
+        executor = _executor(args, session)
         if args.resume:
             sweep = find_sweep(session, args.resume)
         else:
             sweep = await start_sweep(session, request)
         started.append(sweep)
-        print(f"{sweep.id}: {len(sweep.missing())} runs, {args.jobs} at once", file=sys.stderr)
-        return await run_sweep(session, sweep, request, LocalExecutor(args.jobs), progress)
+        at_once = "on Ray" if args.executor == "ray" else f"{args.jobs} at once"
+        print(f"{sweep.id}: {len(sweep.missing())} runs, {at_once}", file=sys.stderr)
+        return await run_sweep(session, sweep, request, executor, progress)
 
     with _open(args) as session:
         if args.show:
