@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.permission import Asker, PermissionRequest
+
 
 @dataclass
 class ToolResult:
@@ -32,9 +34,14 @@ class ToolContext:
     update: Callable[[str], None] = lambda _text: None
     confined_to: tuple[Path, ...] | None = None
     """The folders the file tools may touch (the project and its worktrees); None: any."""
+    ask: Asker | None = None
+    """Asks the user's permission (`workbench.permission`); None: no one to ask (headless)."""
 
 
 ToolExecute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+Describe = Callable[[dict[str, Any], ToolContext], PermissionRequest]
+"""What a call would do, for the user to approve before it runs (a diff, a command); raises
+WorkbenchError when the call would fail anyway (then it runs and fails, unasked)."""
 
 
 @dataclass
@@ -45,6 +52,8 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     execute: ToolExecute
+    describe: Describe | None = None
+    """Set by tools whose calls the `approval` setting may hold for the user (edit, bash)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool in the OpenAI function-calling format that litellm accepts for any provider."""

@@ -47,6 +47,9 @@ class WorkbenchOptions:
     """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
     confirm: Confirm | None = None
     """Asks the user yes or no (title, message), e.g. before project sub-agents run."""
+    approval: str | None = None
+    """`--approval never|edits|all`: the run's own choice, over the `approval` setting; with no
+    one to ask (headless), `edits` and `all` refuse what would need approval."""
 
 
 @dataclass
@@ -67,6 +70,7 @@ class WorkbenchState:
     message_count: int
     tools: list[str]
     commands: list[str]
+    approval: str
     extensions: dict[str, list[Any]] = field(default_factory=dict)
     input_tokens: int = 0
     """The session's totals, with `total_cost` their cost: the tokens of the conversation on this
@@ -100,6 +104,7 @@ class WorkbenchState:
             message_count=len(state.messages),
             tools=list(state.tools),
             commands=commands,
+            approval=state.approval.mode,
             extensions={
                 "loaded": [str(p) for p in extensions.loaded],
                 "skipped": [[str(p), r] for p, r in extensions.skipped],

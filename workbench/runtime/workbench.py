@@ -17,16 +17,13 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.close()
     wb.current (session, store, settings, folders), wb.agent.state, wb.skills, wb.enforcer ...
 
-Its other commands are its parts', each built with what it uses and offered here under its own
-name (`parts.handed_to`): the conversation tree (`tree.py`: fork, navigate, status, commit,
-merge ...; each change emits `tree_update`), skills (`skill_controls.py`), the queues
-(`queue_controls.py`), trust (`trust_controls.py`) and sharing (`share_controls.py`).
-
-`prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
-`follow_up` while idle start a run, like `prompt`. Commands (`/compact`, extension commands) are
-in `commands`; a command's text output arrives as a `notice` event. The session is stored in git
-(`workbench.sessions`, see `opening.py`) unless a `store` is given (`--no-session`). The tools run
-in the current branch's workspace: the project checkout, or a fork's worktree.
+Its other commands are its parts' (`parts.handed_to`): the tree (`tree.py`: fork, navigate,
+status, commit, merge...; each change emits `tree_update`), skills (`skill_controls.py`), queues
+(`queue_controls.py`), trust, sharing and approval (`*_controls.py`). `prompt` while the agent
+works raises WorkbenchError naming steer/follow_up; `steer` and `follow_up` while idle start a
+run. Commands (`/compact`, extensions') are in `commands`; their output arrives as a `notice`.
+Stored in git (`opening.py`) unless a `store` is given (`--no-session`); the tools run in the
+current branch's workspace, whose files are recorded around each tool call (`file_history.py`).
 """
 
 from __future__ import annotations
@@ -60,6 +57,7 @@ from workbench.extension_api import Command, DeliverAs, ExtensionAPI, ExtensionE
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config
+from workbench.runtime.approval_controls import ApprovalControls, opening_approval
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
@@ -220,6 +218,8 @@ class Workbench:
             self._open_model,
         )
         self.share_controls = ShareControls(current, self.project_root)
+        self.agent.state.approval = opening_approval(self.options.approval, current.settings)
+        self.approval_controls = ApprovalControls(self.agent.state.approval, emit)
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
@@ -301,6 +301,7 @@ class Workbench:
     fork = handed_to("conversation", ConversationTree.fork)
     workspace_ready = handed_to("conversation", ConversationTree.workspace_ready)
     navigate = handed_to("conversation", ConversationTree.navigate)
+    files_to_restore = handed_to("conversation", ConversationTree.files_to_restore)
     edit_and_resend = handed_to("conversation", ConversationTree.edit_and_resend)
     switch_branch = handed_to("conversation", ConversationTree.switch_branch)
     commit_trailers = handed_to("conversation", ConversationTree.commit_trailers)
@@ -323,6 +324,9 @@ class Workbench:
     push = handed_to("share_controls", ShareControls.push)
     export = handed_to("share_controls", ShareControls.export)
     export_text = handed_to("share_controls", ShareControls.export_text)
+    set_approval = handed_to("approval_controls", ApprovalControls.set_approval)
+    cycle_approval = handed_to("approval_controls", ApprovalControls.cycle_approval)
+    answer_permissions = handed_to("approval_controls", ApprovalControls.answer_with)
 
     def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
         """ExtensionSink: see `QueueControls.deliver`; until the agent is there (extensions load

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from workbench.errors import WorkbenchError
 from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, tail
+from workbench.permission import NO, YES, PermissionRequest, always
 from workbench.tool import Tool, ToolContext, ToolResult
 
 READ_CHUNK = 65536
@@ -239,5 +240,14 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return _report(out, exit_code, timeout)
 
 
+def describe(args: dict[str, Any], ctx: ToolContext) -> PermissionRequest:
+    """The command, for the user's approval (`approval: all`)."""
+    command = str(args.get("command", ""))
+    first = command.strip().splitlines()[0] if command.strip() else ""
+    title = f"Run {first}" + (" …" if command.strip() != first else "")
+    options = (YES, NO, always("commands"))
+    return PermissionRequest("command", "bash", title, command, options, ctx.tool_call_id)
+
+
 def bash_tool() -> Tool:
-    return Tool(name="bash", description=DESCRIPTION, parameters=PARAMETERS, execute=execute)
+    return Tool("bash", DESCRIPTION, PARAMETERS, execute, describe)
