@@ -132,6 +132,12 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="refuse read, write and edit outside the project and its worktrees",
     )
+    parser.add_argument(
+        "--approval",
+        choices=("never", "edits", "all"),
+        help="which tool calls wait for the user's yes (over the `approval` setting): edits, or "
+        "commands too; a headless run cannot ask, so it refuses them and tells the model why",
+    )
     parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
     parser.add_argument(
         "--system-prompt-file", help="replace the base system prompt with this file's text"
@@ -251,6 +257,7 @@ def _options(
         confine_tools=args.confine_tools,
         no_cache=args.no_cache,
         confirm=confirm,
+        approval=args.approval,
     )
 
 

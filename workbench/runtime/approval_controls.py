@@ -17,12 +17,6 @@ from workbench.config import Settings
 from workbench.permission import Asker
 from workbench.runtime.events import WorkbenchEvent
 
-SAYS: dict[str, str] = {
-    "never": "tools run without asking",
-    "edits": "each edit and write waits for your yes (y), no (n) or always (a)",
-    "all": "each edit, write and command waits for your yes (y), no (n) or always (a)",
-}
-
 
 def opening_approval(flag: str | None, settings: Settings) -> Approval:
     """The approval a session opens with: `--approval` (explicit), else the setting."""
@@ -58,8 +52,3 @@ class ApprovalControls:
     def answer_with(self, ask: Asker | None) -> None:
         """How to ask the user (None: no one can answer; nothing waits)."""
         self._approval.ask = ask
-
-
-def approval_text(mode: str) -> str:
-    """What a mode means, for `/approval`'s answer."""
-    return f"approval: {mode} — {SAYS[mode]}"

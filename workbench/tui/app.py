@@ -33,6 +33,7 @@ from workbench.tui import choices, slash
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
 from workbench.tui.components.editor import PromptEditor
+from workbench.tui.components.permission_prompt import PermissionPrompt
 from workbench.tui.components.queue_list import QueueList
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.skill_panel import SkillPanel
@@ -79,6 +80,7 @@ class WorkbenchApp(DialogApp):
         Binding("f2", "focus_pane('skills')", "Skills", show=False),
         Binding("f3", "focus_pane('tree')", "Tree", show=False),
         Binding("f4", "focus_pane('chat')", "Chat", show=False),
+        Binding("f5", "command('approval')", "Approval", show=False),
     ]
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # noqa: RUF012 (App's type)
@@ -120,6 +122,7 @@ class WorkbenchApp(DialogApp):
                 yield SkillPanel(id="skills")
                 yield TreePanel(id="tree")
         with Vertical(id="bottom"):
+            yield PermissionPrompt(id="permission")
             yield QuickPick(id="pick")
             yield CompletionList(id="completions")
             yield QueueList(id="queue")
@@ -214,6 +217,7 @@ class WorkbenchApp(DialogApp):
             return
         self.workbench = workbench
         self._unsubscribe = workbench.subscribe(self.on_workbench_event)
+        workbench.answer_permissions(self.query_one(PermissionPrompt).ask)
         await self.session.show_all()
         self.opened.set()
         self._settle()

@@ -79,6 +79,7 @@ class SessionView:
             context_window=state.context_window,
             branch=state.branch,
             mode=self.wb.enforcer_mode,
+            approval=state.approval,
             busy=state.busy,
         )
 
