@@ -34,13 +34,14 @@ class FileHistory:
             return
         try:
             await session.snapshot()
-        except WorkbenchError as exc:
+        except Exception as exc:  # the run goes on without snapshots, never stopped by them
             self._failed = True
-            log.warning("file snapshot failed: %s", exc.message)
+            why = exc.message if isinstance(exc, WorkbenchError) else repr(exc)
+            log.warning("file snapshot failed: %s", why, exc_info=exc)
             self._emit(
                 Notice(
-                    f"File snapshots stopped for this session: {exc.message}. Going back in the "
-                    "tree cannot restore files changed from now on.",
+                    f"File snapshots stopped for this session: {why}. Going back in the tree "
+                    "cannot restore files changed from now on.",
                     "warning",
                 )
             )

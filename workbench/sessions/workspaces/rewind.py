@@ -71,7 +71,7 @@ def workspace_snapshots(
     owner = workspaces.owner(store.state, branch)
     key = "checkout" if owner is None else f"worktree.{owner.name}"
     directory = workspaces.directory(store.state, branch)
-    return Snapshots.of(workspaces.location, store.session_id, key, directory)
+    return Snapshots.of(store.repo.git, workspaces.location, store.session_id, key, directory)
 
 
 def take_snapshot(store: GitConversationStore, workspaces: Workspaces) -> None:

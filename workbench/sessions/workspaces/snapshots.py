@@ -40,7 +40,10 @@ class Snapshots:
     """Pathspecs left out: the store itself when it lies in the workspace (`.pi/sessions.git`)."""
 
     @classmethod
-    def of(cls, location: StorageLocation, session_id: str, key: str, directory: Path) -> Snapshots:
+    def of(
+        cls, git: GitRunner, location: StorageLocation, session_id: str, key: str, directory: Path
+    ) -> Snapshots:
+        """`git`: the store's runner, with the identity its commits are written with."""
         index = location.private_dir / "snapshots" / f"{session_id}.{key}.index"
         index.parent.mkdir(parents=True, exist_ok=True)
         env = {"GIT_WORK_TREE": str(directory), "GIT_INDEX_FILE": str(index)}
@@ -49,7 +52,7 @@ class Snapshots:
         if store.is_relative_to(directory.resolve()):
             excludes = (f":(top,exclude){store.relative_to(directory.resolve()).as_posix()}",)
         prefix = f"{REF_ROOT}/{session_id}/snapshots/{key}/"
-        return cls(location.runner().with_env(env), prefix, excludes)
+        return cls(git.with_env(env), prefix, excludes)
 
     # -- reading ------------------------------------------------------------------------------
 

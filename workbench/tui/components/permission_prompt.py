@@ -89,8 +89,8 @@ class PermissionPrompt(VerticalScroll, can_focus=True):
             finally:
                 self._request = self._answer = None
                 self.remove_class("-shown")
-                unfocused = self.app.focused is None or self.app.focused is self
-                if unfocused and before is not None and before is not self and before.is_attached:
+                focused = self.screen.focused if self.is_attached else self
+                if focused in (None, self) and before not in (None, self) and before.is_attached:
                     before.focus()
 
     def action_answer(self, option_id: str) -> None:
