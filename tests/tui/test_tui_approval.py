@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from support.app_pilot import SIZE, idle, opened, plain, terminal_keys, until, user_texts
-
 from textual.widgets import Static
 
 from workbench.tui.app import WorkbenchApp
@@ -23,6 +22,12 @@ def edit(old: str, new: str) -> dict:
 
 def prompt_of(app: WorkbenchApp) -> PermissionPrompt:
     return app.query_one(PermissionPrompt)
+
+
+def asking(app: WorkbenchApp, text: str) -> bool:
+    """Whether the prompt asks about a change that shows `text`."""
+    request = prompt_of(app).request
+    return request is not None and text in request.detail
 
 
 def results(app: WorkbenchApp) -> list[str]:
@@ -52,15 +57,11 @@ async def test_f5_asks_for_edits_and_y_n_a_answer_them(make_app, script, project
         assert "Edit README.md" in shown and "-demo project" in shown
         assert "+refused change" in shown and "a always allow edits this session" in shown
         await terminal_keys(pilot, "n")
-        await until(
-            pilot, lambda: prompt.request is not None and "first" in prompt.request.detail, "2nd"
-        )
+        await until(pilot, lambda: asking(app, "first change"), "the second edit")
         assert (project / "README.md").read_text() == "demo project\n", "refused: not applied"
         assert "the user refused this edit" in results(app)[0]
         await terminal_keys(pilot, "y")
-        await until(
-            pilot, lambda: prompt.request is not None and "second" in prompt.request.detail, "3rd"
-        )
+        await until(pilot, lambda: asking(app, "second change"), "the third edit")
         assert (project / "README.md").read_text() == "first change\n"
         await terminal_keys(pilot, "a")
         await idle(pilot)
