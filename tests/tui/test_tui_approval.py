@@ -10,8 +10,8 @@ from support.app_pilot import SIZE, idle, opened, plain, terminal_keys, until, u
 from textual.widgets import Static
 
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.components.permission_prompt import PermissionPrompt
 from workbench.tui.components.tree_panel import TreePanel
+from workbench.tui.permission_prompt import PermissionPrompt
 
 F5 = "\x1b[15~"
 

@@ -27,9 +27,9 @@ from workbench.messages import Message
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.events import WorkbenchEvent
-from workbench.runtime.file_history import FileHistory
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.readiness import Readiness
+from workbench.sessions.file_history import FileHistory
 from workbench.sessions.navigation import NavigateResult
 from workbench.sessions.session import Session
 from workbench.sessions.store.catalog import SessionInfo, list_sessions
@@ -89,7 +89,7 @@ class ConversationTree:
         """Moves the tools, the system prompt and the enforcer to a workspace."""
         self._branch = current.store.branch
         """The branch the runtime last followed (an append may start a new one)."""
-        agent.state.checkpoints = FileHistory(current, emit)
+        agent.state.checkpoints = FileHistory(lambda: current.session, emit)
         """The files around each tool call, for going back with them (`restore_files`)."""
 
     # -- reading ------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ status, commit, merge...; each change emits `tree_update`), skills (`skill_contr
 works raises WorkbenchError naming steer/follow_up; `steer` and `follow_up` while idle start a
 run. Commands (`/compact`, extensions') are in `commands`; their output arrives as a `notice`.
 Stored in git (`opening.py`) unless a `store` is given (`--no-session`); the tools run in the
-current branch's workspace, whose files are recorded around each tool call (`file_history.py`).
+current branch's workspace; its files are kept around each tool call (`sessions.file_history`).
 """
 
 from __future__ import annotations

@@ -33,7 +33,6 @@ from workbench.tui import choices, slash
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
 from workbench.tui.components.editor import PromptEditor
-from workbench.tui.components.permission_prompt import PermissionPrompt
 from workbench.tui.components.queue_list import QueueList
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.skill_panel import SkillPanel
@@ -47,6 +46,7 @@ from workbench.tui.composer import Composer
 from workbench.tui.control_filter import VISIBLE_CONTROLS
 from workbench.tui.controller import Controller
 from workbench.tui.dialogs import DialogApp
+from workbench.tui.permission_prompt import PermissionPrompt
 from workbench.tui.session_view import SessionView
 
 if TYPE_CHECKING:

@@ -18,7 +18,6 @@ from workbench.sessions.workspaces.rewind import ChangedOutside
 from workbench.text import count_of
 from workbench.tui import reports, slash
 from workbench.tui.components.commit_draft import CommitDraft
-from workbench.tui.components.permission_prompt import PermissionPrompt
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.session_picker import SessionPicker
 from workbench.tui.components.status_view import StatusView
@@ -28,6 +27,7 @@ from workbench.tui.diff_report import diff_report
 from workbench.tui.host import opened
 from workbench.tui.keys import KEYS
 from workbench.tui.model_picker import ModelPicker
+from workbench.tui.permission_prompt import PermissionPrompt
 
 RESTORE = PermissionOption(ALLOW, "y", "yes, restore them", "allow_once")
 RESTORE_SHOWN = 12

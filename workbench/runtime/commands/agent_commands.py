@@ -113,7 +113,6 @@ COMMANDS: tuple[AnyCommand, ...] = (
         _approval,
         approval_text,
         lambda mode: {"approval": mode},
-        args_usage="[never|edits|all]",
         rpc_name="set_approval",
     ),
     CommandSpec("get_queue", "the queued messages", RPC, run=_get_queue),

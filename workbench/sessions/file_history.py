@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from workbench.agent.events import Notice
+from workbench.agent.events import AgentEvent, Notice
 from workbench.errors import WorkbenchError
-from workbench.runtime.current import Current
-from workbench.runtime.events import WorkbenchEvent
+
+if TYPE_CHECKING:
+    from workbench.sessions.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -23,13 +25,16 @@ log = logging.getLogger(__name__)
 class FileHistory:
     """`FileCheckpoints` for the agent, over the session in use."""
 
-    def __init__(self, current: Current, emit: Callable[[WorkbenchEvent], None]) -> None:
-        self._current = current
+    def __init__(
+        self, session: Callable[[], Session | None], emit: Callable[[AgentEvent], None]
+    ) -> None:
+        self._session = session
+        """The session in use (None: kept in memory); the runtime may put another in place."""
         self._emit = emit
         self._failed = False
 
     async def checkpoint(self) -> None:
-        session = self._current.session
+        session = self._session()
         if session is None or self._failed:
             return
         try:
