@@ -101,9 +101,9 @@ def plan_rewind(
     current = snapshots.files()
     if snapshot is None:
         return Rewind(snapshots, None, current, [])
-    latest = snapshots.latest()
-    if latest is not None and snapshots.tree_of(latest) != current:
-        raise ChangedOutside(snapshots.changed(snapshots.tree_of(latest), current))
+    latest_tree = snapshots.newest()[1]
+    if latest_tree is not None and latest_tree != current:
+        raise ChangedOutside(snapshots.changed(latest_tree, current))
     return Rewind(snapshots, snapshot, current, snapshots.changed(current, snapshot))
 
 

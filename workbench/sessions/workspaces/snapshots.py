@@ -62,8 +62,13 @@ class Snapshots:
         return self.git.run("write-tree")
 
     def latest(self) -> str | None:
-        found = self.git.try_run("rev-parse", "--verify", "--quiet", self.prefix + "latest")
-        return found.stdout.strip() or None
+        return self.newest()[0]
+
+    def newest(self) -> tuple[str | None, str | None]:
+        """The latest snapshot and its tree (None, None before the first), in one git run."""
+        out = self.git.run("for-each-ref", "--format=%(objectname) %(tree)", self.prefix + "latest")
+        commit, _, tree = out.strip().partition(" ")
+        return commit or None, tree or None
 
     def tree_of(self, commit: str) -> str:
         return self.git.run("rev-parse", f"{commit}^{{tree}}")
@@ -101,8 +106,8 @@ class Snapshots:
         """Record the files at `entry` when they changed since the latest snapshot; the new
         snapshot, or None when nothing changed."""
         tree = self.files()
-        latest = self.latest()
-        if latest is not None and self.tree_of(latest) == tree:
+        latest, latest_tree = self.newest()
+        if latest_tree == tree:
             return None
         return self._record(tree, latest, entry, keep_at_entry=True)
 
