@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from support.app_pilot import SIZE, idle, opened, plain, terminal_keys, until, user_texts
-from textual.widgets import Static
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.tree_panel import TreePanel
@@ -53,7 +52,7 @@ async def test_f5_asks_for_edits_and_y_n_a_answer_them(make_app, script, project
         prompt = prompt_of(app)
         await until(pilot, lambda: prompt.request is not None, "the edit to wait for approval")
         assert app.screen is app.screen_stack[0], "inline, not a modal screen"
-        shown = plain(prompt.query_one("#permission-body", Static).content)
+        shown = prompt.shown()
         assert "Edit README.md" in shown and "-demo project" in shown
         assert "+refused change" in shown and "a always allow edits this session" in shown
         await terminal_keys(pilot, "n")

@@ -164,8 +164,8 @@ class Controller:
             if summarize:
                 self.host.note("info", "Summarising the path left behind…")
             moved = await self.wb.navigate(after_turn, summarize, restore)
-            if moved.files is not None:
-                self.host.note("info", sentence(moved.files.render_text()))
+            if moved.files is not None:  # said once the chat shows the move
+                self.session.after_move = sentence(moved.files.render_text())
         elif action == "fork":
             name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
             if name is not None:

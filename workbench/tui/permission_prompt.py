@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.widget import Widget
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from workbench.permission import PermissionRequest
@@ -28,34 +27,44 @@ from workbench.tui.components.typing import TypedAway, typed_character
 LINE_STYLES = {"+": palette.SUCCESS_COLOUR, "-": palette.ERROR_COLOUR, "@": palette.PRIMARY}
 
 
-def request_body(request: PermissionRequest) -> RenderableType:
-    """The request as the prompt shows it: its title, its detail (a diff in colour), its keys."""
-    title = Text(request.title, "bold")
-    detail = Text()
-    for line in request.detail.splitlines():
+def diff_text(detail: str) -> Text:
+    """A request's detail, a diff's added and removed lines in colour."""
+    text = Text()
+    for line in detail.splitlines():
         style = "" if line.startswith(("+++", "---")) else LINE_STYLES.get(line[:1], "")
-        detail.append(line + "\n", style)
+        text.append(line + "\n", style)
+    text.rstrip()
+    return text
+
+
+def keys_text(request: PermissionRequest) -> Text:
+    """The answers and their keys, then what else the user may do."""
     keys = Text()
     for option in request.options:
         keys.append(f"{option.key} ", f"bold {palette.PRIMARY}")
         keys.append(f"{option.label} · ")
-    keys.append("Esc no · or type to tell the agent what to do instead", palette.DIM)
-    detail.rstrip()
-    return Group(title, detail, keys) if detail.plain else Group(title, keys)
+    instead = " · or type to tell the agent what to do instead" if request.tool else ""
+    keys.append(f"Esc no{instead}", palette.DIM)
+    return keys
 
 
-class PermissionPrompt(VerticalScroll, can_focus=True):
-    """See the module docstring."""
+class PermissionPrompt(Vertical, can_focus=True):
+    """See the module docstring. The title and the keys always show; a long detail scrolls."""
 
     DEFAULT_CSS = """
     PermissionPrompt {
-        height: auto; max-height: 60%; padding: 0 1; border: round $warning; display: none;
+        height: auto; padding: 0 1; border: round $warning; display: none;
     }
     PermissionPrompt.-shown { display: block; }
-    PermissionPrompt:focus { border: round $warning; }
+    PermissionPrompt #permission-title { text-style: bold; }
+    PermissionPrompt #permission-detail { height: auto; max-height: 40vh; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "answer('reject')", "No", show=False, priority=True),
+        Binding("up", "scroll(-1)", show=False),
+        Binding("down", "scroll(1)", show=False),
+        Binding("pageup", "scroll(-10)", show=False),
+        Binding("pagedown", "scroll(10)", show=False),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -65,8 +74,20 @@ class PermissionPrompt(VerticalScroll, can_focus=True):
         self._answer: asyncio.Future[str] | None = None
         self._one_at_a_time = asyncio.Lock()
 
-    def compose(self) -> list[Widget]:
-        return [Static(id="permission-body")]
+    def compose(self) -> ComposeResult:
+        yield Static(id="permission-title")
+        with VerticalScroll(id="permission-detail") as detail:
+            detail.can_focus = False
+            yield Static(id="permission-diff")
+        yield Static(id="permission-keys")
+
+    def shown(self) -> str:
+        """What the prompt says, as plain text (title, detail, keys)."""
+        parts = ("#permission-title", "#permission-diff", "#permission-keys")
+        return "\n".join(str(self.query_one(part, Static).content) for part in parts)
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#permission-detail", VerticalScroll).scroll_relative(y=lines, animate=False)
 
     @property
     def request(self) -> PermissionRequest | None:
@@ -80,9 +101,12 @@ class PermissionPrompt(VerticalScroll, can_focus=True):
             before = self.app.focused
             self._request = request
             self._answer = asyncio.get_running_loop().create_future()
-            self.query_one("#permission-body", Static).update(request_body(request))
+            self.query_one("#permission-title", Static).update(Text(request.title))
+            self.query_one("#permission-diff", Static).update(diff_text(request.detail))
+            self.query_one("#permission-detail").display = bool(request.detail)
+            self.query_one("#permission-keys", Static).update(keys_text(request))
             self.add_class("-shown")
-            self.scroll_home(animate=False)
+            self.query_one("#permission-detail", VerticalScroll).scroll_home(animate=False)
             self.focus()
             try:
                 return await self._answer

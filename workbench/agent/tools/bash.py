@@ -243,9 +243,8 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 def describe(args: dict[str, Any], ctx: ToolContext) -> PermissionRequest:
     """The command, for the user's approval (`approval: all`)."""
     command = str(args.get("command", ""))
-    first = command.strip().splitlines()[0] if command.strip() else ""
-    title = f"Run {first}" + (" …" if command.strip() != first else "")
     options = (YES, NO, always("commands"))
+    title = "Run this command"
     return PermissionRequest("command", "bash", title, command, options, ctx.tool_call_id)
 
 
