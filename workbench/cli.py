@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
 from workbench.runtime.commands import builtin
+from workbench.sandbox.policy import MODES
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
@@ -124,8 +125,8 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tools",
         help="exactly the tools the model is offered, comma-separated: the built-in read, bash, "
-        "edit, write, the skill tools (skill_activate, skill_deactivate, prime_query), subagent "
-        "and extensions' tools (default: all of them)",
+        "edit, write, the skill tools (skill_activate, skill_deactivate, prime_query), subagent, "
+        "extensions' tools and MCP servers' (mcp__SERVER__TOOL) (default: all of them)",
     )
     parser.add_argument(
         "--confine-tools",
@@ -138,6 +139,13 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="which tool calls wait for the user's yes (over the `approval` setting): edits, or "
         "commands too; a headless run cannot ask, so it refuses them and tells the model why",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=MODES,
+        help="the box of the commands tools run: off, workspace (default where bubblewrap "
+        "works: writes only in the project, no network), workspace+net, strict (see "
+        "docs/sandbox.md)",
+    )
     parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
     parser.add_argument(
         "--system-prompt-file", help="replace the base system prompt with this file's text"
@@ -149,6 +157,12 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="trust this project for this run (never a session branch's worktree: see "
         "`workbench trust`)",
     )
+    parser.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help="also start the MCP servers of this file (.mcp.json shape)",
+    )
+    parser.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     parser.add_argument(
         "--no-cache",
         action="store_true",
@@ -255,9 +269,12 @@ def _options(
         append_system_prompt=_text_or_file(args.append_system_prompt),
         trust=args.trust,
         confine_tools=args.confine_tools,
+        sandbox=args.sandbox,
         no_cache=args.no_cache,
         confirm=confirm,
         approval=args.approval,
+        mcp=not args.no_mcp,
+        mcp_config=Path(args.mcp_config).resolve() if args.mcp_config else None,
     )
 
 

@@ -46,6 +46,7 @@ SETTINGS_KEYS: dict[str, tuple[type, ...]] = {
     "retry.max_retries": (int,),
     "retry.base_delay_ms": (int,),
     "retry.max_delay_ms": (int,),
+    "sandbox.mode": (str,),
     "sessions.remove_worktree_after_merge": (bool,),
     "sessions.worktrees_dir": (str,),
     "skills.claude": (bool,),

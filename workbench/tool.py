@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.permission import Asker, PermissionRequest
+from workbench.sandbox.policy import SandboxPolicy
 
 
 @dataclass
@@ -34,6 +35,8 @@ class ToolContext:
     update: Callable[[str], None] = lambda _text: None
     confined_to: tuple[Path, ...] | None = None
     """The folders the file tools may touch (the project and its worktrees); None: any."""
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box the bash tool runs commands in, and the rule the file tools follow too."""
     ask: Asker | None = None
     """Asks the user's permission (`workbench.permission`); None: no one to ask (headless)."""
 

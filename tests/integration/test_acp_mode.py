@@ -59,12 +59,14 @@ async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
         assert caps.prompt_capabilities.embedded_context is True
         assert caps.session_capabilities.list is not None
         assert caps.session_capabilities.fork is not None
+        assert caps.mcp_capabilities.http and caps.mcp_capabilities.sse
         assert init.agent_info.name == "workbench" and init.agent_info.version
 
         mcp = HttpMcpServer(type="http", name="docs", url="http://127.0.0.1:9/mcp", headers=[])
         new = await conn.new_session(cwd=str(project), mcp_servers=[mcp])
         sid = new.session_id
-        assert new.field_meta["workbench"]["mcpServers"]["ignored"] == ["docs"]
+        [docs] = new.field_meta["workbench"]["mcpServers"]["servers"]
+        assert (docs["name"], docs["source"], docs["state"]) == ("docs", "client", "failed")
         assert new.modes.current_mode_id == "warn"
         assert [m.id for m in new.modes.available_modes] == ["warn", "block", "off"]
         [model_option] = new.config_options
@@ -74,7 +76,7 @@ async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
         assert await ask(conn, sid, "fix the notes") == "end_turn"
         updates = client.of(sid)
         assert "available_commands_update" in kinds(updates)
-        assert "docs" in client.text(sid) and "no MCP client" in client.text(sid)
+        assert "MCP server docs did not start" in client.text(sid)
         assert client.text(sid, "agent_thought_chunk") == "I should read it first."
         chunks = client.of(sid, "agent_message_chunk")
         assert len([c for c in chunks if "notes" in c.content.text or "done" in c.content.text])

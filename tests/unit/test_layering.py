@@ -26,6 +26,7 @@ LAYERS: dict[str, float] = {
     "skills": 1,
     "messages": 2,
     "tool": 2,
+    "sandbox": 2,
     "output_limits": 2,
     "hooks": 2,
     "permission": 2,
@@ -37,6 +38,8 @@ LAYERS: dict[str, float] = {
     # sweeps fork sessions' branches and run children; the front ends (and later the runtime's
     # sweep view) start them.
     "sweeps": 5.5,
+    # MCP servers: offered to the agent as tools by the runtime.
+    "mcp": 3.5,
     "runtime": 6,
     "commands": 7,
     "modes": 7,

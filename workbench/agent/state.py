@@ -23,6 +23,7 @@ from workbench.agent.models.client import ModelClient
 from workbench.agent.store import ConversationStore
 from workbench.errors import DiskFull
 from workbench.messages import Message
+from workbench.sandbox.policy import SandboxPolicy
 from workbench.tool import Tool
 
 
@@ -43,6 +44,8 @@ class AgentState:
     unsaved: list[Message] = field(default_factory=list)
     confined_to: tuple[Path, ...] | None = None
     """The folders the file tools may touch; None: any (see `ToolContext.confined_to`)."""
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box of the tools' commands (see `ToolContext.sandbox`); the runtime sets it."""
     """Messages kept in `messages` that a full disk kept out of the store, oldest first."""
     approval: Approval = field(default_factory=Approval)
     """Which calls wait for the user's approval, and who answers (`workbench.agent.approval`)."""

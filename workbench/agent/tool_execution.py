@@ -159,7 +159,9 @@ class ToolRunner:
             self.state.emit(ToolExecutionUpdate(call.id, call.name, args, text))
 
         state = self.state
-        return ToolContext(state.cwd, call.id, update, state.confined_to, state.approval.ask)
+        return ToolContext(
+            state.cwd, call.id, update, state.confined_to, state.sandbox, state.approval.ask
+        )
 
     async def _approval(self, tool: Tool, args: dict[str, Any], context: ToolContext) -> str | None:
         """Why the user's approval refused the call, or None: it may run. A call that would fail

@@ -33,6 +33,8 @@ class WorkbenchOptions:
     confine_tools: bool = False
     """Confine read, write and edit to the project and its worktrees (`--confine-tools`; the
     `tools.confine` setting does it too)."""
+    sandbox: str | None = None
+    """The sandbox mode of the tools' commands (`--sandbox`); None: the `sandbox` setting."""
     no_cache: bool = False
     """Ask the provider for no prompt caching (`--no-cache`; the `cache` setting does it too)."""
     store: ConversationStore | None = None
@@ -50,6 +52,12 @@ class WorkbenchOptions:
     approval: str | None = None
     """`--approval never|edits|all`: the run's own choice, over the `approval` setting; with no
     one to ask (headless), `edits` and `all` refuse what would need approval."""
+    mcp: bool = True
+    """Start MCP servers (`--no-mcp` and an agent's `mcp: none` say False)."""
+    mcp_servers: dict[str, Any] | None = None
+    """An editor's MCP servers (ACP `mcpServers`), in the `.mcp.json` shape."""
+    mcp_config: Path | None = None
+    """A file of MCP servers the user names (`--mcp-config`; how a sub-agent gets the editor's)."""
 
 
 @dataclass
@@ -83,12 +91,22 @@ class WorkbenchState:
     """Cache reads over all prompt tokens of the session; None before any usage was reported."""
     last_turn_hit_rate: float | None = None
     """The same for the latest model call that reported usage."""
+    mcp: dict[str, Any] = field(default_factory=dict)
+    """The MCP servers: each one's source, state, tools and last error (`McpReport`)."""
+    sandbox: str = "off"
+    """The box of the tools' commands (`SandboxPolicy.label`)."""
 
     @classmethod
     def of(
-        cls, current: Current, agent: Agent, commands: list[str], extensions: ExtensionReport
+        cls,
+        current: Current,
+        agent: Agent,
+        commands: list[str],
+        extensions: ExtensionReport,
+        mcp: dict[str, Any],
     ) -> WorkbenchState:
-        """The state of the session in use, its agent, commands and extensions now."""
+        """The state of the session in use, its agent, commands, extensions and MCP servers
+        (`McpReport.to_json`) now."""
         info, state = agent.state.model.info, agent.state
         return cls(
             session_id=current.store.session_id,
@@ -103,6 +121,7 @@ class WorkbenchState:
             follow_up=agent.follow_ups.texts(),
             message_count=len(state.messages),
             tools=list(state.tools),
+            sandbox=state.sandbox.label(),
             commands=commands,
             approval=state.approval.mode,
             extensions={
@@ -110,6 +129,7 @@ class WorkbenchState:
                 "skipped": [[str(p), r] for p, r in extensions.skipped],
                 "failed": [[str(p), e] for p, e in extensions.failed],
             },
+            mcp=mcp,
             **cls.usage_fields(state.totals(), state.last_call()),
         )
 

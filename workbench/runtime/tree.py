@@ -110,7 +110,9 @@ class ConversationTree:
     async def status(self, branch: str | None = None) -> BranchStatus:
         session = self._session("status")
         async with self._lock:
-            return await session.status(branch)
+            status = await session.status(branch)
+        status.sandbox = self._agent.state.sandbox.label()
+        return status
 
     async def diff(self, branch: str | None = None, path: str | None = None) -> str:
         """The unified diff of a branch's files since its fork (default: the current branch),

@@ -19,9 +19,9 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
 
 Its other commands are its parts' (`parts.handed_to`): the tree (`tree.py`: fork, navigate,
 status, commit, merge...; each change emits `tree_update`), skills (`skill_controls.py`), queues
-(`queue_controls.py`), trust, sharing and approval (`*_controls.py`). `prompt` while the agent
-works raises WorkbenchError naming steer/follow_up; `steer` and `follow_up` while idle start a
-run. Commands (`/compact`, extensions') are in `commands`; their output arrives as a `notice`.
+(`queue_controls.py`), trust, sharing, MCP servers and approval (`*_controls.py`). `prompt` while
+the agent works raises WorkbenchError naming steer/follow_up; `steer` and `follow_up` while idle
+start a run. Commands (`/compact`, extensions') are in `commands`; their output is a `notice`.
 Stored in git (`opening.py`) unless a `store` is given (`--no-session`); the tools run in the
 current branch's workspace; its files are kept around each tool call (`sessions.file_history`).
 """
@@ -40,7 +40,6 @@ from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
 from workbench.agent.models.catalog import ModelChoice, model_choices
-from workbench.agent.models.choice import cache_policy, model_name, open_model
 from workbench.agent.models.client import ModelClient
 from workbench.agent.queues import MessageQueue
 from workbench.agent.store import ConversationStore, MemoryStore
@@ -56,18 +55,19 @@ from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI, ExtensionEvent
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
-from workbench.runtime.agent_settings import agent_config
+from workbench.runtime.agent_settings import agent_config, bound_tools
 from workbench.runtime.approval_controls import ApprovalControls, opening_approval
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.listeners import Listeners
+from workbench.runtime.mcp_controls import McpControls
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.parts import handed_to
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
-from workbench.runtime.session_model import recorded_models, reopen_model
+from workbench.runtime.session_model import open_session_model, recorded_models, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.tree import ConversationTree, StartReason
@@ -114,6 +114,7 @@ class Workbench:
         self.queue_controls: QueueControls
         self.trust_controls: TrustControls
         self.share_controls: ShareControls
+        self.mcp = McpControls(options, settings, self.project_root)
 
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
@@ -125,7 +126,7 @@ class Workbench:
         try:
             await workbench._start()
         except BaseException:
-            await asyncio.to_thread(store.close)
+            await asyncio.gather(workbench.mcp.close(), asyncio.to_thread(store.close))
             raise
         return workbench
 
@@ -136,6 +137,7 @@ class Workbench:
                 await self.folders.find_prefix()
             current.workspace = await current.session.ready_workspace()
             current.cwd = self.folders.tools_folder(current.workspace)
+        self.mcp.begin()  # the servers start while the rest gets ready
         skills = self.options.skills
         self.enforcer = register_enforcer(
             self.api,
@@ -156,9 +158,10 @@ class Workbench:
         model, model_notices = await reopen_model(self._open_model, self.options, messages, pulled)
         host = SubagentHost(self.options, lambda: self.agent.state.model.info.name)
         tools = [*builtin_tools(), *subagent_tools(host, current.cwd), *self.api.tools.values()]
+        tools, wanted = await self.mcp.offered(tools, self.options.tools)
         self.agent = Agent(
             model=model,
-            tools=allowed_tools(tools, self.options.tools),
+            tools=allowed_tools(tools, wanted),
             store=current.store,
             emit=self._agent_event,
             cwd=current.cwd,
@@ -167,11 +170,8 @@ class Workbench:
             on_queue_change=lambda: self.queue_controls.changed(),
         )
         self._hand_out_parts()
-        if self.options.confine_tools or current.settings.get("tools.confine") is True:
-            worktrees = [current.session.workspaces.worktree_root] if current.session else []
-            self.agent.state.confined_to = tuple(
-                p.resolve() for p in (self.project_root, *worktrees)
-            )
+        worktrees = [current.session.workspaces.worktree_root] if current.session else []
+        bounds = bound_tools(self.agent.state, current.settings, self.options, worktrees)
         self.agent.state.messages = messages
         self.skill_controls.offer_tools()
         self._refresh_system_prompt()
@@ -185,7 +185,9 @@ class Workbench:
             *(Notice(text, "warning") for text in session_notices),
             *(Notice(text, "warning") for text in context_files(current.cwd).notices),
             *self.trust_controls.trust_notices(),
+            *self.mcp.notices(),
             *model_notices,
+            *(Notice(text, "warning") for text in bounds),
         ]
 
     def _hand_out_parts(self) -> None:
@@ -213,6 +215,7 @@ class Workbench:
             self.api,
             self.agent,
             self.commands,
+            self.mcp,
             emit,
             self._refresh_system_prompt,
             self._open_model,
@@ -252,20 +255,9 @@ class Workbench:
             self.listeners.emit(ErrorEvent(f"{failed}: {exc!r}", None))
 
     async def _open_model(self, requested: str | None, api_base: str | None = None) -> ModelClient:
-        """Scripts (`scripted:PATH`) are named relative to the folder workbench started in;
-        `api_base` (a recorded endpoint) stands in for `--api-base` when this run gave none."""
-        name = model_name(requested, self.current.settings, os.environ)
-        return await asyncio.to_thread(
-            open_model,
-            name,
-            self.current.settings,
-            self.options.cwd.resolve(),
-            lambda: self.skills,
-            self.options.api_base or api_base,
-            self.options.api_key,
-            lambda: self.current.cwd,
-            cache_policy(self.current.settings, self.options.no_cache),
-        )
+        """See `session_model.open_session_model`."""
+        skills = lambda: self.skills  # noqa: E731 - read when the model needs it
+        return await open_session_model(self.current, self.options, skills, requested, api_base)
 
     # -- what the front ends read ---------------------------------------------------------
 
@@ -286,7 +278,7 @@ class Workbench:
 
     @property
     def needs_trust(self) -> bool:
-        """Whether the project asks for something only trust gives: its extensions, settings."""
+        """Whether the project asks for something only trust gives (extensions, settings, MCP)."""
         return self.trust_controls.needs_trust
 
     # -- the parts' commands, offered as the workbench's own (see `parts.py`) ----------------
@@ -321,6 +313,7 @@ class Workbench:
     remove_queued = handed_to("queue_controls", QueueControls.remove_queued)
     clear_queue = handed_to("queue_controls", QueueControls.clear_queue)
     trust_project = handed_to("trust_controls", TrustControls.trust_project)
+    mcp_report = handed_to("mcp", McpControls.report)
     push = handed_to("share_controls", ShareControls.push)
     export = handed_to("share_controls", ShareControls.export)
     export_text = handed_to("share_controls", ShareControls.export_text)
@@ -441,10 +434,11 @@ class Workbench:
         return await self.agent.wait()
 
     def state(self) -> WorkbenchState:
-        return WorkbenchState.of(self.current, self.agent, sorted(self.commands), self.extensions)
+        state = self.current, self.agent, sorted(self.commands), self.extensions
+        return WorkbenchState.of(*state, self.mcp.report().to_json())
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""
         await self.abort()
         self.readiness.cancel()
-        await asyncio.to_thread(self.current.store.close)
+        await asyncio.gather(self.mcp.close(), asyncio.to_thread(self.current.store.close))

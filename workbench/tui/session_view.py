@@ -83,7 +83,9 @@ class SessionView:
             branch=state.branch,
             mode=self.wb.enforcer_mode,
             approval=state.approval,
+            sandbox=state.sandbox,
             busy=state.busy,
+            mcp_failed=[s["name"] for s in state.mcp["servers"] if s["state"] == "failed"],
         )
 
     def show_context(self) -> None:

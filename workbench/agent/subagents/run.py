@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -19,12 +20,14 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.models.choice import uses_litellm
 from workbench.agent.subagents.agent_files import AgentDef
 from workbench.agent.subagents.report import ChildReport
 from workbench.processes import forkserver
 from workbench.processes.child import GRACE_S, Child, ChildCommand, start_child
+from workbench.sandbox.policy import Mode
 
 SUBAGENT_MARKER = "WORKBENCH_SUBAGENT"
 """Set in a child's environment, to a value unique to the child: children get no `subagent` tool
@@ -46,6 +49,11 @@ class Launch:
     api_key: str | None = None
     trust: bool = False
     no_cache: bool = False
+    mcp_servers: Mapping[str, Any] | None = None
+    """The MCP servers the parent was handed (an editor's, `--mcp-config`'s), `.mcp.json`
+    shaped; None: the child starts none at all (`mcp: none`, the parent's `--no-mcp`)."""
+    sandbox: Mode = "off"
+    """The child's sandbox: the parent's, narrowed by the agent file's `sandbox:`."""
 
     def argv(self, folder: Path) -> list[str]:
         """The child's command line; the API key and system prompt are written into `folder`."""
@@ -66,8 +74,15 @@ class Launch:
             argv.append("--trust")
         if self.agent.confined:
             argv.append("--confine-tools")
+        argv += ["--sandbox", self.sandbox]
         if self.no_cache:
             argv.append("--no-cache")
+        if self.mcp_servers is None:
+            argv.append("--no-mcp")
+        elif self.mcp_servers:  # headers may hold keys: a private file, not the command line
+            servers = folder / "mcp.json"
+            servers.write_text(json.dumps({"mcpServers": dict(self.mcp_servers)}), "utf-8")
+            argv += ["--mcp-config", str(servers)]
         return argv
 
     def command(self, folder: Path) -> ChildCommand:

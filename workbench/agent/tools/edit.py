@@ -95,6 +95,7 @@ def plan_edit(args: dict[str, Any], ctx: ToolContext) -> PlannedEdit:
     new = str(args.get("new_text", "")).replace("\r\n", "\n")
     if not old:
         raise WorkbenchError("old_text is empty", "copy the exact text to replace from the file")
+    resolve_path(ctx, raw_path, writing=True)  # refused before anything is read
     data, shown = read_bytes(ctx, raw_path)
     text = decode_text(data, shown)  # refuses binary files, drops the BOM
     bom = BOM if data.startswith(BOM.encode("utf-8")) else ""
@@ -120,7 +121,7 @@ def plan_edit(args: dict[str, Any], ctx: ToolContext) -> PlannedEdit:
     updated = text[:raw_start] + new.replace("\n", eol) + text[raw_end:]
     first_line = normalized.count("\n", 0, start) + 1
     return PlannedEdit(
-        resolve_path(ctx, raw_path),
+        resolve_path(ctx, raw_path, writing=True),
         shown,
         (bom + updated).encode("utf-8"),
         normalized,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from workbench.commands._session import add_session_option, project_root
 from workbench.errors import UsageError
+from workbench.sandbox.policy import MODES
 
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
@@ -36,6 +37,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (default: cores)"
     )
     parser.add_argument("--check", metavar="CMD", help="run in each worktree after its agent")
+    parser.add_argument(
+        "--sandbox",
+        choices=MODES,
+        help="the box of the runs' commands and the checks (default: the sandbox setting)",
+    )
     parser.add_argument("--check-timeout", type=float, default=600.0, metavar="S")
     parser.add_argument(
         "--timeout", type=float, metavar="S", help="each run's time limit (default: none)"
@@ -138,6 +144,12 @@ def run(args: argparse.Namespace) -> int:
         if args.show:
             _print(find_sweep(session, args.show), args.format)
             return 0
+        from workbench.sandbox import choose_sandbox
+
+        box = choose_sandbox(session.settings, args.sandbox)
+        for notice in box.notices:
+            print(f"workbench: {notice}", file=sys.stderr)
+        request.sandbox = box.policy
         try:
             sweep = asyncio.run(go(session))
         except KeyboardInterrupt:
