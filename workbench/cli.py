@@ -134,10 +134,7 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="refuse read, write and edit outside the project and its worktrees",
     )
     parser.add_argument(
-        "--approval",
-        choices=("never", "edits", "all"),
-        help="which tool calls wait for the user's yes (over the `approval` setting): edits, or "
-        "commands too; a headless run cannot ask, so it refuses them and tells the model why",
+        "--approval", choices=("never", "edits", "all"), help="which tool calls wait for your yes"
     )
     parser.add_argument(
         "--sandbox",
