@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from workbench.runtime import Workbench, WorkbenchOptions
 
 
-MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing"}
+MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing", "eval": "evaluate"}
 """Subcommands whose module is not `workbench.commands.<name>`: those grouped in a package."""
 
 

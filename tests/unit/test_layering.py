@@ -40,6 +40,8 @@ LAYERS: dict[str, float] = {
     "sweeps": 5.5,
     # MCP servers: offered to the agent as tools by the runtime.
     "mcp": 3.5,
+    # evals plan a sweep per skill, prepare its worktrees and grade its runs.
+    "evals": 5.7,
     "runtime": 6,
     "commands": 7,
     "modes": 7,

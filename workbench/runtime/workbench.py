@@ -19,11 +19,12 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
 
 Its other commands are its parts' (`parts.handed_to`): the tree (`tree.py`: fork, navigate,
 status, commit, merge...; each change emits `tree_update`), skills (`skill_controls.py`), queues
-(`queue_controls.py`), trust, sharing, MCP servers and approval (`*_controls.py`). `prompt` while
-the agent works raises WorkbenchError naming steer/follow_up; `steer` and `follow_up` while idle
-start a run. Commands (`/compact`, extensions') are in `commands`; their output is a `notice`.
-Stored in git (`opening.py`) unless a `store` is given (`--no-session`); the tools run in the
-current branch's workspace; its files are kept around each tool call (`sessions.file_history`).
+(`queue_controls.py`), trust, sharing, sweeps, MCP servers and approval (`*_controls.py`).
+`prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
+`follow_up` while idle start a run. Commands (`/compact`, extensions') are in `commands`; their
+output is a `notice`. Stored in git (`opening.py`) unless a `store` is given (`--no-session`);
+the tools run in the current branch's workspace, its files kept around each tool call
+(`sessions.file_history`).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ from workbench.runtime.readiness import Readiness
 from workbench.runtime.session_model import open_session_model, recorded_models, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
+from workbench.runtime.sweep_controls import SweepControls
 from workbench.runtime.tree import ConversationTree, StartReason
 from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.session import Session
@@ -192,14 +194,14 @@ class Workbench:
 
     def _hand_out_parts(self) -> None:
         """The parts the commands are handed to, each given what it uses (the agent first)."""
-        current, emit = self.current, self.listeners.emit
+        current, emit, lock = self.current, self.listeners.emit, self._tree_lock
         self.conversation = ConversationTree(
             current,
             self.agent,
             self.bus,
             self.folders,
             self.readiness,
-            self._tree_lock,
+            lock,
             emit,
             self._use_workspace,
         )
@@ -223,6 +225,7 @@ class Workbench:
         self.share_controls = ShareControls(current, self.project_root)
         self.agent.state.approval = opening_approval(self.options.approval, current.settings)
         self.approval_controls = ApprovalControls(self.agent.state.approval, emit)
+        self.sweep_controls = SweepControls(current, self.options, emit, self.agent, lock)
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
@@ -320,6 +323,8 @@ class Workbench:
     set_approval = handed_to("approval_controls", ApprovalControls.set_approval)
     cycle_approval = handed_to("approval_controls", ApprovalControls.cycle_approval)
     answer_permissions = handed_to("approval_controls", ApprovalControls.answer_with)
+    sweep = handed_to("sweep_controls", SweepControls.sweep)
+    stop_sweep = handed_to("sweep_controls", SweepControls.stop_sweep)
 
     def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
         """ExtensionSink: see `QueueControls.deliver`; until the agent is there (extensions load
@@ -439,6 +444,6 @@ class Workbench:
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""
-        await self.abort()
+        await asyncio.gather(self.abort(), self.stop_sweep())
         self.readiness.cancel()
         await asyncio.gather(self.mcp.close(), asyncio.to_thread(self.current.store.close))

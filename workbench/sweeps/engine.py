@@ -26,7 +26,8 @@ from workbench.sweeps.record import Run, Sweep
 from workbench.sweeps.runs import Launch
 from workbench.sweeps.variants import Variant
 
-INTERRUPTED = "stopped by the user (Ctrl+C)"
+INTERRUPTED = "stopped by the user"
+"""Why a sweep stopped when its runs were cancelled: Ctrl+C in the CLI, Esc in the app."""
 
 
 @dataclass

@@ -112,6 +112,9 @@ class Figures:
             self.costs.append(usage.get("cost"))
         elif event["type"] == "tool_execution_start":
             self.run.tool_calls += 1
+            self.run.tool = str(event.get("tool_name") or "") or None
+        elif event["type"] == "tool_execution_end":
+            self.run.tool = None
         usage = self.report.usage
         self.run.tokens.input, self.run.tokens.output = usage.input, usage.output
         self.run.tokens.cache_read, self.run.tokens.cache_write = (
@@ -156,12 +159,18 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
         run.outcome = "done" if figures.report.ok else "failed"
         run.error = figures.report.error
         if launch.check and run.outcome == "done":
-            run.check = await run_check(
-                launch.check, launch.worktree, launch.check_timeout_s, launch.sandbox
-            )
+            run.tool = "check"  # the row says what the run waits for
+            changed(run)
+            try:
+                run.check = await run_check(
+                    launch.check, launch.worktree, launch.check_timeout_s, launch.sandbox
+                )
+            except asyncio.CancelledError:
+                run.outcome = "aborted"  # stopped before its check said: not a pass
+                raise
         await asyncio.to_thread(_diff_figures, launch, run)
     finally:
-        run.seconds = time.monotonic() - started
+        run.seconds, run.tool = time.monotonic() - started, None
         shutil.rmtree(folder, ignore_errors=True)
         changed(run)
 

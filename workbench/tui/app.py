@@ -29,6 +29,7 @@ from workbench.enforcer.events import SkillsReloadedEvent
 from workbench.errors import WorkbenchError
 from workbench.logfile import log_path
 from workbench.runtime.commands import AnyCommand
+from workbench.sweeps.events import SweepEnd, SweepProgress, SweepStart
 from workbench.tui import choices, slash
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
@@ -48,6 +49,8 @@ from workbench.tui.controller import Controller
 from workbench.tui.dialogs import DialogApp
 from workbench.tui.permission_prompt import PermissionPrompt
 from workbench.tui.session_view import SessionView
+from workbench.tui.sweep_board import SweepBoard
+from workbench.tui.sweep_view import SweepView
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
@@ -111,6 +114,7 @@ class WorkbenchApp(DialogApp):
         self._unsubscribe: Callable[[], None] = lambda: None
         self.opened = asyncio.Event()
         self.collector = Collector()
+        self.sweep_board = SweepBoard()
         self._collector_release: Timer | None = None
         self.resume_hint = ""
         """How to come back to the session, told on the terminal after quitting."""
@@ -159,6 +163,8 @@ class WorkbenchApp(DialogApp):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The side panels stay open (on a narrow screen) only while one of them has focus."""
+        if not event.widget.is_attached:  # its view closed before the focus was told
+            return
         screen = event.widget.screen
         if screen.query("#side"):
             in_side = any(node.id == "side" for node in event.widget.ancestors)
@@ -261,6 +267,22 @@ class WorkbenchApp(DialogApp):
                 self.act(self.session.show_tree())
             case TreeUpdate() | SkillsReloadedEvent():
                 self.act(self.session.changed(event))
+            case SweepStart() | SweepProgress() | SweepEnd():
+                self._sweep_changed(event)
+
+    def _sweep_changed(self, event: SweepStart | SweepProgress | SweepEnd) -> None:
+        """The board follows the sweep; its view opens as the sweep starts and is redrawn."""
+        self.sweep_board.apply(event)
+        view = next((s for s in self.screen_stack if isinstance(s, SweepView)), None)
+        if view is not None:
+            view.redraw(event.run["branch"] if isinstance(event, SweepProgress) else None)
+        elif isinstance(event, SweepStart):
+            self.show_sweep()
+        if isinstance(event, SweepEnd):
+            self.act(self.session.show_tree())  # the runs' entries
+
+    def show_sweep(self) -> None:
+        self.push_screen(SweepView(self.sweep_board))
 
     def _offer_choices(self, stop_reason: str) -> None:
         found = choices.find_choices(self._last_reply) if stop_reason == "completed" else None
@@ -331,6 +353,15 @@ class WorkbenchApp(DialogApp):
 
     def on_status_view_diff_requested(self, message: StatusView.DiffRequested) -> None:
         self.act(self.controller.show_diff(message.branch, message.path))
+
+    def on_sweep_view_status_requested(self, message: SweepView.StatusRequested) -> None:
+        self.act(self.controller.run("status", message.branch))
+
+    def on_sweep_view_merge_requested(self, message: SweepView.MergeRequested) -> None:
+        self.act(self.controller.merge_run(message.branch))
+
+    def on_sweep_view_stop_requested(self, message: SweepView.StopRequested) -> None:
+        self.act(self.controller.stop_sweep())
 
     # -- keys -------------------------------------------------------------------------------------
 

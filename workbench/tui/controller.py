@@ -6,6 +6,7 @@ model switch, a merge) never blocks typing, and a failure is shown in the chat w
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
@@ -15,6 +16,7 @@ from workbench.errors import WorkbenchError
 from workbench.permission import ALLOW, REJECT, PermissionOption, PermissionRequest
 from workbench.runtime.commands import AnyCommand
 from workbench.sessions.workspaces.rewind import ChangedOutside
+from workbench.sweeps.options import EXAMPLE
 from workbench.text import count_of
 from workbench.tui import reports, slash
 from workbench.tui.components.commit_draft import CommitDraft
@@ -206,6 +208,50 @@ class Controller:
         request = PermissionRequest("restore_files", "", title, detail, options)
         return await self.host.query_one(PermissionPrompt).ask(request) == ALLOW
 
+    # -- sweeps ---------------------------------------------------------------------------------
+
+    async def cmd_sweep(self, args: str) -> None:
+        """With a question, run the sweep (its view opens as it starts); without, show the
+        running or the last one again."""
+        sweep = _spec("sweep")
+        arguments = sweep.parse_text(args)
+        if arguments["prompt"] is None and not arguments["variants"]:
+            if self.host.sweep_board.sweep is None:
+                recorded = await asyncio.to_thread(self.wb.sweep_controls.sweeps)
+                if not recorded:
+                    raise WorkbenchError("no sweep in this session yet", f"for example: {EXAMPLE}")
+                self.host.sweep_board.show(recorded[-1])
+            self.host.show_sweep()
+            return
+        self.host.note("info", "Starting a sweep: forking a branch and a worktree for each run…")
+        done = await sweep.call(self.wb, arguments)
+        best = done.summary()[0]
+        said = f"{done.id}: {count_of(len(done.runs), 'run')} ended; best {best['name']} "
+        said += f"({best['passed']}/{best['runs']} passed)."
+        if done.stopped:
+            said = f"{done.id}: {done.stopped}; each run kept what it did."
+        self.host.note("info", said, "/sweep shows it again; Alt+M there merges a run")
+
+    async def merge_run(self, branch: str) -> None:
+        """Alt+M in the sweep view: the run's files are committed on its branch, then the
+        branch is merged as `/merge` merges."""
+        sweep = self.host.sweep_board.sweep
+        run = next((r for r in sweep.runs if r.branch == branch), None) if sweep else None
+        if sweep is None or run is None:
+            return
+        if run.outcome in ("queued", "running"):
+            raise WorkbenchError(f"{branch} is still {run.outcome}", "merge it once it is done")
+        about = "Its files are committed on its branch first, then merged (a real git merge)."
+        if not await self.host.confirm(f"Merge {branch} into {sweep.branch}?", about):
+            return
+        await self.wb.commit(f"{sweep.id}: the {run.variant} run {run.repeat}", branch=branch)
+        await self.cmd_merge(branch)
+
+    async def stop_sweep(self) -> None:
+        """Esc in the sweep view while runs go."""
+        self.host.note("info", "Stopping every run of the sweep; each keeps what it did.")
+        await self.wb.stop_sweep()
+
     async def cmd_push(self, args: str) -> None:
         push = _spec("push")
         arguments = push.parse_text(args)  # a wrong one is refused before the note
@@ -241,6 +287,10 @@ class Controller:
         self.show(
             "Skill graph status", Text(await _spec("skill-graph-status").answer(self.wb, args))
         )
+
+    async def cmd_eval(self, args: str) -> None:
+        title = f"Eval of {args.strip()}" if args.strip() else "Evals"
+        self.show(title, Text(await _spec("eval").answer(self.wb, args)))
 
     async def cmd_activate(self, args: str) -> None:
         await _spec("activate").answer(self.wb, args)

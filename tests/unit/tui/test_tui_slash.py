@@ -12,14 +12,14 @@ def no_values(source: str) -> list[tuple[str, str]]:
 def test_every_command_of_the_issue_is_offered() -> None:
     wanted = (
         "tree fork status diff commit merge label compact model approval skills skill-graph-status "
-        "activate deactivate push export mcp new resume help quit"
+        "activate deactivate push export mcp new resume sweep help quit eval"
     )
     assert sorted(c.name for c in COMMANDS) == sorted(wanted.split())
 
 
 def test_a_prefix_completes_to_the_commands_it_starts() -> None:
     found = completions("/s", {}, no_values)
-    assert [c.text for c in found] == ["/status ", "/skills", "/skill-graph-status"]
+    assert [c.text for c in found] == ["/status ", "/skills", "/skill-graph-status", "/sweep "]
     assert found[0].label == "/status [branch]"
 
 

@@ -40,9 +40,13 @@ class SkillDetail(ModalScreen[None]):
         Binding("escape,q", "close", "Close", show=False),
     ]
 
-    def __init__(self, graph: SkillGraph, name: str, findings: list[Diagnostic]) -> None:
+    def __init__(
+        self, graph: SkillGraph, name: str, findings: list[Diagnostic], last_eval: str = ""
+    ) -> None:
+        """`last_eval`: the summary of the skill's last eval (`workbench eval`), if any."""
         super().__init__()
         self.graph, self.skill_name, self.findings = graph, name, findings
+        self.last_eval = last_eval
         self.level: Level = "core"
 
     def compose(self) -> ComposeResult:
@@ -63,6 +67,8 @@ class SkillDetail(ModalScreen[None]):
             frame.border_title = self.skill_name
             yield Static(facts, classes="facts")
             yield Static(self._findings(), classes="findings")
+            if self.last_eval:
+                yield Static(Text(self.last_eval), classes="findings", id="last-eval")
             with VerticalScroll():
                 yield Markdown(id="projection")
             yield Static("1 summary · 2 core · 3 full · Esc closes", classes="footer")
