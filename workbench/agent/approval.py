@@ -9,6 +9,9 @@ Only a front end with a user at it asks (`Approval.ask`, set by the app and by A
 run (`-p`, JSON, RPC, sweeps, evals, sub-agents) never waits: it runs as `never`, unless the run
 itself was started with `--approval edits|all` (`explicit`), which refuses what would need the
 user. Every refusal is the call's error result, and it tells the model why.
+
+`ApprovalControls` is how the runtime's front ends change it (`/approval`, the app's F5) and
+hand in who answers (`answer_with`: the app's inline prompt, ACP's `session/request_permission`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from workbench.agent.events import AgentEvent, ApprovalChange
+from workbench.config import Settings
 from workbench.errors import WorkbenchError
 from workbench.permission import ALLOW, ALWAYS, Asker, PermissionRequest
 
@@ -99,3 +104,39 @@ class Approval:
         if answer in (ALLOW, ALWAYS):
             return None
         return REFUSED.format(done=done, what=what)
+
+
+def opening_approval(flag: str | None, settings: Settings) -> Approval:
+    """The approval a session opens with: `--approval` (explicit), else the setting."""
+    if flag is not None:
+        return Approval(approval_mode(flag, "--approval"), explicit=True)
+    return Approval(approval_mode(settings.get("approval", "never"), "setting approval"))
+
+
+class ApprovalControls:
+    """`approval` (the mode), `set_approval`, `cycle_approval`, and `answer_with` for front ends."""
+
+    def __init__(self, approval: Approval, emit: Callable[[AgentEvent], None]) -> None:
+        self._approval = approval
+        self._emit = emit
+
+    @property
+    def approval(self) -> ApprovalMode:
+        return self._approval.mode
+
+    def set_approval(self, mode: str) -> ApprovalMode:
+        """Set the mode (from the next tool call on); asked for here, it counts as the run's own
+        choice: a front end with no one to ask then refuses what would need approval."""
+        self._approval.mode = approval_mode(mode, "approval")
+        self._approval.explicit = True
+        self._emit(ApprovalChange(self._approval.mode))
+        return self._approval.mode
+
+    def cycle_approval(self) -> ApprovalMode:
+        """The next mode: never, edits, all, never..."""
+        index = APPROVAL_MODES.index(self._approval.mode)
+        return self.set_approval(APPROVAL_MODES[(index + 1) % len(APPROVAL_MODES)])
+
+    def answer_with(self, ask: Asker | None) -> None:
+        """How to ask the user (None: no one can answer; nothing waits)."""
+        self._approval.ask = ask

@@ -19,7 +19,7 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
 
 Its other commands are its parts' (`parts.handed_to`): the tree (`tree.py`: fork, navigate,
 status, commit, merge...; each change emits `tree_update`), skills (`skill_controls.py`), queues
-(`queue_controls.py`), trust, sharing, sweeps, MCP servers and approval (`*_controls.py`).
+(`queue_controls.py`), trust, sharing, sweeps, MCP servers (`*_controls.py`) and approval.
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
 `follow_up` while idle start a run. Commands (`/compact`, extensions') are in `commands`; their
 output is a `notice`. Stored in git (`opening.py`) unless a `store` is given (`--no-session`);
@@ -36,6 +36,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from workbench.agent.approval import ApprovalControls, opening_approval
 from workbench.agent.context_files import context_files
 from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
@@ -57,7 +58,6 @@ from workbench.extension_api import Command, DeliverAs, ExtensionAPI, ExtensionE
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config, bound_tools
-from workbench.runtime.approval_controls import ApprovalControls, opening_approval
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
