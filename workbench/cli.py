@@ -134,6 +134,9 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="refuse read, write and edit outside the project and its worktrees",
     )
     parser.add_argument(
+        "--approval", choices=("never", "edits", "all"), help="which tool calls wait for your yes"
+    )
+    parser.add_argument(
         "--sandbox",
         choices=MODES,
         help="the box of the commands tools run: off, workspace (default where bubblewrap "
@@ -266,6 +269,7 @@ def _options(
         sandbox=args.sandbox,
         no_cache=args.no_cache,
         confirm=confirm,
+        approval=args.approval,
         mcp=not args.no_mcp,
         mcp_config=Path(args.mcp_config).resolve() if args.mcp_config else None,
     )

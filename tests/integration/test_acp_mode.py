@@ -412,3 +412,39 @@ async def test_sigterm_aborts_the_run_and_keeps_what_was_said(project):
         await conn.load_session(cwd=str(project), session_id=sid, mcp_servers=[])
         assert client.text(sid, "user_message_chunk") == "talk"
         assert client.text(sid).startswith("word0")
+
+
+async def test_approval_asks_the_editor_with_the_whole_files_diff(project):
+    def edit(old: str, new: str, call_id: str) -> dict:
+        arguments = {"path": "notes.txt", "old_text": old, "new_text": new}
+        return {"name": "edit", "arguments": arguments, "id": call_id}
+
+    (project / "notes.txt").write_text("one\ntwo\nthree\n")
+    model = write_script(
+        project,
+        [
+            {"tool_calls": [edit("two", "TWO", "e1")]},
+            {"text": "left as it was"},
+            {"tool_calls": [edit("two", "2", "e2")]},
+            {"text": "changed"},
+        ],
+    )
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "/approval edits") == "end_turn"
+        assert "approval: edits" in client.text(sid)
+        client.permission = "reject"
+        assert await ask(conn, sid, "change it") == "end_turn"
+        assert (project / "notes.txt").read_text() == "one\ntwo\nthree\n"
+        client.permission = "always"
+        assert await ask(conn, sid, "change it anyway") == "end_turn"
+        assert (project / "notes.txt").read_text() == "one\n2\nthree\n"
+        (_, call, options), _ = client.permissions
+        assert call.tool_call_id == "e1" and call.title == "Edit notes.txt"
+        diff = call.content[0]
+        assert diff.type == "diff" and diff.path == str(project / "notes.txt")
+        assert (diff.old_text, diff.new_text) == ("one\ntwo\nthree\n", "one\nTWO\nthree\n")
+        assert [o.kind for o in options] == ["allow_once", "reject_once", "allow_always"]
+        ends = {u.tool_call_id: u for u in client.of(sid, "tool_call_update") if u.status}
+        assert ends["e1"].status == "failed"
+        assert "the user refused this edit" in ends["e1"].content[-1].content.text

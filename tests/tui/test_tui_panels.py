@@ -316,7 +316,8 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
         await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: app.editor.text == "second question", "the text to edit")
         assert app.focused is app.editor
-        assert user_texts(app) == ["first question"] and "one" in chat_text(app)
+        await until(pilot, lambda: user_texts(app) == ["first question"], "the chat to go back")
+        assert "one" in chat_text(app)
         await pilot.press("end", *" please", "enter")
         await until(pilot, lambda: "two again" in chat_text(app), "the new answer")
         assert user_texts(app) == ["first question", "second question please"]

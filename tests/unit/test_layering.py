@@ -29,6 +29,7 @@ LAYERS: dict[str, float] = {
     "sandbox": 2,
     "output_limits": 2,
     "hooks": 2,
+    "permission": 2,
     "extension_api": 2,
     "enforcer": 3,
     "processes": 3,

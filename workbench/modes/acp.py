@@ -7,8 +7,8 @@ the project's sessions, `session/fork` makes a real branch with its own worktree
 fork only with its unstable protocol, switched on here), `session/prompt` runs a turn or a slash
 command and streams it (`acp_updates`), a prompt during a turn steers it, `session/cancel`
 aborts. Session modes are the enforcer's modes; the model is a config option. Where workbench
-asks the user to confirm (project sub-agents), the client is asked with
-`session/request_permission`.
+asks the user (project sub-agents, an edit or a command waiting for approval: `/approval`), the
+client is asked with `session/request_permission`, an edit with the file's text before and after.
 
 stdout carries the protocol only: fd 1 is pointed at stderr for the whole process (stray prints,
 child processes), the protocol writes to a private copy of the real stdout, and logs go to the
@@ -158,6 +158,7 @@ class WorkbenchAgent:
                 {"message": f"cannot open a session in {cwd}: {exc.strerror or exc}"}
             ) from exc
         bench = Bench(workbench, self.outbox)
+        workbench.answer_permissions(bench.request_permission)
         holder.append(bench)
         self.benches[workbench.state().session_id] = bench
         return bench

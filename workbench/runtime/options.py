@@ -49,6 +49,9 @@ class WorkbenchOptions:
     """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
     confirm: Confirm | None = None
     """Asks the user yes or no (title, message), e.g. before project sub-agents run."""
+    approval: str | None = None
+    """`--approval never|edits|all`: the run's own choice, over the `approval` setting; with no
+    one to ask (headless), `edits` and `all` refuse what would need approval."""
     mcp: bool = True
     """Start MCP servers (`--no-mcp` and an agent's `mcp: none` say False)."""
     mcp_servers: dict[str, Any] | None = None
@@ -75,6 +78,7 @@ class WorkbenchState:
     message_count: int
     tools: list[str]
     commands: list[str]
+    approval: str
     extensions: dict[str, list[Any]] = field(default_factory=dict)
     input_tokens: int = 0
     """The session's totals, with `total_cost` their cost: the tokens of the conversation on this
@@ -119,6 +123,7 @@ class WorkbenchState:
             tools=list(state.tools),
             sandbox=state.sandbox.label(),
             commands=commands,
+            approval=state.approval.mode,
             extensions={
                 "loaded": [str(p) for p in extensions.loaded],
                 "skipped": [[str(p), r] for p, r in extensions.skipped],

@@ -17,17 +17,14 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.close()
     wb.current (session, store, settings, folders), wb.agent.state, wb.skills, wb.enforcer ...
 
-Its other commands are its parts', each built with what it uses and offered here under its own
-name (`parts.handed_to`): the conversation tree (`tree.py`: fork, navigate, status, commit,
-merge ...; each change emits `tree_update`), skills (`skill_controls.py`), the queues
-(`queue_controls.py`), trust (`trust_controls.py`), sharing, sweeps and MCP servers
-(`*_controls.py`).
-
+Its other commands are its parts' (`parts.handed_to`): the tree (`tree.py`: fork, navigate,
+status, commit, merge...; each change emits `tree_update`), skills (`skill_controls.py`), queues
+(`queue_controls.py`), trust, sharing, sweeps, MCP servers (`*_controls.py`) and approval.
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
-`follow_up` while idle start a run, like `prompt`. Commands (`/compact`, extension commands) are
-in `commands`; a command's text output arrives as a `notice` event. The session is stored in git
-(`workbench.sessions`, see `opening.py`) unless a `store` is given (`--no-session`). The tools run
-in the current branch's workspace: the project checkout, or a fork's worktree.
+`follow_up` while idle start a run. Commands (`/compact`, extensions') are in `commands`; their
+output is a `notice`. Stored in git (`opening.py`) unless a `store` is given (`--no-session`);
+the tools run in the current branch's workspace, its files kept around each tool call
+(`sessions.file_history`).
 """
 
 from __future__ import annotations
@@ -39,6 +36,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from workbench.agent.approval import ApprovalControls, opening_approval
 from workbench.agent.context_files import context_files
 from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
@@ -225,6 +223,8 @@ class Workbench:
             self._open_model,
         )
         self.share_controls = ShareControls(current, self.project_root)
+        self.agent.state.approval = opening_approval(self.options.approval, current.settings)
+        self.approval_controls = ApprovalControls(self.agent.state.approval, emit)
         self.sweep_controls = SweepControls(current, self.options, emit, self.agent, lock)
 
     def _refresh_system_prompt(self) -> None:
@@ -296,6 +296,7 @@ class Workbench:
     fork = handed_to("conversation", ConversationTree.fork)
     workspace_ready = handed_to("conversation", ConversationTree.workspace_ready)
     navigate = handed_to("conversation", ConversationTree.navigate)
+    files_to_restore = handed_to("conversation", ConversationTree.files_to_restore)
     edit_and_resend = handed_to("conversation", ConversationTree.edit_and_resend)
     switch_branch = handed_to("conversation", ConversationTree.switch_branch)
     commit_trailers = handed_to("conversation", ConversationTree.commit_trailers)
@@ -319,6 +320,9 @@ class Workbench:
     push = handed_to("share_controls", ShareControls.push)
     export = handed_to("share_controls", ShareControls.export)
     export_text = handed_to("share_controls", ShareControls.export_text)
+    set_approval = handed_to("approval_controls", ApprovalControls.set_approval)
+    cycle_approval = handed_to("approval_controls", ApprovalControls.cycle_approval)
+    answer_permissions = handed_to("approval_controls", ApprovalControls.answer_with)
     sweep = handed_to("sweep_controls", SweepControls.sweep)
     stop_sweep = handed_to("sweep_controls", SweepControls.stop_sweep)
 

@@ -48,6 +48,7 @@ from workbench.tui.composer import Composer
 from workbench.tui.control_filter import VISIBLE_CONTROLS
 from workbench.tui.controller import Controller
 from workbench.tui.dialogs import DialogApp
+from workbench.tui.permission_prompt import PermissionPrompt
 from workbench.tui.session_view import SessionView
 from workbench.tui.sweep_board import SweepBoard
 from workbench.tui.sweep_view import SweepView
@@ -83,6 +84,7 @@ class WorkbenchApp(DialogApp):
         Binding("f2", "focus_pane('skills')", "Skills", show=False),
         Binding("f3", "focus_pane('tree')", "Tree", show=False),
         Binding("f4", "focus_pane('chat')", "Chat", show=False),
+        Binding("f5", "command('approval')", "Approval", show=False),
     ]
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # noqa: RUF012 (App's type)
@@ -129,6 +131,7 @@ class WorkbenchApp(DialogApp):
                 yield SkillPanel(id="skills")
                 yield TreePanel(id="tree")
         with Vertical(id="bottom"):
+            yield PermissionPrompt(id="permission")
             yield QuickPick(id="pick")
             yield CompletionList(id="completions")
             yield QueueList(id="queue")
@@ -225,6 +228,7 @@ class WorkbenchApp(DialogApp):
             return
         self.workbench = workbench
         self._unsubscribe = workbench.subscribe(self.on_workbench_event)
+        workbench.answer_permissions(self.query_one(PermissionPrompt).ask)
         await self.session.show_all()
         if self._keyboard_note:
             self.note("info", self._keyboard_note)

@@ -15,7 +15,9 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from workbench.errors import WorkbenchError
+from workbench.permission import ALLOW, REJECT, PermissionOption, PermissionRequest
 from workbench.runtime.commands import AnyCommand
+from workbench.sessions.workspaces.rewind import ChangedOutside
 from workbench.sweeps.options import EXAMPLE
 from workbench.text import count_of
 from workbench.tui import reports, slash
@@ -29,6 +31,11 @@ from workbench.tui.diff_report import diff_report
 from workbench.tui.host import opened
 from workbench.tui.keys import KEYS, LEGEND
 from workbench.tui.model_picker import ModelPicker
+from workbench.tui.permission_prompt import PermissionPrompt
+
+RESTORE = PermissionOption(ALLOW, "y", "yes, restore them", "allow_once")
+RESTORE_SHOWN = 12
+"""The files the restore question names; the rest are counted."""
 
 if TYPE_CHECKING:
     from workbench.runtime import Workbench
@@ -149,7 +156,8 @@ class Controller:
                 raise WorkbenchError(
                     "only a question can be edited and resent", "Alt+E on one of your messages (›)"
                 )
-            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry))
+            restore = await self.offer_restore(target.entry, question=True)
+            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry, restore))
             self.host.focus_pane("editor")
             return
         after_turn = target.after_turn  # None: the branch has no entries yet
@@ -160,9 +168,12 @@ class Controller:
             if after_turn == self.session.position():
                 self.host.note("info", "You are there already.")
                 return
+            restore = await self.offer_restore(after_turn)
             if summarize:
                 self.host.note("info", "Summarising the path left behind…")
-            await self.wb.navigate(after_turn, summarize=summarize)
+            moved = await self.wb.navigate(after_turn, summarize, restore)
+            if moved.files is not None:  # said once the chat shows the move
+                self.session.after_move = sentence(moved.files.render_text())
         elif action == "fork":
             name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
             if name is not None:
@@ -183,6 +194,25 @@ class Controller:
                 await self.run("merge", target.branch)
         elif action == "status":
             await self.run("status", target.branch)
+
+    async def offer_restore(self, target: str, question: bool = False) -> bool:
+        """Whether going to `target` (before the question `target`) restores the files too:
+        asked in the permission prompt when the agent changed files since; a restore that
+        would lose changes made outside the agent is refused, and the refusal says which."""
+        try:
+            files = await self.wb.files_to_restore(target, question)
+        except ChangedOutside as exc:
+            self.host.note("warning", sentence(exc.message), exc.hint)
+            return False
+        if not files:
+            return False
+        detail = "\n".join(f"  {path}" for path in files[:RESTORE_SHOWN])
+        if len(files) > RESTORE_SHOWN:
+            detail += f"\n  … and {len(files) - RESTORE_SHOWN} more"
+        title = f"Restore the files to this point too? {count_of(len(files), 'file')} change:"
+        options = (RESTORE, PermissionOption(REJECT, "n", "no, only go there", "reject_once"))
+        request = PermissionRequest("restore_files", "", title, detail, options)
+        return await self.host.query_one(PermissionPrompt).ask(request) == ALLOW
 
     # -- sweeps ---------------------------------------------------------------------------------
 

@@ -39,6 +39,9 @@ class SessionView:
         self.tree: Tree | None = None
         self.findings: dict[str, list[Diagnostic]] = {}
         self.sessions: list[SessionInfo] = []
+        self.after_move: str | None = None
+        """Said after the chat shows where a move went (what restoring the files did): set as
+        the move returns, before its `tree_update` is shown."""
 
     @property
     def wb(self) -> Workbench:
@@ -79,6 +82,7 @@ class SessionView:
             context_window=state.context_window,
             branch=state.branch,
             mode=self.wb.enforcer_mode,
+            approval=state.approval,
             sandbox=state.sandbox,
             busy=state.busy,
             mcp_failed=[s["name"] for s in state.mcp["servers"] if s["state"] == "failed"],
@@ -137,6 +141,9 @@ class SessionView:
         said = self._told(event.reason, event.branch)
         if said:
             self.host.note("info", said)
+        if self.after_move:
+            self.host.note("info", self.after_move)
+            self.after_move = None
         self.show_footing()
 
     def _told(self, reason: str, branch: str) -> str | None:

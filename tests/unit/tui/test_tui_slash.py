@@ -11,8 +11,8 @@ def no_values(source: str) -> list[tuple[str, str]]:
 
 def test_every_command_of_the_issue_is_offered() -> None:
     wanted = (
-        "tree fork status diff commit merge label compact model skills skill-graph-status "
-        "activate deactivate push export new resume sweep help quit eval"
+        "tree fork status diff commit merge label compact model approval skills skill-graph-status "
+        "activate deactivate push export mcp new resume sweep help quit eval"
     )
     assert sorted(c.name for c in COMMANDS) == sorted(wanted.split())
 

@@ -11,7 +11,13 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from workbench.agent.costs import UsageTotals
-from workbench.agent.events import AgentEnd, AgentStart, ModelChange, UsageUpdate
+from workbench.agent.events import (
+    AgentEnd,
+    AgentStart,
+    ApprovalChange,
+    ModelChange,
+    UsageUpdate,
+)
 from workbench.text import short_count
 from workbench.tui import palette
 
@@ -38,6 +44,8 @@ class Footing:
     context_window: int = 0
     branch: str = ""
     mode: str = ""
+    approval: str = ""
+    """Which tool calls wait for the user's yes; F5 cycles it."""
     sandbox: str = ""
     """The sandbox mode of the tools' commands (`SandboxPolicy.label`)."""
     busy: bool = False
@@ -90,6 +98,8 @@ class StatusBar(Static):
             parts.append(Text(f"⎇ {f.branch}", palette.PRIMARY))
         if f.mode:
             parts.append(Text(f"enforcer {f.mode}", palette.ERROR if f.mode == "off" else ""))
+        if f.approval:
+            parts.append(Text(f"approve {f.approval} (F5)" if level < 4 else f"F5 {f.approval}"))
         if f.mcp_failed:
             parts.append(Text(f"✗ MCP {', '.join(f.mcp_failed)}", palette.ERROR))
         if f.sandbox:
@@ -118,6 +128,8 @@ class StatusBar(Static):
                 self.change(busy=True)
             case AgentEnd():
                 self.change(busy=False)
+            case ApprovalChange():
+                self.change(approval=event.mode)
 
     def _usage(self, event: UsageUpdate) -> None:
         totals = event.totals
