@@ -12,7 +12,7 @@ def no_values(source: str) -> list[tuple[str, str]]:
 def test_every_command_of_the_issue_is_offered() -> None:
     wanted = (
         "tree fork status diff commit merge label compact model skills skill-graph-status "
-        "activate deactivate push export new resume help quit"
+        "activate deactivate push export mcp new resume help quit"
     )
     assert sorted(c.name for c in COMMANDS) == sorted(wanted.split())
 
