@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
 from workbench.runtime.commands import builtin
+from workbench.sandbox.policy import MODES
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench, WorkbenchOptions
 
 
-MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing"}
+MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing", "eval": "evaluate"}
 """Subcommands whose module is not `workbench.commands.<name>`: those grouped in a package."""
 
 
@@ -131,6 +132,13 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         "--confine-tools",
         action="store_true",
         help="refuse read, write and edit outside the project and its worktrees",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=MODES,
+        help="the box of the commands tools run: off, workspace (default where bubblewrap "
+        "works: writes only in the project, no network), workspace+net, strict (see "
+        "docs/sandbox.md)",
     )
     parser.add_argument("--system-prompt", help="replace the base system prompt (text or file)")
     parser.add_argument(
@@ -255,6 +263,7 @@ def _options(
         append_system_prompt=_text_or_file(args.append_system_prompt),
         trust=args.trust,
         confine_tools=args.confine_tools,
+        sandbox=args.sandbox,
         no_cache=args.no_cache,
         confirm=confirm,
         mcp=not args.no_mcp,

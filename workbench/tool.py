@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.sandbox.policy import SandboxPolicy
+
 
 @dataclass
 class ToolResult:
@@ -32,6 +34,8 @@ class ToolContext:
     update: Callable[[str], None] = lambda _text: None
     confined_to: tuple[Path, ...] | None = None
     """The folders the file tools may touch (the project and its worktrees); None: any."""
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box the bash tool runs commands in, and the rule the file tools follow too."""
 
 
 ToolExecute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -23,8 +23,10 @@ def test_a_call_cut_off_by_a_kill_may_have_run(project, server):
     command = f"touch {started}; sleep 1; touch {finished}"
     server.add(Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}]))
     model = ("--model", "openai/m", "--api-base", server.url, "--api-key", "k")
+    # Unboxed, the command outlives the killed process (a boxed one dies with it:
+    # tests/integration/sandbox/test_sandbox_runs.py).
     first = subprocess.Popen(
-        workbench_command("-p", *model, "make the files"),
+        workbench_command("-p", "--sandbox", "off", *model, "make the files"),
         cwd=project,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

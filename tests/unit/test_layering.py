@@ -26,6 +26,7 @@ LAYERS: dict[str, float] = {
     "skills": 1,
     "messages": 2,
     "tool": 2,
+    "sandbox": 2,
     "output_limits": 2,
     "hooks": 2,
     "extension_api": 2,
@@ -38,6 +39,8 @@ LAYERS: dict[str, float] = {
     "sweeps": 5.5,
     # MCP servers: offered to the agent as tools by the runtime.
     "mcp": 3.5,
+    # evals plan a sweep per skill, prepare its worktrees and grade its runs.
+    "evals": 5.7,
     "runtime": 6,
     "commands": 7,
     "modes": 7,

@@ -21,6 +21,7 @@ from workbench.agent.models.client import ModelClient
 from workbench.agent.store import ConversationStore
 from workbench.errors import DiskFull
 from workbench.messages import Message
+from workbench.sandbox.policy import SandboxPolicy
 from workbench.tool import Tool
 
 
@@ -41,6 +42,8 @@ class AgentState:
     unsaved: list[Message] = field(default_factory=list)
     confined_to: tuple[Path, ...] | None = None
     """The folders the file tools may touch; None: any (see `ToolContext.confined_to`)."""
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box of the tools' commands (see `ToolContext.sandbox`); the runtime sets it."""
     """Messages kept in `messages` that a full disk kept out of the store, oldest first."""
 
     async def record(self, message: Message, announce: bool = True) -> None:

@@ -137,7 +137,9 @@ class ToolRunner:
         def update(text: str) -> None:
             self.state.emit(ToolExecutionUpdate(call.id, call.name, args, text))
 
-        context = ToolContext(self.state.cwd, call.id, update, self.state.confined_to)
+        context = ToolContext(
+            self.state.cwd, call.id, update, self.state.confined_to, self.state.sandbox
+        )
         try:
             return await tool.execute(args, context)
         except WorkbenchError as exc:

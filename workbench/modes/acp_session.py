@@ -314,7 +314,8 @@ class Bench:
         return "max_tokens" if self.translator.max_tokens else "end_turn"
 
     async def cancel(self) -> None:
-        """Abort the run at once; what was queued for it goes too (the client asked to stop)."""
+        """Abort the run at once; what was queued for it goes too (the client asked to stop); a
+        sweep's runs are all stopped (`/sweep`'s turn then ends, each run keeping what it did)."""
         self.cancelled = True
         self.wb.clear_queue()
-        await self.wb.abort()
+        await asyncio.gather(self.wb.abort(), self.wb.stop_sweep())

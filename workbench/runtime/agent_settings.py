@@ -1,12 +1,17 @@
-"""The agent loop's settings, read from the project's settings."""
+"""The agent loop's settings, read from the project's settings, and the bounds of its tools."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from workbench.agent.compaction_plan import CompactionSettings
 from workbench.agent.config import AgentConfig, RetryPolicy
 from workbench.agent.queues import queue_mode
+from workbench.agent.state import AgentState
 from workbench.config import Settings
 from workbench.errors import WorkbenchError
+from workbench.runtime.options import WorkbenchOptions
+from workbench.sandbox import choose_sandbox
 
 
 def agent_config(settings: Settings) -> AgentConfig:
@@ -34,3 +39,16 @@ def agent_config(settings: Settings) -> AgentConfig:
         raise WorkbenchError(
             f"a retry or compaction setting is not a number: {exc}", "see docs/agent-and-models.md"
         ) from exc
+
+
+def bound_tools(
+    state: AgentState, settings: Settings, options: WorkbenchOptions, worktrees: list[Path]
+) -> list[str]:
+    """Confine the file tools (`--confine-tools`, `tools.confine`) to the project and its
+    worktrees, and put the tools' commands in the sandbox (`--sandbox`, `sandbox`); the
+    notices the user is told once, at start."""
+    if options.confine_tools or settings.get("tools.confine") is True:
+        state.confined_to = tuple(p.resolve() for p in (settings.project_root, *worktrees))
+    box = choose_sandbox(settings, options.sandbox)
+    state.sandbox = box.policy
+    return box.notices

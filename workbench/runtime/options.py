@@ -33,6 +33,8 @@ class WorkbenchOptions:
     confine_tools: bool = False
     """Confine read, write and edit to the project and its worktrees (`--confine-tools`; the
     `tools.confine` setting does it too)."""
+    sandbox: str | None = None
+    """The sandbox mode of the tools' commands (`--sandbox`); None: the `sandbox` setting."""
     no_cache: bool = False
     """Ask the provider for no prompt caching (`--no-cache`; the `cache` setting does it too)."""
     store: ConversationStore | None = None
@@ -87,6 +89,8 @@ class WorkbenchState:
     """The same for the latest model call that reported usage."""
     mcp: dict[str, Any] = field(default_factory=dict)
     """The MCP servers: each one's source, state, tools and last error (`McpReport`)."""
+    sandbox: str = "off"
+    """The box of the tools' commands (`SandboxPolicy.label`)."""
 
     @classmethod
     def of(
@@ -113,6 +117,7 @@ class WorkbenchState:
             follow_up=agent.follow_ups.texts(),
             message_count=len(state.messages),
             tools=list(state.tools),
+            sandbox=state.sandbox.label(),
             commands=commands,
             extensions={
                 "loaded": [str(p) for p in extensions.loaded],

@@ -107,7 +107,9 @@ class ConversationTree:
     async def status(self, branch: str | None = None) -> BranchStatus:
         session = self._session("status")
         async with self._lock:
-            return await session.status(branch)
+            status = await session.status(branch)
+        status.sandbox = self._agent.state.sandbox.label()
+        return status
 
     async def diff(self, branch: str | None = None, path: str | None = None) -> str:
         """The unified diff of a branch's files since its fork (default: the current branch),
@@ -162,12 +164,13 @@ class ConversationTree:
         its fork), for a commit draft shown to the user; [] without a stored session."""
         return self._current.session.commit_trailers() if self._current.session is not None else []
 
-    async def commit(self, message: str | None = None) -> CommitResult:
-        """Commit the current branch's files; without a message the model drafts it. The branch's
-        `commit_trailers()` are appended unless the message already carries them."""
+    async def commit(self, message: str | None = None, branch: str | None = None) -> CommitResult:
+        """Commit the files of `branch` (default: the current one; a sweep's run is committed
+        from where the user is); without a message the model drafts it. The branch's cost and token
+        trailers are appended unless the message already carries them."""
         session = self._session("commit")
         async with self._changing("commit"):
-            return await session.commit(message, draft=self._draft_commit)
+            return await session.commit(message, draft=self._draft_commit, branch=branch)
 
     async def draft_commit_message(self) -> str | None:
         """The model's draft of a commit message for the current branch's changes, for the user

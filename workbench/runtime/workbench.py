@@ -20,8 +20,8 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
 Its other commands are its parts', each built with what it uses and offered here under its own
 name (`parts.handed_to`): the conversation tree (`tree.py`: fork, navigate, status, commit,
 merge ...; each change emits `tree_update`), skills (`skill_controls.py`), the queues
-(`queue_controls.py`), trust (`trust_controls.py`), sharing (`share_controls.py`) and MCP
-servers (`mcp_controls.py`).
+(`queue_controls.py`), trust (`trust_controls.py`), sharing, sweeps and MCP servers
+(`*_controls.py`).
 
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
 `follow_up` while idle start a run, like `prompt`. Commands (`/compact`, extension commands) are
@@ -59,7 +59,7 @@ from workbench.errors import WorkbenchError
 from workbench.extension_api import Command, DeliverAs, ExtensionAPI, ExtensionEvent
 from workbench.hooks import BeforeAgentStartEvent, HookBus, InputEvent, SessionStartEvent
 from workbench.messages import Message
-from workbench.runtime.agent_settings import agent_config
+from workbench.runtime.agent_settings import agent_config, bound_tools
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
@@ -73,6 +73,7 @@ from workbench.runtime.readiness import Readiness
 from workbench.runtime.session_model import open_session_model, recorded_models, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
+from workbench.runtime.sweep_controls import SweepControls
 from workbench.runtime.tree import ConversationTree, StartReason
 from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.session import Session
@@ -173,11 +174,8 @@ class Workbench:
             on_queue_change=lambda: self.queue_controls.changed(),
         )
         self._hand_out_parts()
-        if self.options.confine_tools or current.settings.get("tools.confine") is True:
-            worktrees = [current.session.workspaces.worktree_root] if current.session else []
-            self.agent.state.confined_to = tuple(
-                p.resolve() for p in (self.project_root, *worktrees)
-            )
+        worktrees = [current.session.workspaces.worktree_root] if current.session else []
+        bounds = bound_tools(self.agent.state, current.settings, self.options, worktrees)
         self.agent.state.messages = messages
         self.skill_controls.offer_tools()
         self._refresh_system_prompt()
@@ -193,18 +191,19 @@ class Workbench:
             *self.trust_controls.trust_notices(),
             *self.mcp.notices(),
             *model_notices,
+            *(Notice(text, "warning") for text in bounds),
         ]
 
     def _hand_out_parts(self) -> None:
         """The parts the commands are handed to, each given what it uses (the agent first)."""
-        current, emit = self.current, self.listeners.emit
+        current, emit, lock = self.current, self.listeners.emit, self._tree_lock
         self.conversation = ConversationTree(
             current,
             self.agent,
             self.bus,
             self.folders,
             self.readiness,
-            self._tree_lock,
+            lock,
             emit,
             self._use_workspace,
         )
@@ -226,6 +225,7 @@ class Workbench:
             self._open_model,
         )
         self.share_controls = ShareControls(current, self.project_root)
+        self.sweep_controls = SweepControls(current, self.options, emit, self.agent, lock)
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
@@ -319,6 +319,8 @@ class Workbench:
     push = handed_to("share_controls", ShareControls.push)
     export = handed_to("share_controls", ShareControls.export)
     export_text = handed_to("share_controls", ShareControls.export_text)
+    sweep = handed_to("sweep_controls", SweepControls.sweep)
+    stop_sweep = handed_to("sweep_controls", SweepControls.stop_sweep)
 
     def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
         """ExtensionSink: see `QueueControls.deliver`; until the agent is there (extensions load
@@ -438,6 +440,6 @@ class Workbench:
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""
-        await self.abort()
+        await asyncio.gather(self.abort(), self.stop_sweep())
         self.readiness.cancel()
         await asyncio.gather(self.mcp.close(), asyncio.to_thread(self.current.store.close))

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from workbench.errors import UsageError
+from workbench.sandbox import SandboxPolicy, mode, narrowest
 from workbench.sessions.session import Session
 from workbench.sessions.store.state import Position
 from workbench.sessions.workspaces.fork import fork_branch
@@ -25,7 +26,8 @@ from workbench.sweeps.record import Run, Sweep
 from workbench.sweeps.runs import Launch
 from workbench.sweeps.variants import Variant
 
-INTERRUPTED = "stopped by the user (Ctrl+C)"
+INTERRUPTED = "stopped by the user"
+"""Why a sweep stopped when its runs were cancelled: Ctrl+C in the CLI, Esc in the app."""
 
 
 @dataclass
@@ -43,6 +45,9 @@ class SweepRequest:
     api_base: str | None = None
     api_key: str | None = None
     budget: Budget = field(default_factory=Budget)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box of the runs' commands and of the checks (`choose_sandbox`: settings and
+    `--sandbox`); each run's agent gets its mode and can only narrow it."""
 
 
 def sweeps_of(session: Session) -> list[Sweep]:
@@ -159,6 +164,9 @@ def _launch(
     filters: dict[str, tuple[str, ...]],
 ) -> Launch:
     variant = sweep.variant(run.variant)
+    asked = variant.settings.get("sandbox.mode")  # a variant may narrow the box, never widen it
+    narrowed = narrowest(request.sandbox.mode, None if asked is None else mode(asked, run.variant))
+    box = replace(request.sandbox, mode=narrowed)
     record = session.store.record(run.branch)
     worktree = session.workspace(run.branch)
     return Launch(
@@ -175,6 +183,7 @@ def _launch(
         check_timeout_s=request.check_timeout_s,
         skill_filters=filters.get(variant.name, ()),
         timeout_s=request.timeout_s,
+        sandbox=box,
     )
 
 

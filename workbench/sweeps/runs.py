@@ -20,14 +20,16 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.agent.models.choice import uses_litellm
 from workbench.agent.subagents.report import ChildReport
 from workbench.config import SETTINGS_OVERRIDE
+from workbench.errors import WorkbenchError
 from workbench.processes import forkserver
 from workbench.processes.child import ChildCommand, start_child
+from workbench.sandbox import Boxed, SandboxPolicy, boxed
 from workbench.sessions.session import BRANCH_WRITER
 from workbench.sweeps.record import Check, Run
 from workbench.sweeps.variants import Variant
@@ -57,10 +59,13 @@ class Launch:
     """`!name` for each of the project's skills the variant leaves out."""
     timeout_s: float | None = None
     """The agent's time limit (None: none); past it the run is ended and marked `timeout`."""
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    """The box of the check; the run's agent gets its mode (`--sandbox`) and may narrow it."""
     """`!name` for each of the project's skills the variant leaves out."""
 
     def command(self, folder: Path) -> ChildCommand:
         argv = ["--mode", "json", "-p", "--session", self.session, "--branch", self.branch]
+        argv += ["--sandbox", self.sandbox.mode]
         if self.model:
             argv += ["--model", self.model]
         if self.api_base:
@@ -107,6 +112,9 @@ class Figures:
             self.costs.append(usage.get("cost"))
         elif event["type"] == "tool_execution_start":
             self.run.tool_calls += 1
+            self.run.tool = str(event.get("tool_name") or "") or None
+        elif event["type"] == "tool_execution_end":
+            self.run.tool = None
         usage = self.report.usage
         self.run.tokens.input, self.run.tokens.output = usage.input, usage.output
         self.run.tokens.cache_read, self.run.tokens.cache_write = (
@@ -151,19 +159,39 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
         run.outcome = "done" if figures.report.ok else "failed"
         run.error = figures.report.error
         if launch.check and run.outcome == "done":
-            run.check = await run_check(launch.check, launch.worktree, launch.check_timeout_s)
+            run.tool = "check"  # the row says what the run waits for
+            changed(run)
+            try:
+                run.check = await run_check(
+                    launch.check, launch.worktree, launch.check_timeout_s, launch.sandbox
+                )
+            except asyncio.CancelledError:
+                run.outcome = "aborted"  # stopped before its check said: not a pass
+                raise
         await asyncio.to_thread(_diff_figures, launch, run)
     finally:
-        run.seconds = time.monotonic() - started
+        run.seconds, run.tool = time.monotonic() - started, None
         shutil.rmtree(folder, ignore_errors=True)
         changed(run)
 
 
-async def run_check(command: str, cwd: Path, timeout_s: float) -> Check:
-    """`command` in the run's worktree: passed when it exits 0 within `timeout_s`."""
-    process = await asyncio.create_subprocess_shell(
-        command,
+async def run_check(
+    command: str, cwd: Path, timeout_s: float, sandbox: SandboxPolicy | None = None
+) -> Check:
+    """`command` in the run's worktree, in its box: passed when it exits 0 within
+    `timeout_s`. A box that cannot run here fails the check with the reason."""
+    try:
+        async with boxed(sandbox or SandboxPolicy(), cwd, ["bash", "-c", command]) as box:
+            return await _checked(box, cwd, timeout_s)
+    except WorkbenchError as exc:
+        return Check(False, None, str(exc))
+
+
+async def _checked(box: Boxed, cwd: Path, timeout_s: float) -> Check:
+    process = await asyncio.create_subprocess_exec(
+        *box.argv,
         cwd=cwd,
+        env=box.env,
         stdin=subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
@@ -178,7 +206,10 @@ async def run_check(command: str, cwd: Path, timeout_s: float) -> Check:
         if isinstance(stopped, asyncio.CancelledError):
             raise
         return Check(False, None, f"the check did not end within {timeout_s:g} s")
-    lines = output.decode("utf-8", "replace").rstrip().splitlines()
+    text = output.decode("utf-8", "replace")
+    lines = text.rstrip().splitlines()
+    if process.returncode:
+        lines += [f"[sandbox ({box.policy.mode}) denied: {d}]" for d in box.denials(text)]
     tail = "\n".join(lines[-CHECK_TAIL_LINES:])
     return Check(process.returncode == 0, process.returncode, tail)
 

@@ -79,6 +79,7 @@ class SessionView:
             context_window=state.context_window,
             branch=state.branch,
             mode=self.wb.enforcer_mode,
+            sandbox=state.sandbox,
             busy=state.busy,
             mcp_failed=[s["name"] for s in state.mcp["servers"] if s["state"] == "failed"],
         )
@@ -228,10 +229,13 @@ class SessionView:
         ]
 
     def open_skill(self, name: str) -> None:
+        from workbench.evals.saved import has_eval, last_eval_text
         from workbench.tui.components.skill_detail import SkillDetail  # Markdown: off the start
 
         graph = self.host.query_one(SkillPanel).graph
-        self.host.push_screen(SkillDetail(graph, name, self.findings.get(name, [])))
+        root = self.wb.project_root
+        last = last_eval_text(root, name, short=True) if has_eval(root, name) else ""
+        self.host.push_screen(SkillDetail(graph, name, self.findings.get(name, []), last))
 
     async def offer_trust(self) -> None:
         """A project's extensions run code and its settings may route data: they apply only

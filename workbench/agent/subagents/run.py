@@ -27,6 +27,7 @@ from workbench.agent.subagents.agent_files import AgentDef
 from workbench.agent.subagents.report import ChildReport
 from workbench.processes import forkserver
 from workbench.processes.child import GRACE_S, Child, ChildCommand, start_child
+from workbench.sandbox.policy import Mode
 
 SUBAGENT_MARKER = "WORKBENCH_SUBAGENT"
 """Set in a child's environment, to a value unique to the child: children get no `subagent` tool
@@ -51,6 +52,8 @@ class Launch:
     mcp_servers: Mapping[str, Any] | None = None
     """The MCP servers the parent was handed (an editor's, `--mcp-config`'s), `.mcp.json`
     shaped; None: the child starts none at all (`mcp: none`, the parent's `--no-mcp`)."""
+    sandbox: Mode = "off"
+    """The child's sandbox: the parent's, narrowed by the agent file's `sandbox:`."""
 
     def argv(self, folder: Path) -> list[str]:
         """The child's command line; the API key and system prompt are written into `folder`."""
@@ -71,6 +74,7 @@ class Launch:
             argv.append("--trust")
         if self.agent.confined:
             argv.append("--confine-tools")
+        argv += ["--sandbox", self.sandbox]
         if self.no_cache:
             argv.append("--no-cache")
         if self.mcp_servers is None:

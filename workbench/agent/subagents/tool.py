@@ -25,6 +25,7 @@ from workbench.agent.subagents.settings import SubagentHost, SubagentSettings
 from workbench.agent.subagents.text import progress, result_text
 from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
+from workbench.sandbox.policy import Mode, narrowest
 from workbench.tool import Tool, ToolContext, ToolResult
 from workbench.trust import covered_by_run, how_to_trust, session_worktree, trusted
 
@@ -116,7 +117,8 @@ class SubagentTool:
     def __init__(self, host: SubagentHost) -> None:
         self.host = host
 
-    def launch(self, agent: AgentDef, task: str, cwd: Path) -> Launch:
+    def launch(self, agent: AgentDef, task: str, cwd: Path, sandbox: Mode = "off") -> Launch:
+        """The child's launch; `sandbox`: the parent's mode, which the child can only narrow."""
         parent = self.host.model()
         model = agent.model or parent
         inherits = model == parent
@@ -131,6 +133,7 @@ class SubagentTool:
             trust=covered_by_run(find_project_root(cwd), self.host.run_trust()),
             no_cache=self.host.options.no_cache,
             mcp_servers=self.host.mcp_servers() if agent.mcp else None,
+            sandbox=narrowest(sandbox, agent.sandbox),
         )
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -145,7 +148,10 @@ class SubagentTool:
         refusal = await _confirmed(agents, catalog, self.host, settings)
         if refusal is not None:
             return ToolResult(f"Not run: {refusal}", is_error=True)
-        launches = [self.launch(a, i.task, i.cwd) for a, i in zip(agents, items, strict=True)]
+        launches = [
+            self.launch(a, i.task, i.cwd, ctx.sandbox.mode)
+            for a, i in zip(agents, items, strict=True)
+        ]
         reports = [
             ChildReport(
                 agent=launch.agent.name,

@@ -1,8 +1,10 @@
 """`bash(command, timeout?)`: run a command, stdout and stderr merged, exit code in the result.
 
 The command runs in its own process group so that a timeout or an abort can kill everything it
-started. Long output keeps its tail (where errors usually are); the full output then goes to a temp
-file named in the result, so nothing is lost.
+started, and in the session's sandbox (`workbench.sandbox`) unless it is off: a denial by the box
+is named in the result so that the model can adapt. `execute_outside_box` is the one way to run a
+command unboxed, given the user's explicit `Grant`. Long output keeps its tail (where errors
+usually are); the full output then goes to a temp file named in the result, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import IO, Any
 
 from workbench.errors import WorkbenchError
 from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, tail
+from workbench.sandbox import Boxed, Grant, boxed
 from workbench.tool import Tool, ToolContext, ToolResult
 
 READ_CHUNK = 65536
@@ -171,7 +174,9 @@ def _timeout(args: dict[str, Any]) -> float | None:
     return float(value)
 
 
-def _report(out: OutputBuffer, exit_code: int | None, timeout: float | None) -> ToolResult:
+def _report(
+    out: OutputBuffer, exit_code: int | None, timeout: float | None, box: Boxed
+) -> ToolResult:
     shown, truncated = tail(out.text().rstrip("\n"))
     truncated = truncated or out.spilled
     full_output = out.save() if truncated else None
@@ -187,27 +192,50 @@ def _report(out: OutputBuffer, exit_code: int | None, timeout: float | None) -> 
         text += f"\n\nCommand was killed by signal {-exit_code}."
     else:
         text += f"\n\nExit code: {exit_code}"
+    denied = box.denials(out.text()) if exit_code != 0 else []
+    if denied:
+        text += f"\n\n[Sandbox ({box.policy.mode}) denied: " + "; ".join(denied)
+        text += ". Work inside the project, or ask the user to allow it (docs/sandbox.md).]"
     details = {
         "exit_code": exit_code,
         "timed_out": exit_code is None,
         "truncated": truncated,
         "full_output_path": str(full_output) if full_output else None,
+        "sandbox": box.policy.mode,
+        "sandbox_denied": denied,
     }
     return ToolResult(text, is_error=exit_code != 0, details=details)
 
 
 async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """Run the command in the session's box (see the module)."""
+    return await _run(args, ctx, None)
+
+
+async def execute_outside_box(args: dict[str, Any], ctx: ToolContext, grant: Grant) -> ToolResult:
+    """Run the command once outside the box: only for the user's explicit `grant` (the
+    permission prompt's answer), which must name this very command."""
+    if grant.command != str(args.get("command", "")):
+        raise WorkbenchError("the grant to run outside the sandbox is for another command")
+    return await _run(args, ctx, grant)
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext, grant: Grant | None) -> ToolResult:
     command = str(args.get("command", ""))
     if not command.strip():
         raise WorkbenchError("command is empty")
     timeout = _timeout(args)
+    async with boxed(ctx.sandbox, ctx.cwd, ["bash", "-c", command], grant=grant) as box:
+        return await _run_boxed(box, ctx, timeout)
+
+
+async def _run_boxed(box: Boxed, ctx: ToolContext, timeout: float | None) -> ToolResult:
     write_fd, reader, pipe = await _output_pipe()
     try:
         process = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
+            *box.argv,
             cwd=ctx.cwd,
+            env=box.env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
             stderr=write_fd,
@@ -215,7 +243,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         )
     except OSError as exc:
         pipe.close()
-        raise WorkbenchError(f"cannot start bash: {exc.strerror}") from exc
+        raise WorkbenchError(f"cannot start {box.argv[0]}: {exc.strerror}") from exc
     finally:
         os.close(write_fd)
     out = OutputBuffer()
@@ -236,7 +264,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     finally:
         pipe.close()
         out.close()
-    return _report(out, exit_code, timeout)
+    return _report(out, exit_code, timeout, box)
 
 
 def bash_tool() -> Tool:

@@ -78,6 +78,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     new = str(args.get("new_text", "")).replace("\r\n", "\n")
     if not old:
         raise WorkbenchError("old_text is empty", "copy the exact text to replace from the file")
+    resolve_path(ctx, raw_path, writing=True)  # refused before anything is read
     data, shown = read_bytes(ctx, raw_path)
     text = decode_text(data, shown)  # refuses binary files, drops the BOM
     bom = BOM if data.startswith(BOM.encode("utf-8")) else ""
@@ -102,7 +103,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     eol = "\r\n" if len(crlf) * 2 >= text.count("\n") and crlf else "\n"
     updated = text[:raw_start] + new.replace("\n", eol) + text[raw_end:]
     try:
-        resolve_path(ctx, raw_path).write_bytes((bom + updated).encode("utf-8"))
+        resolve_path(ctx, raw_path, writing=True).write_bytes((bom + updated).encode("utf-8"))
     except OSError as exc:
         raise WorkbenchError(f"cannot write {raw_path}: {exc.strerror}") from exc
     diff = unified_diff(normalized, updated.replace("\r\n", "\n"), shown)

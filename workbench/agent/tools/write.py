@@ -25,7 +25,7 @@ PARAMETERS: dict[str, Any] = {
 
 async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     raw_path = str(args.get("path", ""))
-    path = resolve_path(ctx, raw_path)
+    path = resolve_path(ctx, raw_path, writing=True)
     data = str(args.get("content", "")).encode("utf-8")
     if path.is_dir():
         raise WorkbenchError(f"{raw_path} is a folder; write needs a file path")

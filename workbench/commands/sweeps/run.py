@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from workbench.commands._session import add_session_option, project_root
 from workbench.errors import UsageError
+from workbench.sweeps.options import add_run_options
 
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
@@ -24,29 +24,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_session_option(parser)
     parser.add_argument("--branch", metavar="NAME", help="sweep from this branch's head")
     parser.add_argument("--at", metavar="ENTRY", help="sweep from this entry (id, prefix, label)")
-    parser.add_argument(
-        "--variant",
-        action="append",
-        default=[],
-        metavar="K=V[,K=V]",
-        help="one variant: model, prompt (text or @file), system_prompt_append or a settings key",
-    )
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each variant (default 1)")
-    parser.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (default: cores)"
-    )
-    parser.add_argument("--check", metavar="CMD", help="run in each worktree after its agent")
-    parser.add_argument("--check-timeout", type=float, default=600.0, metavar="S")
-    parser.add_argument(
-        "--timeout", type=float, metavar="S", help="each run's time limit (default: none)"
-    )
+    add_run_options(parser)
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--model", help="every variant's model unless it names its own")
     parser.add_argument("--api-base")
     parser.add_argument("--api-key")
     parser.add_argument("--api-key-file")
-    parser.add_argument("--max-cost", type=float, metavar="USD")
-    parser.add_argument("--max-tokens", type=int, metavar="N")
     parser.add_argument("--show", metavar="ID", help="print sweep ID again")
     parser.add_argument("--resume", metavar="ID", help="run only what sweep ID is missing")
 
@@ -84,30 +67,18 @@ def _open(args: argparse.Namespace) -> Session:
 
 
 def _request(args: argparse.Namespace) -> SweepRequest:
-    from workbench.sweeps.engine import SweepRequest
-    from workbench.sweeps.executor import Budget
-    from workbench.sweeps.variants import parse_variants
+    from workbench.sweeps.options import request_of
 
     prompt = " ".join(args.prompt).strip()
-    variants = parse_variants(args.variant)
-    if not (args.show or args.resume or prompt or all(v.prompt for v in variants)):
+    request = request_of(
+        {**vars(args), "variants": args.variant}, prompt, args.model, args.api_base, _api_key(args)
+    )
+    if not (args.show or args.resume or prompt or all(v.prompt for v in request.variants)):
         raise UsageError(
             "sweep needs a question",
             "for example: workbench sweep --variant model=openai/gpt-4.1 -- fix the bug",
         )
-    return SweepRequest(
-        prompt,
-        variants,
-        repeat=args.repeat,
-        at=args.at,
-        check=args.check,
-        check_timeout_s=args.check_timeout,
-        timeout_s=args.timeout,
-        model=args.model,
-        api_base=args.api_base,
-        api_key=_api_key(args),
-        budget=Budget(args.max_cost, args.max_tokens),
-    )
+    return request
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,6 +109,12 @@ def run(args: argparse.Namespace) -> int:
         if args.show:
             _print(find_sweep(session, args.show), args.format)
             return 0
+        from workbench.sandbox import choose_sandbox
+
+        box = choose_sandbox(session.settings, args.sandbox)
+        for notice in box.notices:
+            print(f"workbench: {notice}", file=sys.stderr)
+        request.sandbox = box.policy
         try:
             sweep = asyncio.run(go(session))
         except KeyboardInterrupt:

@@ -107,12 +107,6 @@ COMMANDS: tuple[AnyCommand, ...] = (
         parse=_export_arguments,
     ),
     CommandSpec(
-        "sweep",
-        "run one question as several variants at once, each on its own branch, and compare them",
-        frozenset({"cli"}),
-    ),
-    CommandSpec("sweeps", "list a session's sweeps", frozenset({"cli"})),
-    CommandSpec(
         "trust",
         "trust a project folder's extensions, settings and agents; --list, --revoke",
         frozenset({"cli"}),

@@ -41,6 +41,8 @@ class BranchStatus:
     notes: list[str] = field(default_factory=list)
     usage: UsageTotals = field(default_factory=UsageTotals)
     """What the branch cost since its fork: tokens (with the cache's), USD, hit rate."""
+    sandbox: str = ""
+    """The box the session's commands run in (`SandboxPolicy.label`); the runtime fills it."""
 
     @property
     def cost(self) -> float | None:
@@ -62,6 +64,7 @@ class BranchStatus:
             "notes": self.notes,
             "cost": self.usage.cost,
             "usage": self.usage.to_json(),
+            "sandbox": self.sandbox,
         }
 
     def render_text(self) -> str:
@@ -74,6 +77,8 @@ class BranchStatus:
         )
         lines.append(f"  cost: {cost_line(self.usage)}")
         lines.append(f"  skills loaded: {', '.join(self.skills_loaded) or 'none'}")
+        if self.sandbox:
+            lines.append(f"  sandbox: {self.sandbox}")
         if self.worktree:
             state = "uncommitted changes" if self.dirty else "clean"
             lines.append(f"  worktree: {self.worktree} ({state})")

@@ -1,5 +1,5 @@
-"""The footer: model, tokens, cost, cache hit rates, context use, branch, enforcer mode, run
-state and MCP servers that failed, at a glance."""
+"""The footer: model, tokens, cost, cache hit rates, context use, branch, enforcer and sandbox
+modes, run state and MCP servers that failed, at a glance."""
 
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ class Footing:
     context_window: int = 0
     branch: str = ""
     mode: str = ""
+    sandbox: str = ""
+    """The sandbox mode of the tools' commands (`SandboxPolicy.label`)."""
     busy: bool = False
     message: str = ""
     mcp_failed: list[str] = field(default_factory=list)
@@ -67,9 +69,9 @@ class StatusBar(Static):
     footing: reactive[Footing] = reactive(Footing, always_update=True)
 
     def render(self) -> Text:
-        """What must stay (branch, run state, enforcer mode, a message) always shows; on a
-        narrow screen the rest goes first: tokens, then context and cost shortened, then the
-        model's name cut with an ellipsis, then all of them."""
+        """What must stay (branch, run state, enforcer and sandbox modes, a message) always
+        shows; on a narrow screen the rest goes first: tokens, then context and cost shortened,
+        then the model's name cut with an ellipsis, then all of them."""
         f = self.footing
         width = self.size.width - 2  # (not laid out yet: no width, everything)
         for level in range(5):
@@ -90,6 +92,9 @@ class StatusBar(Static):
             parts.append(Text(f"enforcer {f.mode}", palette.ERROR if f.mode == "off" else ""))
         if f.mcp_failed:
             parts.append(Text(f"✗ MCP {', '.join(f.mcp_failed)}", palette.ERROR))
+        if f.sandbox:
+            loose = f.sandbox == "off" or "unavailable" in f.sandbox
+            parts.append(Text(f"sandbox {f.sandbox}", palette.WARNING if loose else ""))
         if f.busy:
             parts.append(Text("● working", palette.WARNING))
         if f.message:

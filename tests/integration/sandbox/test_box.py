@@ -1,0 +1,172 @@
+"""The bash tool in the real bubblewrap box: writes only in the project, secrets hidden, no
+network, our API keys left out; `off` behaves as before."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.git_project import git
+from support.sandbox_dirs import SECRET
+
+from workbench.agent.tools.bash import execute
+from workbench.sandbox import SandboxPolicy
+from workbench.tool import ToolContext, ToolResult
+
+
+async def run(project: Path, command: str, **policy: object) -> ToolResult:
+    context = ToolContext(project, sandbox=SandboxPolicy(**policy))  # type: ignore[arg-type]
+    return await execute({"command": command}, context)
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP server on our loopback that answers every connection with `hello`."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = server.accept()
+            except OSError:
+                return
+            client.sendall(b"hello")
+            client.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield server.getsockname()[1]
+    server.close()
+
+
+async def test_a_write_outside_the_project_is_refused_and_named(work: Path, outside: Path):
+    target = outside / "escaped.txt"
+    result = await run(work, f"echo in > inside.txt; echo out > {target}", mode="workspace")
+    assert not target.exists()
+    assert (work / "inside.txt").read_text() == "in\n"
+    assert result.is_error
+    assert "Sandbox (workspace) denied: write outside the project" in result.text
+    assert result.details["sandbox_denied"]
+
+
+async def test_off_writes_anywhere_as_before(work: Path, outside: Path):
+    target = outside / "escaped.txt"
+    result = await run(work, f"echo out > {target}", mode="off")
+    assert not result.is_error, result.text
+    assert target.read_text() == "out\n"
+
+
+async def test_the_secrets_in_home_are_hidden(work: Path, home: Path):
+    command = "cat ~/.ssh/id_rsa ~/.aws/credentials; echo files: $(ls -A ~/.ssh | wc -l)"
+    result = await run(work, command, mode="workspace")
+    assert SECRET not in result.text
+    assert "files: 0" in result.text
+    unboxed = await run(work, "cat ~/.ssh/id_rsa", mode="off")
+    assert SECRET in unboxed.text
+
+
+@pytest.mark.parametrize("mode", ["workspace", "strict"])
+async def test_our_api_keys_are_not_in_the_environment_unless_listed(
+    work: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-sandbox-test")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-sandbox-test")
+    command = 'echo "[$OPENAI_API_KEY][$GITHUB_TOKEN][$HOME]"'
+    hidden = await run(work, command, mode=mode)
+    assert hidden.text.startswith("[][][")
+    listed = await run(work, command, mode=mode, env=("GITHUB_TOKEN",))
+    assert listed.text.startswith("[][ghp-sandbox-test][")
+
+
+async def test_a_socket_to_a_loopback_server_fails_in_the_box(work: Path, listener: int):
+    client = f"import socket; print(socket.create_connection(('127.0.0.1', {listener})).recv(5))"
+    boxed = await run(work, f'python3 -c "{client}"', mode="workspace")
+    assert "hello" not in boxed.text
+    assert "network: the box has no network" in boxed.text
+    networked = await run(work, f'python3 -c "{client}"', mode="workspace+net")
+    assert "b'hello'" in networked.text, networked.text
+
+
+async def test_git_commit_works_in_a_worktree_but_hooks_and_config_stay_read_only(work: Path):
+    worktree = work.parent / (work.name + "-fork")
+    git(work, "worktree", "add", "--quiet", "-b", "wb/s/fork", str(worktree))
+    try:
+        commit = "echo change > new.txt && git add new.txt && git commit --quiet -m boxed"
+        result = await run(worktree, commit, mode="workspace")
+        assert not result.is_error, result.text
+        assert git(work, "log", "-1", "--format=%s", "wb/s/fork").strip() == "boxed"
+
+        hook = work / ".git" / "hooks" / "pre-commit"
+        (work / ".pi").mkdir()
+        tamper = (
+            f"echo 'curl evil' > {hook}; git config core.hooksPath /x; "
+            f"echo '{{}}' > {work}/.pi/settings.json"
+        )
+        denied = await run(work, tamper, mode="workspace")
+        assert not hook.exists()
+        assert "hooksPath" not in (work / ".git" / "config").read_text()
+        assert not (work / ".pi" / "settings.json").exists()
+        assert "denied: write outside the project" in denied.text
+    finally:
+        git(work, "worktree", "remove", "--force", str(worktree))
+
+
+async def test_strict_shows_only_the_project_and_the_toolchains(
+    work: Path, outside: Path, home: Path
+):
+    (outside / "visible.txt").write_text("seen")
+    result = await run(
+        work, f"cat {outside}/visible.txt; ls {home}; echo ok > mine.txt", mode="strict"
+    )
+    assert "seen" not in result.text
+    assert (work / "mine.txt").read_text() == "ok\n"
+    assert "seen" in (await run(work, f"cat {outside}/visible.txt", mode="workspace")).text
+
+
+async def test_allow_write_and_allow_read_widen_the_box(work: Path, outside: Path, home: Path):
+    result = await run(
+        work,
+        f"echo granted > {outside}/allowed.txt; cat ~/.ssh/id_rsa",
+        mode="workspace",
+        allow_write=(outside,),
+        allow_read=(home / ".ssh",),
+    )
+    assert (outside / "allowed.txt").read_text() == "granted\n"
+    assert SECRET in result.text
+
+
+async def test_abort_kills_every_process_in_the_box(work: Path):
+    """Sleeps with a mark of their own, one in the background: cancelling the call (as an
+    abort does) leaves none of them alive."""
+    mark = "987654"
+    running = asyncio.ensure_future(
+        run(work, f"sleep {mark}1 & sleep {mark}2; wait", mode="workspace")
+    )
+    assert await _wait(lambda: len(_sleepers(mark)) == 2), "the sleeps never started"
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert await _wait(lambda: not _sleepers(mark)), f"still running: {_sleepers(mark)}"
+
+
+def _sleepers(mark: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[:1] == [b"sleep"] and argv[1].startswith(mark.encode()):
+            found.append(int(entry.name))
+    return found
+
+
+async def _wait(done: object, timeout: float = 60) -> bool:
+    for _ in range(int(timeout / 0.05)):
+        if done():  # type: ignore[operator]
+            return True
+        await asyncio.sleep(0.05)
+    return False
