@@ -21,6 +21,7 @@ from support.mcp_config import (
 from support.openai_server import OpenAIServer, Reply
 
 from workbench.agent.events import ToolExecutionStart
+from workbench.logfile import log_path
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
 from workbench.trust import TrustStore
@@ -136,6 +137,7 @@ async def test_the_users_servers_over_stdio_and_http_answer_the_model(
     echo = next(t for t in first["tools"] if t["function"]["name"] == "mcp__local__echo")
     assert echo["function"]["parameters"]["required"] == ["text"]
     assert "Say the text back." in echo["function"]["description"]
+    assert "echo called with one" in log_path().read_text(), "the server's stderr is not logged"
     system = [r["messages"][0]["content"] for r in server.requests]
     assert system[0] == system[1] == system[2], "the system prompt changed between turns"
     assert first["tools"] == second["tools"] == third["tools"]

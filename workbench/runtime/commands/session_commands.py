@@ -113,7 +113,7 @@ COMMANDS: tuple[AnyCommand, ...] = (
     ),
     CommandSpec(
         "mcp",
-        "the MCP servers: each one's state, tools and last error (`workbench mcp list`)",
+        "the MCP servers: each one's state, tools and last error",
         frozenset({"cli", "app", "acp", "rpc"}),
         run=_mcp,
         fence="",
