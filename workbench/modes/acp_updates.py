@@ -275,9 +275,10 @@ class Translator:
             return [update_agent_message_text(said + "\n")]
         if isinstance(event, SweepProgress):
             run = Run.from_json(event.run)
-            if self.runs.get(run.branch) == run.outcome:
+            state = "checking" if event.tool == "check" else run.outcome  # told once checked
+            if self.runs.get(run.branch) == state or state == "checking":
                 return []
-            self.runs[run.branch] = run.outcome
+            self.runs[run.branch] = state
             return [update_agent_message_text(run_line(run) + "\n")]
         return []
 
