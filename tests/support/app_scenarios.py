@@ -33,7 +33,7 @@ from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.status_view import StatusView
-from workbench.tui.sweep_view import SweepView
+from workbench.tui.sweep.view import SweepView
 
 Options = dict[str, Any]
 """`WorkbenchOptions` fields for the session (model, api_base, ...)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.app_pilot import build_app, git, opened, plain, terminal_keys, until
+from support.app_pilot import build_app, chat_text, git, opened, plain, terminal_keys, until
 from support.openai_server import OpenAIServer
 from support.sweep_answers import CHECK, slow, writes_its_file
 from textual.pilot import Pilot
@@ -21,7 +21,7 @@ from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.status_view import StatusView
-from workbench.tui.sweep_view import SweepView
+from workbench.tui.sweep.view import SweepView
 
 SIZE = (160, 48)
 TWO_VARIANTS = (
@@ -127,13 +127,10 @@ async def test_alt_m_commits_the_chosen_runs_files_and_merges_them_into_the_bran
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
         await pilot.press("n")  # keep the run's worktree
-        await until(
-            pilot,
-            lambda: type(app.screen) is ReportView and app.screen.title_text == "Merge",
-            "the merge report",
-            60,
-        )
-        assert "sweep-1.good-1" in plain(app.screen.body)
+        good = project / "good.txt"
+        await until(pilot, good.exists, "the merge", 60)
+        merged = "Branch sweep-1.good-1 was merged into main."
+        await until(pilot, lambda: merged in chat_text(app), "the merge entry in the chat")
     assert (project / "good.txt").read_text() == "ok\n"  # merged into the user's checkout
     assert not (project / "bad.txt").exists()
     assert "sweep-1: the good run 1" in git(project, "log", "--format=%s", "-3")

@@ -50,8 +50,8 @@ from workbench.tui.controller import Controller
 from workbench.tui.dialogs import DialogApp
 from workbench.tui.permission_prompt import PermissionPrompt
 from workbench.tui.session_view import SessionView
-from workbench.tui.sweep_board import SweepBoard
-from workbench.tui.sweep_view import SweepView
+from workbench.tui.sweep.board import SweepBoard
+from workbench.tui.sweep.view import SweepView
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
@@ -360,14 +360,8 @@ class WorkbenchApp(DialogApp):
     def on_status_view_diff_requested(self, message: StatusView.DiffRequested) -> None:
         self.act(self.controller.show_diff(message.branch, message.path))
 
-    def on_sweep_view_status_requested(self, message: SweepView.StatusRequested) -> None:
-        self.act(self.controller.run("status", message.branch))
-
-    def on_sweep_view_merge_requested(self, message: SweepView.MergeRequested) -> None:
-        self.act(self.controller.merge_run(message.branch))
-
-    def on_sweep_view_stop_requested(self, message: SweepView.StopRequested) -> None:
-        self.act(self.controller.stop_sweep())
+    def on_sweep_view_requested(self, message: SweepView.Requested) -> None:
+        self.act(self.controller.sweep_request(message.action, message.branch))
 
     # -- keys -------------------------------------------------------------------------------------
 

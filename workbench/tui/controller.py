@@ -32,6 +32,7 @@ from workbench.tui.host import opened
 from workbench.tui.keys import KEYS, LEGEND
 from workbench.tui.model_picker import ModelPicker
 from workbench.tui.permission_prompt import PermissionPrompt
+from workbench.tui.sweep.view import SweepAction
 
 RESTORE = PermissionOption(ALLOW, "y", "yes, restore them", "allow_once")
 RESTORE_SHOWN = 12
@@ -237,6 +238,13 @@ class Controller:
         if done.stopped:
             said = f"{done.id}: {done.stopped}; each run kept what it did."
         self.host.note("info", said, "/sweep shows it again; Alt+M there merges a run")
+
+    async def sweep_request(self, action: SweepAction, branch: str | None) -> None:
+        """A key in the sweep view: a run's status, its merge, or stop every run."""
+        if action == "stop":
+            await self.stop_sweep()
+        elif branch is not None:
+            await (self.run("status", branch) if action == "status" else self.merge_run(branch))
 
     async def merge_run(self, branch: str) -> None:
         """Alt+M in the sweep view: the run's files are committed on its branch, then the

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from workbench.tui.components.status_bar import StatusBar
     from workbench.tui.components.transcript import Transcript
     from workbench.tui.items import NoteKind
-    from workbench.tui.sweep_board import SweepBoard
+    from workbench.tui.sweep.board import SweepBoard
 
 T = TypeVar("T")
 W = TypeVar("W", bound="Widget")

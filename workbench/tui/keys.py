@@ -31,6 +31,7 @@ KEYS: list[tuple[str, str]] = [
     ("Ctrl+P", "command palette: every command, searchable"),
     ("F1", "help: keys, commands, and the legend of the panels' marks"),
     ("F2 / F3 / F4", "go to the skill graph / the conversation tree / the chat"),
+    ("F5", "approval: cycle never → edits → all (the footer shows it)"),
     ("Chat: Up/Down, Enter", "select an entry, expand or collapse it"),
     (
         "Skill graph: Enter, Alt+A, Alt+D",
@@ -42,6 +43,15 @@ KEYS: list[tuple[str, str]] = [
         "summarise the path left, fork after the turn, label, merge, status",
     ),
     ("Status: Up/Down, Enter, Alt+D", "choose a changed file, show its diff, show the whole diff"),
+    (
+        "Sweep view: Enter, Alt+M, Esc",
+        "a run's status and diff, commit and merge it, stop every run (once over: close)",
+    ),
+    (
+        "Approval prompt: y, n, a, Esc",
+        "allow, refuse, allow that kind for the session, refuse; typing is text and sending it "
+        "refuses",
+    ),
     (
         "Letters in a panel or view",
         "are text: the editor takes them (panel actions need Alt); a view closes first",

@@ -8,7 +8,7 @@ from rich.text import Text
 from workbench.sweeps.events import SweepEnd, SweepProgress, SweepStart
 from workbench.sweeps.record import Check, Run, Sweep, Tokens
 from workbench.sweeps.variants import Variant
-from workbench.tui.sweep_board import SweepBoard
+from workbench.tui.sweep.board import SweepBoard
 
 
 def started() -> tuple[SweepBoard, Sweep]:

@@ -9,7 +9,7 @@ letter typed here is text: the view closes and the editor takes it. The rows are
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual import events
 from textual.app import ComposeResult
@@ -21,7 +21,9 @@ from textual.widgets import DataTable, Static
 
 from workbench.text import one_line
 from workbench.tui.components.typing import TypedAway, typed_character
-from workbench.tui.sweep_board import RUN_COLUMNS, VARIANT_COLUMNS, SweepBoard
+from workbench.tui.sweep.board import RUN_COLUMNS, VARIANT_COLUMNS, SweepBoard
+
+SweepAction = Literal["status", "merge", "stop"]
 
 RUNNING_KEYS = "↑↓ choose a run · Enter its status and diff · Alt+M merge it · Esc stops every run"
 ENDED_KEYS = "↑↓ choose a run · Enter its status and diff · Alt+M merge it · Esc closes"
@@ -45,22 +47,13 @@ class SweepView(ModalScreen[None]):
         Binding("alt+m", "merge", "Merge", show=False),
     ]
 
-    class StatusRequested(Message):
-        """Show the status (and diff) of the run on `branch`."""
+    class Requested(Message):
+        """`status` (and diff) or `merge` of the run on `branch`; `stop` every run."""
 
-        def __init__(self, branch: str) -> None:
+        def __init__(self, action: SweepAction, branch: str | None = None) -> None:
             super().__init__()
+            self.action = action
             self.branch = branch
-
-    class MergeRequested(Message):
-        """Merge the run on `branch` into the branch the sweep started from."""
-
-        def __init__(self, branch: str) -> None:
-            super().__init__()
-            self.branch = branch
-
-    class StopRequested(Message):
-        """Stop every run of the sweep."""
 
     def __init__(self, board: SweepBoard) -> None:
         super().__init__()
@@ -137,16 +130,16 @@ class SweepView(ModalScreen[None]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if event.row_key.value is not None:
-            self.post_message(self.StatusRequested(event.row_key.value))
+            self.post_message(self.Requested("status", event.row_key.value))
 
     def action_merge(self) -> None:
         branch = self.chosen()
         if branch is not None:
-            self.post_message(self.MergeRequested(branch))
+            self.post_message(self.Requested("merge", branch))
 
     def action_escape(self) -> None:
         if self.board.running:
-            self.post_message(self.StopRequested())
+            self.post_message(self.Requested("stop"))
         else:
             self.dismiss(None)
 
