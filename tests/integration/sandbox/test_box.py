@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.git_project import git
-from support.sandbox_dirs import SECRET
+from support.sandbox_dirs import SECRET, sleepers, wait_until
 
 from workbench.agent.tools.bash import execute
 from workbench.sandbox import SandboxPolicy
@@ -145,28 +145,9 @@ async def test_abort_kills_every_process_in_the_box(work: Path):
     running = asyncio.ensure_future(
         run(work, f"sleep {mark}1 & sleep {mark}2; wait", mode="workspace")
     )
-    assert await _wait(lambda: len(_sleepers(mark)) == 2), "the sleeps never started"
+    while len(sleepers(mark)) < 2:
+        await asyncio.sleep(0.05)
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running
-    assert await _wait(lambda: not _sleepers(mark)), f"still running: {_sleepers(mark)}"
-
-
-def _sleepers(mark: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if argv[:1] == [b"sleep"] and argv[1].startswith(mark.encode()):
-            found.append(int(entry.name))
-    return found
-
-
-async def _wait(done: object, timeout: float = 60) -> bool:
-    for _ in range(int(timeout / 0.05)):
-        if done():  # type: ignore[operator]
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    assert await asyncio.to_thread(wait_until, lambda: not sleepers(mark)), sleepers(mark)
