@@ -197,7 +197,7 @@ class WorkbenchAgent:
             session_id=session.id,
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta=meta,
+            field_meta=_with_sandbox(bench, meta),
         )
 
     async def load_session(
@@ -227,7 +227,9 @@ class WorkbenchAgent:
         notes, meta = self._mcp_notes(mcp_servers)
         self._later(bench, session, notes)
         return LoadSessionResponse(
-            modes=bench.modes(), config_options=bench.config_options(), field_meta=meta
+            modes=bench.modes(),
+            config_options=bench.config_options(),
+            field_meta=_with_sandbox(bench, meta),
         )
 
     async def list_sessions(
@@ -276,7 +278,7 @@ class WorkbenchAgent:
             session_id=session.id,
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta={**(meta or {}), "workbench.fork": result.to_json()},
+            field_meta={**_with_sandbox(bench, meta), "workbench.fork": result.to_json()},
         )
 
     def _session(self, session_id: str) -> AcpSession:
@@ -367,3 +369,8 @@ async def run(
     finally:
         await agent.close()
     return 128 + received[0] if received else 0
+
+
+def _with_sandbox(bench: Bench, meta: dict[str, Any] | None) -> dict[str, Any]:
+    """A session's `_meta`, with the box its commands run in (`workbench.sandbox`)."""
+    return {**(meta or {}), "workbench.sandbox": {"mode": bench.wb.state().sandbox}}
