@@ -17,7 +17,7 @@ from workbench.sandbox.policy import READ_ONLY_INSIDE, SandboxPolicy, git_writab
 
 STRICT_VISIBLE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 """What `strict` shows besides the working tree: the toolchains and the system's settings."""
-SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh")
+ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh")
 """Hidden in `strict`, which shows `/etc`."""
 BOX_PROXY_SOCKET = "/tmp/.workbench-proxy.sock"
 BOX_BRIDGE = "/tmp/.workbench-bridge.py"
@@ -68,7 +68,7 @@ def bwrap_argv(
             argv += ["--bind", str(path), str(path)]
     hidden = policy.hidden()
     if policy.mode == "strict":
-        hidden += [Path(p) for p in SYSTEM_SECRETS if Path(p).exists()]
+        hidden += [Path(p) for p in ETC_SECRETS if Path(p).exists()]
     for path in hidden:
         argv += _hide(path)
     for path in policy.allow_read:
