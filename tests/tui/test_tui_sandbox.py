@@ -5,6 +5,7 @@ from __future__ import annotations
 from support.app_pilot import opened, plain
 
 from workbench.sandbox.detect import bwrap_problem
+from workbench.tui.reports import status_report
 
 
 async def test_the_footer_and_status_show_the_sandbox_mode(make_app) -> None:
@@ -16,3 +17,4 @@ async def test_the_footer_and_status_show_the_sandbox_mode(make_app) -> None:
         status = await app.workbench.status()
         assert f"sandbox: {mode}" in status.render_text()
         assert status.to_json()["sandbox"] == mode
+        assert f"sandbox        {mode}" in plain(status_report(status), 160)

@@ -112,9 +112,8 @@ class SandboxPolicy:
         return self.mode in ("off", "workspace+net")
 
     def label(self) -> str:
-        """The mode as the footer and `/status` show it."""
-        if self.unavailable:
-            return f"{self.mode} (unavailable)"
+        """The mode as the footer and `/status` show it (a box that cannot run here keeps its
+        mode: it refuses commands rather than run them unboxed)."""
         if self.network and not self.networked:
             return f"{self.mode}, net: {len(self.network)} hosts"
         return self.mode

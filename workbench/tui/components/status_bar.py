@@ -89,8 +89,8 @@ class StatusBar(Static):
         if f.mode:
             parts.append(Text(f"enforcer {f.mode}", palette.ERROR if f.mode == "off" else ""))
         if f.sandbox:
-            loose = f.sandbox == "off" or "unavailable" in f.sandbox
-            parts.append(Text(f"sandbox {f.sandbox}", palette.WARNING if loose else ""))
+            loose = palette.WARNING if f.sandbox == "off" else ""
+            parts.append(Text(f"sandbox {f.sandbox}", loose))
         if f.busy:
             parts.append(Text("● working", palette.WARNING))
         if f.message:
