@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.git_project import git
+from support.git_project import git, make_project
 from support.sandbox_dirs import SECRET, sleepers, wait_until
 
 from workbench.agent.tools.bash import execute
@@ -112,6 +112,19 @@ async def test_git_commit_works_in_a_worktree_but_hooks_and_config_stay_read_onl
         assert "denied: write outside the project" in denied.text
     finally:
         git(work, "worktree", "remove", "--force", str(worktree))
+
+
+@pytest.mark.parametrize("mode", ["workspace", "strict"])
+async def test_git_commit_works_in_a_session_worktree_under_tmp(tmp_path: Path, mode: str):
+    """Where the session keeps it (inside the project's .git), in a project under /tmp, which
+    the box replaces with its own: the common git folder must still be there."""
+    project = make_project(tmp_path / "repo")
+    worktree = project / ".git" / "workbench" / "worktrees" / "s" / "fork"
+    git(project, "worktree", "add", "--quiet", "-b", "wb/s/fork", str(worktree))
+    commit = "echo change > new.txt && git add new.txt && git commit --quiet -m boxed"
+    result = await run(worktree, commit, mode=mode)
+    assert not result.is_error, result.text
+    assert git(project, "log", "-1", "--format=%s", "wb/s/fork").strip() == "boxed"
 
 
 async def test_strict_shows_only_the_project_and_the_toolchains(
