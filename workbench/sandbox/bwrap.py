@@ -2,8 +2,9 @@
 
 Mounts are applied in order, so the order here is the policy: the base view (everything
 read-only, or only the toolchains in `strict`), a private temporary folder, a worktree's common
-git folder read-only, the working tree writable, what stays read-only inside it, the git folders a worktree's commit writes, the
-user's `allow_write`, then the secrets hidden, then `allow_read` (which may show one again).
+git folder read-only, the working tree writable, what stays read-only inside it, the git
+folders a worktree's commit writes, the user's `allow_write`, then the secrets hidden, then
+`allow_read` (which may show one again).
 The box dies with us (`--die-with-parent`) and has its own process namespace, so killing
 bubblewrap ends every process the command started.
 """
