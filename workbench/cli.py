@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from workbench.runtime import Workbench, WorkbenchOptions
 
 
-MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing"}
+MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing", "eval": "evals.run"}
 """Subcommands whose module is not `workbench.commands.<name>`: those grouped in a package."""
 
 
@@ -124,13 +124,16 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tools",
         help="exactly the tools the model is offered, comma-separated: the built-in read, bash, "
-        "edit, write, the skill tools (skill_activate, skill_deactivate, prime_query), subagent "
-        "and extensions' tools (default: all of them)",
+        "edit, write, the skill tools (skill_activate, skill_deactivate, prime_query), subagent, "
+        "extensions' tools and MCP servers' (mcp__SERVER__TOOL) (default: all of them)",
     )
     parser.add_argument(
         "--confine-tools",
         action="store_true",
         help="refuse read, write and edit outside the project and its worktrees",
+    )
+    parser.add_argument(
+        "--approval", choices=("never", "edits", "all"), help="which tool calls wait for your yes"
     )
     parser.add_argument(
         "--sandbox",
@@ -150,6 +153,12 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
         help="trust this project for this run (never a session branch's worktree: see "
         "`workbench trust`)",
     )
+    parser.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help="also start the MCP servers of this file (.mcp.json shape)",
+    )
+    parser.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     parser.add_argument(
         "--no-cache",
         action="store_true",
@@ -259,6 +268,9 @@ def _options(
         sandbox=args.sandbox,
         no_cache=args.no_cache,
         confirm=confirm,
+        approval=args.approval,
+        mcp=not args.no_mcp,
+        mcp_config=Path(args.mcp_config).resolve() if args.mcp_config else None,
     )
 
 

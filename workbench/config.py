@@ -49,6 +49,7 @@ SETTINGS_KEYS: dict[str, tuple[type, ...]] = {
     "sandbox.mode": (str,),
     "sessions.remove_worktree_after_merge": (bool,),
     "sessions.worktrees_dir": (str,),
+    "skills.catalog": (str,),
     "skills.claude": (bool,),
     "subagents.scope": (str,),
     "tools.confine": (bool,),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.permission import Asker, PermissionRequest
 from workbench.sandbox.policy import SandboxPolicy
 
 
@@ -36,9 +37,14 @@ class ToolContext:
     """The folders the file tools may touch (the project and its worktrees); None: any."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box the bash tool runs commands in, and the rule the file tools follow too."""
+    ask: Asker | None = None
+    """Asks the user's permission (`workbench.permission`); None: no one to ask (headless)."""
 
 
 ToolExecute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+Describe = Callable[[dict[str, Any], ToolContext], PermissionRequest]
+"""What a call would do, for the user to approve before it runs (a diff, a command); raises
+WorkbenchError when the call would fail anyway (then it runs and fails, unasked)."""
 
 
 @dataclass
@@ -49,6 +55,8 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     execute: ToolExecute
+    describe: Describe | None = None
+    """Set by tools whose calls the `approval` setting may hold for the user (edit, bash)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool in the OpenAI function-calling format that litellm accepts for any provider."""

@@ -1,6 +1,6 @@
 """The app's speed (a script, not part of the test run).
 
-    python tests/benchmarks/bench_tui.py [--runs N] [--only first-frame|stream|long-session]
+    python tests/benchmarks/bench_tui.py [--runs N] [--only first-frame|stream|long-session|sweep]
 
 1. First frame: `workbench` as a whole process in a pseudo-terminal, in a project holding the
    example skill graph, from spawning the process until the terminal has received the first
@@ -15,6 +15,9 @@
    creating the app until the chat shows the branch, until a keystroke sent then is handled, and
    until the skill graph and the conversation tree are shown too. In-process: Textual is imported
    already (the first-frame figure covers the imports).
+4. Sweep: `/sweep` of 4 variants at once in the app, each run a child process streaming a long
+   reply from the local server; keys sent to the sweep view meanwhile (Down: its cursor), on the
+   same fixed beat, while it redraws each run's row.
 
 Figures are medians over N runs. The machine is shared; expect noise.
 """
@@ -192,29 +195,41 @@ class Typist:
     them: on time whatever the event loop is doing, so a busy loop shows in the latency. Each
     key's latency runs from sending it to the editor having it (keys are handled in order)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, key: str = "x") -> None:
+        """`key` "x" is typed into the editor; "down" moves the sweep view's cursor."""
+        from textual.widgets import DataTable
+
         from workbench.tui.components.editor import PromptEditor
 
-        self.app = app
+        self.app, self.key = app, key
         self.sent: list[float] = []
         self.handled: list[float] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._type, daemon=True)
         handle = PromptEditor._on_key
+        move = DataTable.action_cursor_down
 
         async def timed(editor: Any, event: events.Key) -> None:
             await handle(editor, event)
             if event.key == "x":
                 self.handled.append(time.perf_counter())
 
+        def moved(table: Any) -> None:
+            move(table)
+            self.handled.append(time.perf_counter())
+
         PromptEditor._on_key = timed  # type: ignore[method-assign]
-        self._restore = lambda: setattr(PromptEditor, "_on_key", handle)
+        DataTable.action_cursor_down = moved  # type: ignore[method-assign]
+        self._restore = lambda: (
+            setattr(PromptEditor, "_on_key", handle),
+            setattr(DataTable, "action_cursor_down", move),
+        )
 
     def _type(self) -> None:
         due = time.perf_counter()
         while not self._stop.is_set():
             self.sent.append(time.perf_counter())
-            self.app.post_message(events.Key("x", "x"))
+            self.app.post_message(events.Key(self.key, "x" if self.key == "x" else None))
             due += KEY_INTERVAL
             self._stop.wait(max(due - time.perf_counter(), 0))
 
@@ -306,13 +321,53 @@ def stream(runs: int, chunks: int = 2000) -> None:
         f"{statistics.median(shown):.2f} s; Markdown writes per second: median "
         f"{statistics.median(rates):.1f} (limit 20)"
     )
+    _print_keys("keystrokes while streaming", latencies)
+
+
+def _print_keys(what: str, latencies: list[float]) -> None:
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     print(
-        f"keystrokes while streaming: {len(latencies)}, handled in median "
+        f"{what}: {len(latencies)}, handled in median "
         f"{statistics.median(latencies) * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
         f"worst {ordered[-1] * 1000:.0f} ms (goal: p99 under 100 ms over 500+ keystrokes)"
     )
+
+
+async def _sweep_once(project: Path, width: int) -> list[float]:
+    """`/sweep` of `width` variants at once, each run streaming a long reply from the local
+    server into its own child process; keys sent to the sweep view (its cursor) meanwhile."""
+    from workbench.runtime import Workbench, WorkbenchOptions
+
+    replies = [{"pieces": reply_pieces(1500), "delay_s": 0.004}] * width
+    with _server_process(replies, project.parent) as url:
+        options = WorkbenchOptions(cwd=project, model="openai/a", api_base=url, api_key="none")
+        app = _app(lambda confirm: Workbench.open(options))
+        async with app.run_test(size=(SIZE[1], SIZE[0])) as pilot:
+            await _until(pilot, app.opened.is_set)
+            variants = " ".join(f"--variant model=openai/v{n}" for n in range(width))
+            app.editor.insert(f"/sweep {variants} --jobs {width} -- stream please")
+            app.post_message(events.Key("enter", "\r"))
+            board = app.sweep_board
+            running = lambda: [r for r in board.sweep.runs if r.outcome == "running"]  # noqa: E731
+            await _until(pilot, lambda: board.sweep is not None and len(running()) == width, 120)
+            typist = Typist(app, "down")
+            typist.start()
+            await _until(pilot, lambda: not running(), 300)
+            return await typist.stop()
+
+
+def sweep_running(runs: int, width: int = 4) -> None:
+    """Stream: keys while a sweep of `width` runs streams, its view open (redrawn on each
+    progress event)."""
+    latencies: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        project = example_project(Path(tmp))
+        for command in ("init -q", "add -A", "-c user.name=b -c user.email=b@b commit -qm p"):
+            subprocess.run(["git", *command.split()], cwd=project, check=True)
+        for _ in range(runs):
+            latencies += asyncio.run(_sweep_once(project, width))
+    _print_keys(f"keystrokes while a sweep of {width} runs streams", latencies)
 
 
 def _conversation(entries: int) -> Iterator[Any]:
@@ -398,7 +453,7 @@ def _list(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", choices=("first-frame", "stream", "long-session"))
+    parser.add_argument("--only", choices=("first-frame", "stream", "long-session", "sweep"))
     args = parser.parse_args()
     if args.only in (None, "first-frame"):
         first_frame(args.runs)
@@ -406,6 +461,8 @@ def main() -> None:
         stream(args.runs)
     if args.only in (None, "long-session"):
         long_session(args.runs)
+    if args.only in (None, "sweep"):
+        sweep_running(max(1, args.runs // 2))
 
 
 if __name__ == "__main__":

@@ -59,12 +59,14 @@ async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
         assert caps.prompt_capabilities.embedded_context is True
         assert caps.session_capabilities.list is not None
         assert caps.session_capabilities.fork is not None
+        assert caps.mcp_capabilities.http and caps.mcp_capabilities.sse
         assert init.agent_info.name == "workbench" and init.agent_info.version
 
         mcp = HttpMcpServer(type="http", name="docs", url="http://127.0.0.1:9/mcp", headers=[])
         new = await conn.new_session(cwd=str(project), mcp_servers=[mcp])
         sid = new.session_id
-        assert new.field_meta["workbench"]["mcpServers"]["ignored"] == ["docs"]
+        [docs] = new.field_meta["workbench"]["mcpServers"]["servers"]
+        assert (docs["name"], docs["source"], docs["state"]) == ("docs", "client", "failed")
         assert new.modes.current_mode_id == "warn"
         assert [m.id for m in new.modes.available_modes] == ["warn", "block", "off"]
         [model_option] = new.config_options
@@ -74,7 +76,7 @@ async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
         assert await ask(conn, sid, "fix the notes") == "end_turn"
         updates = client.of(sid)
         assert "available_commands_update" in kinds(updates)
-        assert "docs" in client.text(sid) and "no MCP client" in client.text(sid)
+        assert "MCP server docs did not start" in client.text(sid)
         assert client.text(sid, "agent_thought_chunk") == "I should read it first."
         chunks = client.of(sid, "agent_message_chunk")
         assert len([c for c in chunks if "notes" in c.content.text or "done" in c.content.text])
@@ -410,3 +412,39 @@ async def test_sigterm_aborts_the_run_and_keeps_what_was_said(project):
         await conn.load_session(cwd=str(project), session_id=sid, mcp_servers=[])
         assert client.text(sid, "user_message_chunk") == "talk"
         assert client.text(sid).startswith("word0")
+
+
+async def test_approval_asks_the_editor_with_the_whole_files_diff(project):
+    def edit(old: str, new: str, call_id: str) -> dict:
+        arguments = {"path": "notes.txt", "old_text": old, "new_text": new}
+        return {"name": "edit", "arguments": arguments, "id": call_id}
+
+    (project / "notes.txt").write_text("one\ntwo\nthree\n")
+    model = write_script(
+        project,
+        [
+            {"tool_calls": [edit("two", "TWO", "e1")]},
+            {"text": "left as it was"},
+            {"tool_calls": [edit("two", "2", "e2")]},
+            {"text": "changed"},
+        ],
+    )
+    async with acp_workbench(project, "--model", model) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        assert await ask(conn, sid, "/approval edits") == "end_turn"
+        assert "approval: edits" in client.text(sid)
+        client.permission = "reject"
+        assert await ask(conn, sid, "change it") == "end_turn"
+        assert (project / "notes.txt").read_text() == "one\ntwo\nthree\n"
+        client.permission = "always"
+        assert await ask(conn, sid, "change it anyway") == "end_turn"
+        assert (project / "notes.txt").read_text() == "one\n2\nthree\n"
+        (_, call, options), _ = client.permissions
+        assert call.tool_call_id == "e1" and call.title == "Edit notes.txt"
+        diff = call.content[0]
+        assert diff.type == "diff" and diff.path == str(project / "notes.txt")
+        assert (diff.old_text, diff.new_text) == ("one\ntwo\nthree\n", "one\nTWO\nthree\n")
+        assert [o.kind for o in options] == ["allow_once", "reject_once", "allow_always"]
+        ends = {u.tool_call_id: u for u in client.of(sid, "tool_call_update") if u.status}
+        assert ends["e1"].status == "failed"
+        assert "the user refused this edit" in ends["e1"].content[-1].content.text

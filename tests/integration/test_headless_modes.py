@@ -330,3 +330,23 @@ def test_a_missing_key_is_a_configuration_error_never_retried(project, monkeypat
     assert done.returncode == 1
     assert "no API key for openai/gpt-4.1: pass --api-key" in done.stderr
     assert "retry" not in done.stderr and done.stderr.count("no API key") == 1
+
+
+def test_a_headless_run_never_waits_for_approval_and_refuses_with_the_flag(project):
+    """The `approval` setting asks in the app only: `-p` runs as `never`; `--approval edits`
+    refuses each edit at once, and the model reads why."""
+    write_user_settings({"approval": "all"})
+    write = {"name": "write", "arguments": {"path": "out.txt", "content": "written\n"}}
+    turns = [{"tool_calls": [write]}, {"text": "done"}]
+    done = run_workbench("-p", "--model", write_script(project, turns), "go", cwd=project)
+    assert (done.returncode, (project / "out.txt").read_text()) == (0, "written\n")
+    (project / "out.txt").unlink()
+    model = write_script(project, turns)
+    refused = run_workbench(
+        "--mode", "json", "--approval", "edits", "--model", model, "go", cwd=project
+    )
+    assert refused.returncode == 0 and not (project / "out.txt").exists()
+    events = [json.loads(line) for line in refused.stdout.splitlines()]
+    result = next(e for e in events if e["type"] == "tool_execution_end")["result"]
+    assert result["is_error"] and "a headless run has no one to give it" in result["text"]
+    assert "--approval edits" in result["text"]

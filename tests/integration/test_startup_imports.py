@@ -11,7 +11,7 @@ from support.git_project import git, make_project
 from support.workbench_process import run_workbench
 
 REPO = Path(__file__).resolve().parents[2]
-HEAVY = {"litellm", "git", "textual", "networkx", "acp", "pydantic"}
+HEAVY = {"litellm", "git", "textual", "networkx", "acp", "pydantic", "mcp"}
 
 
 def imported_modules(*args: str, cwd: Path = REPO) -> set[str]:
@@ -71,3 +71,11 @@ def test_a_fork_runs_git_without_gitpython(tmp_path: Path) -> None:
     assert "git" not in imported_modules("fork", "exp", cwd=project)
     listed = git(project, "worktree", "list", "--porcelain")
     assert "branch refs/heads/wb/" in listed and listed.count("worktree ") == 2
+
+
+def test_a_session_without_mcp_servers_never_imports_the_sdk(tmp_path: Path) -> None:
+    """The MCP SDK (seconds to import on a loaded machine) loads only when a server is
+    configured."""
+    project = make_project(tmp_path / "project")
+    names = imported_modules("-p", "hello", "--model", "demo", "--no-session", cwd=project)
+    assert "mcp" not in names

@@ -15,12 +15,25 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from support.app_pilot import app_of, idle, opened, tools, type_text, until, write_script
+from support.app_pilot import (
+    app_of,
+    chat_text,
+    idle,
+    opened,
+    tools,
+    type_text,
+    until,
+    write_script,
+)
 from support.openai_server import OpenAIServer, Reply
+from workbench.sweeps.events import SweepProgress, SweepStart
+from workbench.sweeps.record import Check, Run, Sweep, Tokens
+from workbench.sweeps.variants import Variant
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.status_view import StatusView
+from workbench.tui.sweep_view import SweepView
 
 Options = dict[str, Any]
 """`WorkbenchOptions` fields for the session (model, api_base, ...)."""
@@ -141,8 +154,8 @@ async def _fork_and_merge(pilot: Pilot[Any]) -> None:
     await pilot.press("enter")
     await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
     await pilot.press("y")
-    await until(pilot, lambda: isinstance(app.screen, ReportView), "the merge report")
-    await pilot.press("escape")
+    await until(pilot, lambda: not isinstance(app.screen, ConfirmDialog), "the merge")
+    await until(pilot, lambda: "try-b was merged into main" in chat_text(app), "the merge")
     await pilot.press("f3")
     await pilot.pause(0.2)
 
@@ -208,6 +221,40 @@ async def _pick(pilot: Pilot[Any]) -> None:
     await until(pilot, lambda: app.query_one(QuickPick).has_focus, "the quick pick")
 
 
+# -- a sweep under way: its view, from the session's sweep events -------------------------------
+
+
+def _sweep_events() -> list[Any]:
+    """A sweep of two models × 2 repeats, told as the runtime tells it: one run passed its
+    check, one failed it, one is running `bash`, one waits its turn. Fixed figures, no clock."""
+    variants = [
+        Variant("gpt-4.1", "model=openai/gpt-4.1", model="openai/gpt-4.1"),
+        Variant("claude-sonnet-4-5", "model=anthropic/claude-sonnet-4-5"),
+    ]
+    runs = [Run(f"sweep-1.{v.name}-{n}", v.name, n) for v in variants for n in (1, 2)]
+    question = "fix the failing test in tests/test_dates.py"
+    sweep = Sweep("sweep-1", "s", "main", None, question, "pytest -q", variants, runs, 0.0)
+    events: list[Any] = [SweepStart(sweep.to_record(), 2)]
+    figures = [
+        ("done", Check(True, 0, "3 passed"), 17102, 1310, 0.0412, 21.3, None),
+        ("done", Check(False, 1, "1 failed"), 16890, 1240, 0.0398, 24.9, None),
+        ("running", None, 9210, 611, 0.0301, 12.4, "bash"),
+    ]
+    for run, (outcome, check, into, out, cost, seconds, tool) in zip(runs, figures, strict=False):
+        run.outcome, run.check, run.cost, run.seconds = outcome, check, cost, seconds  # type: ignore[assignment]
+        run.tokens = Tokens(into, out)
+        events.append(SweepProgress("sweep-1", run.to_json(), tool))
+    return events
+
+
+async def _sweep(pilot: Pilot[Any]) -> None:
+    app = await opened(pilot)
+    for event in _sweep_events():
+        app.on_workbench_event(event)
+    await until(pilot, lambda: isinstance(app.screen, SweepView), "the sweep view")
+    await pilot.pause(0.2)
+
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -227,5 +274,6 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             "quick-pick", "A question with lettered options as a quick pick", _question, _pick
         ),
+        Scenario("sweep", "A sweep of two models, its runs under way", _demo, _sweep),
     )
 }

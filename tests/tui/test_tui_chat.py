@@ -264,3 +264,22 @@ async def test_the_footer_shows_the_sessions_cost_and_cache_hit_rates(project: P
             assert "↑2.0k ↓14" in footer, footer
             # (20 x $3 + 990 x $3.75 + 990 x $0.30 + 14 x $15) per million
             assert "$0.0043" in footer, footer
+
+
+async def test_at_80_columns_a_folded_tool_row_keeps_its_outcome(make_app, script) -> None:
+    """A finished turn folds into the history; at 80 columns a call whose command is long shows
+    the command cut with "…" and, whole, its outcome (the error's first line)."""
+    command = "false && echo " + "a-rather-long-argument " * 6
+    call = {"name": "bash", "arguments": {"command": command}}
+    app = make_app(script({"text": "Trying.", "tool_calls": [call]}, {"text": "It failed."}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "run it")
+        await ask(pilot, app, "and now?")
+        history = app.transcript.history
+        index = next(
+            i for i, item in enumerate(history.items) if getattr(item, "name", "") == "bash"
+        )
+        line = history._strips(index, history.size.width)[0].text.rstrip()
+        outcome = tools(app)[0].header().plain.split(command.strip())[-1].strip()
+        assert "…" in line and line.endswith(outcome), (line, outcome)

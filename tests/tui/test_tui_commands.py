@@ -40,6 +40,7 @@ async def command(pilot, app, text: str) -> None:
     app.editor.focus()
     app.editor.insert(text)
     await pilot.press("enter")
+    await until(pilot, lambda: not app.editor.text, "the command sent")  # Enter ends a burst
     await app.workers.wait_for_complete()
     await pilot.pause()
 
@@ -192,7 +193,8 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
         ]
         assert "1 file changed" in await close_view(pilot, app)
         await command(pilot, app, "/commit Add the notes")
-        assert "Add the notes" in await close_view(pilot, app)
+        await until(pilot, lambda: "Add the notes" in chat_text(app), "the commit notice")
+        assert "on branch notes: Add the notes" in chat_text(app)
         app.editor.insert("/merge notes")
         await pilot.press("enter")
         await until(
@@ -201,9 +203,10 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
             "the worktree question",
         )
         await pilot.press("n")
-        merged = await close_view(pilot, app)
-        assert "merged notes into main" in merged
+        await until(pilot, lambda: "Merged notes into main" in chat_text(app), "the notice")
         assert (project / "NOTES.md").read_text() == "notes\n"
+        await pilot.press("f3")  # the result took no key: F3 goes to the tree
+        await until(pilot, lambda: tree.has_focus, "the tree focused")
 
 
 async def test_new_and_resume_sessions(make_app, script) -> None:
@@ -229,7 +232,7 @@ async def test_new_and_resume_sessions(make_app, script) -> None:
         await until(pilot, lambda: user_texts(app) == ["in the first session"], "the first session")
 
 
-async def test_a_merge_conflict_opens_a_view_naming_the_files(
+async def test_a_merge_conflict_is_an_error_naming_the_files(
     make_app, project: Path, script
 ) -> None:
     write = {"name": "write", "arguments": {"path": "NOTES.md", "content": "from the branch\n"}}
@@ -239,7 +242,7 @@ async def test_a_merge_conflict_opens_a_view_naming_the_files(
         await command(pilot, app, "/fork b")
         await ask(pilot, app, "write the notes")
         await command(pilot, app, "/commit Notes from the branch")
-        assert "Notes from the branch" in await close_view(pilot, app)
+        await until(pilot, lambda: "Notes from the branch" in chat_text(app), "the commit")
         (project / "NOTES.md").write_text("from main\n")
         git(project, "add", "NOTES.md")
         git(project, "commit", "--quiet", "-m", "notes on main")
@@ -248,8 +251,9 @@ async def test_a_merge_conflict_opens_a_view_naming_the_files(
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
         await pilot.press("n")
-        view = await close_view(pilot, app)
-        assert "would conflict" in view and "conflict  NOTES.md" in view
+        await until(pilot, lambda: "conflict  NOTES.md" in chat_text(app), "the error")
+        assert "would conflict" in chat_text(app)
+        assert app.screen is app.screen_stack[0], "no view waits for a key"
         assert (project / "NOTES.md").read_text() == "from main\n"
 
 
@@ -320,8 +324,10 @@ async def test_commit_shows_the_drafted_message_to_edit_before_committing(
         area = app.screen.query_one(TextArea)
         area.move_cursor((0, len("Add the notes")))
         await pilot.press(*" on main", "ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the commit report")
+        await until(pilot, lambda: "Committed " in chat_text(app), "the commit notice")
         assert git(project, "log", "-1", "--format=%s").strip() == "Add the notes on main"
+        await pilot.press("f3")  # the result is a notice: the next key does what it says
+        await until(pilot, lambda: app.query_one(TreePanel).has_focus, "the tree focused")
         assert "They say what the session found." in git(project, "log", "-1", "--format=%b")
 
 
@@ -359,8 +365,9 @@ async def test_push_and_export_from_the_app(
         assert git(remote, "for-each-ref").strip() == "", "nothing was sent"
 
         await command(pilot, app, "/push --redact")
-        report = await close_view(pilot, app)
-        assert "main" in report and "redacted" in report, report
+        await until(pilot, lambda: "redacted" in chat_text(app).split("/push --redact")[-1], "it")
+        report = chat_text(app).split("/push --redact")[-1]
+        assert "main" in report, report
         sid = app.workbench.state().session_id
         assert f"refs/workbench/{sid}/branches/main" in git(remote, "for-each-ref")
 
@@ -392,6 +399,6 @@ async def test_the_tree_shows_what_each_branch_cost_and_the_commit_draft_carries
         shown = app.screen.query_one(TextArea).text
         assert "Workbench-Cost: $0.0002" in shown and "Workbench-Tokens:" in shown, shown
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the commit report")
+        await until(pilot, lambda: "Committed " in chat_text(app), "the commit notice")
         body = git(project, "log", "-1", "--format=%B")
         assert body.count("Workbench-Cost:") == 1, body

@@ -42,6 +42,7 @@ async def send(pilot, app, text: str) -> None:
     app.editor.focus()
     app.editor.insert(text)
     await pilot.press("enter")
+    await until(pilot, lambda: not app.editor.text, "the text sent")  # Enter ends a burst
 
 
 async def work_on_a_fork(pilot, app) -> None:

@@ -13,6 +13,7 @@ from support.app_pilot import (
     idle,
     opened,
     plain,
+    terminal_keys,
     tools,
     type_text,
     until,
@@ -116,6 +117,7 @@ async def test_alt_up_takes_the_last_queued_message_back(make_app, script) -> No
         await until(pilot, lambda: busy(app), "the run to start")
         app.editor.insert("first")
         await pilot.press("ctrl+j")
+        await until(pilot, lambda: app.workbench.queues()["follow_up"], "the first follow-up")
         app.editor.insert("second, changed my mind")
         await pilot.press("ctrl+j")
         await until(pilot, lambda: len(app.workbench.queues()["follow_up"]) == 2, "two follow-ups")
@@ -161,18 +163,47 @@ async def test_new_lines_shift_enter_and_backslash_enter(make_app) -> None:
         assert user_texts(app) == []
 
 
-async def test_ctrl_c_clears_the_editor_and_twice_quits(make_app) -> None:
+async def test_ctrl_c_clears_the_editor_first_and_quits_only_twice_on_empty(make_app) -> None:
+    """Ctrl+C on text clears it (Ctrl+Z brings it back) and never counts towards quitting:
+    `oops wrong`, Ctrl+C, `nope`, Ctrl+C leaves the app open. On an empty editor the first
+    Ctrl+C says the second quits, and the second does."""
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        app.editor.insert("a draft")
-        await pilot.press("ctrl+c")
+        await terminal_keys(pilot, "oops wrong\x03")
         assert app.editor.text == ""
+        assert "Ctrl+Z brings it back" in str(app.status_bar.render())
+        await terminal_keys(pilot, "\x1a")  # Ctrl+Z
+        assert app.editor.text == "oops wrong"
+        await terminal_keys(pilot, "\x03nope\x03", burst=True)
+        await pilot.pause(0.3)
+        assert app.is_running, "two clears are not a quit"
+        assert app.editor.text == ""
+        await terminal_keys(pilot, "\x03")
         assert app.is_running
         assert "Ctrl+C again quits" in str(app.status_bar.render())
-        await pilot.press("ctrl+c")
+        await terminal_keys(pilot, "\x03")
         await until(pilot, lambda: not app.is_running, "the app to quit")
     assert app.return_value == 0
+
+
+async def test_ctrl_c_stops_a_run_like_esc_and_does_not_quit(make_app, script) -> None:
+    app = make_app(script({"text": "This takes a while.", "tool_calls": [bash("sleep 20")]}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("long job")
+        await pilot.press("enter")
+        await until(pilot, lambda: tools(app) and tools(app)[0].status == "running", "the tool")
+        app.editor.insert("and follow up")
+        await pilot.press("ctrl+j")
+        await until(pilot, lambda: app.workbench.queues()["follow_up"], "the follow-up queued")
+        await terminal_keys(pilot, "\x03")
+        await idle(pilot)
+        assert "Stopped." in chat_text(app)
+        assert app.editor.text == "and follow up", "the queued message came back"
+        await terminal_keys(pilot, "\x03")  # the text back in the editor: cleared, not quit
+        await pilot.pause(0.3)
+        assert app.is_running and app.editor.text == ""
 
 
 async def test_slash_commands_complete_with_tab_and_up_down(make_app) -> None:
@@ -208,7 +239,7 @@ async def test_slash_commands_complete_with_tab_and_up_down(make_app) -> None:
         await type_text(pilot, "/he")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
-        assert "Alt+Enter or Ctrl+J" in plain(app.screen.body)
+        assert "Ctrl+J or Alt+Enter" in plain(app.screen.body)
 
 
 async def test_an_unknown_command_is_an_error_and_the_text_stays(make_app) -> None:
@@ -309,3 +340,53 @@ async def test_a_burst_is_handled_in_order_and_a_pasted_line_break_is_a_newline(
         await pilot.pause(0.2)
         assert app.editor.text == "line one\nline two"
         assert user_texts(app) == ["hello there"], "nothing more was sent"
+
+
+async def test_a_burst_with_ctrl_j_is_new_lines_nothing_lost_or_doubled(make_app) -> None:
+    """`alpha one`, Ctrl+J, `beta two`, Ctrl+J, `gamma three` in one burst, through the
+    terminal's parser (a paste that arrives as keys, `tmux send-keys`): a Ctrl+J followed at
+    once by more text is a line break, as an Enter is; nothing is sent, nothing doubled."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await terminal_keys(pilot, "alpha one\nbeta two\ngamma three", burst=True)
+        await pilot.pause(0.2)
+        assert app.editor.text == "alpha one\nbeta two\ngamma three"
+        assert user_texts(app) == []
+        await terminal_keys(pilot, "\n")  # Ctrl+J alone: the three lines, once, queued
+        await until(pilot, lambda: user_texts(app) != [], "the message in the chat")
+        await idle(pilot)
+        assert user_texts(app) == ["alpha one\nbeta two\ngamma three"]
+        assert app.editor.text == ""
+
+
+async def test_keys_right_after_a_send_stay_in_the_editor_once(make_app, script) -> None:
+    """Alt+Enter (as the kitty keyboard protocol sends it) sends at once, and the keys behind it
+    in the same burst land in the emptied editor: each message sent once, the rest kept."""
+    app = make_app(script({"text": "one"}, {"text": "two"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        alt_enter = "\x1b[13;3u"
+        await terminal_keys(
+            pilot, f"alpha one{alt_enter}beta two{alt_enter}gamma three", burst=True
+        )
+        await until(pilot, lambda: len(user_texts(app)) == 2, "both messages in the chat")
+        await idle(pilot)
+        assert user_texts(app) == ["alpha one", "beta two"]
+        assert app.editor.text == "gamma three"
+
+
+async def test_alt_enter_sent_as_esc_enter_queues_a_follow_up(make_app, script) -> None:
+    """xterm, GNOME Terminal and tmux send Alt+Enter as Esc then Enter: while the agent works
+    it queues a follow-up, it does not steer."""
+    app = make_app(script({"text": "This takes a while.", "tool_calls": [bash("sleep 20")]}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        app.editor.insert("long job")
+        await pilot.press("enter")
+        await until(pilot, lambda: tools(app) and tools(app)[0].status == "running", "the tool")
+        await terminal_keys(pilot, "later please\x1b\r", burst=True)
+        await until(pilot, lambda: any(app.workbench.queues().values()), "a queued message")
+        assert app.workbench.queues() == {"steering": [], "follow_up": ["later please"]}
+        await pilot.press("escape")
+        await idle(pilot)

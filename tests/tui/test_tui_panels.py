@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 from support.app_pilot import (
     SIZE,
     ask,
@@ -14,7 +17,9 @@ from support.app_pilot import (
     until,
     user_texts,
 )
+from textual.containers import VerticalScroll
 
+from workbench.skills.projection import project
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.skill_detail import SkillDetail
@@ -98,7 +103,7 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         # edit-code makes sense only under molecule-implement-change: not standalone
         assert source.startswith("# atom-edit-code (atom)") and "## Steps" in source
         await pilot.press("1")
-        assert "atom-edit-code (atom):" in view.query_one("#projection").source
+        assert "atom-edit-code (atom):" in plain(view.query_one("#projected").render())
         await pilot.press("escape")
         assert isinstance(app.screen, type(app.screen_stack[0]))
         await until(pilot, lambda: app.focused is app.editor, "the focus back in the editor")
@@ -169,9 +174,8 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
         )
         if isinstance(app.screen, ConfirmDialog):  # the branch has a worktree: keep it
             await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the merge report")
-        assert "merged" in plain(app.screen.body) and "alt" in plain(app.screen.body)
-        await pilot.press("escape")
+        await until(pilot, lambda: "alt was merged into main" in chat_text(app), "the merge entry")
+        assert app.screen is app.screen_stack[0], "the result is in the chat: no view waits"
         await until(
             pilot,
             lambda: any("⇐ alt into main" in line for line in tree_lines(tree)),
@@ -312,7 +316,8 @@ async def test_edit_and_resend_puts_the_question_back_in_the_editor_before_it(
         await terminal_keys(pilot, "\x1be")
         await until(pilot, lambda: app.editor.text == "second question", "the text to edit")
         assert app.focused is app.editor
-        assert user_texts(app) == ["first question"] and "one" in chat_text(app)
+        await until(pilot, lambda: user_texts(app) == ["first question"], "the chat to go back")
+        assert "one" in chat_text(app)
         await pilot.press("end", *" please", "enter")
         await until(pilot, lambda: "two again" in chat_text(app), "the new answer")
         assert user_texts(app) == ["first question", "second question please"]
@@ -363,3 +368,42 @@ async def test_on_a_narrow_screen_the_panels_fold_away_and_the_footer_keeps_what
     async with make_app(long_model).run_test(size=(160, 48)) as pilot:
         await opened(pilot)
         assert pilot.app.query_one("#side").region.width > 28, "wide: the panels show"
+
+
+async def test_at_80_columns_the_skill_core_view_wraps_between_words(make_app) -> None:
+    """The core projection is read whole at 80x24: its lines wrap between words, nothing is
+    cut at the view's edge."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("f2")
+        panel = app.query_one(SkillPanel)
+        await select(pilot, panel, "molecule-implement-change")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SkillDetail), "the skill view")
+        await pilot.pause()
+        projected = app.screen.query_one("#projected")
+        skill = app.workbench.enforcer.skills.graph.get("molecule-implement-change")
+        core = project(skill, "core")
+        shown = [projected.render_line(y).text for y in range(projected.size.height)]
+        assert max(len(line.rstrip()) for line in shown) <= projected.size.width
+        assert " ".join(core.split()) in " ".join(" ".join(shown).split())
+
+
+async def test_at_80x24_the_help_is_stacked_and_says_how_to_close(make_app) -> None:
+    """F1 at 80x24: each key on its line with its description under it, not one word a line,
+    the legend at the end, and "Esc closes" in view under the scrolled text."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot)
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
+        await pilot.pause()
+        view = app.screen
+        text = plain(view.body, width=view.query_one(VerticalScroll).content_size.width)
+        assert "Enter\n    send; while the agent works, steer: it hears you" in text
+        assert "Legend" in text and "◇" in text and "enforcer block" in text
+        drawn = html.unescape(
+            " ".join(re.findall(r"<text[^>]*>(.*?)</text>", app.export_screenshot()))
+        )
+        assert "Esc closes" in drawn.replace("\xa0", " "), "the way out is on the screen"

@@ -93,3 +93,15 @@ async def test_pictures_keep_the_space_that_starts_a_differently_styled_run(tmp_
     assert svg.get("{http://www.w3.org/XML/1998/namespace}space") == "preserve"
     runs = [text.text for text in svg.iter("{http://www.w3.org/2000/svg}text")]
     assert "\xa0(offline\xa0demo)" in runs
+
+
+def test_the_sweep_view(snap_compare, tmp_path) -> None:
+    """You should see a framed view titled "sweep-1: fix the failing test in tests/test_dates.py"
+    over the chat: four runs, sweep-1.gpt-4.1-1 done with tokens 18412, $0.0412, 21.3 s and a
+    green ✓; sweep-1.gpt-4.1-2 done with a red "✗ 1"; sweep-1.claude-sonnet-4-5-1 running (in
+    cyan) with the tool bash; sweep-1.claude-sonnet-4-5-2 queued (dim). Below, the variants:
+    "★ gpt-4.1" first in bold (1/2, 50%, 23.1s, $0.0405, 18271), then claude-sonnet-4-5 (0/2,
+    0%, ?). The
+    last line says Enter opens a run's status and diff, Alt+M merges it and Esc stops every
+    run."""
+    assert matches(snap_compare, tmp_path, "sweep")

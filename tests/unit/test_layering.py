@@ -29,6 +29,7 @@ LAYERS: dict[str, float] = {
     "sandbox": 2,
     "output_limits": 2,
     "hooks": 2,
+    "permission": 2,
     "extension_api": 2,
     "enforcer": 3,
     "processes": 3,
@@ -37,6 +38,10 @@ LAYERS: dict[str, float] = {
     # sweeps fork sessions' branches and run children; the front ends (and later the runtime's
     # sweep view) start them.
     "sweeps": 5.5,
+    # MCP servers: offered to the agent as tools by the runtime.
+    "mcp": 3.5,
+    # evals plan a sweep per skill, prepare its worktrees and grade its runs.
+    "evals": 5.7,
     "runtime": 6,
     "commands": 7,
     "modes": 7,

@@ -10,17 +10,20 @@ from dataclasses import dataclass, field
 
 from workbench.agent.compaction_plan import CompactionSettings
 from workbench.agent.models.client import ModelError
+from workbench.agent.models.rate_gate import RateGate
 from workbench.agent.queues import QueueMode
 
 
 @dataclass
 class RetryPolicy:
     """Our own retries (litellm's and the SDK's are off): exponential backoff from `base_delay_s`,
-    or the server's Retry-After when it says so, capped at `max_delay_s`."""
+    or the server's Retry-After when it says so, capped at `max_delay_s`. With a `gate`, a rate
+    limit holds back every process behind the same gate, not this one alone (`rate_gate`)."""
 
     max_retries: int = 3
     base_delay_s: float = 1.0
     max_delay_s: float = 60.0
+    gate: RateGate | None = None
 
     def delay(self, attempt: int, error: ModelError) -> float:
         backoff = self.base_delay_s * 2.0 ** (attempt - 1)

@@ -277,6 +277,14 @@ class ModelChange(Event):
     context_window: int
 
 
+@dataclass
+class ApprovalChange(Event):
+    """Which tool calls now wait for the user's approval (`never`, `edits`, `all`)."""
+
+    type: ClassVar[str] = "approval_change"
+    mode: str
+
+
 TreeChange = Literal[
     "fork", "navigate", "switch", "merge", "label", "commit", "new", "resume", "continue"
 ]
@@ -316,5 +324,6 @@ AgentEvent: TypeAlias = (
     | Notice
     | UsageUpdate
     | ModelChange
+    | ApprovalChange
 )
 """What the agent loop and the runtime publish about a run (the agent's `emit` takes these)."""

@@ -29,6 +29,7 @@ from workbench.agent.models.client import (
     ModelRequest,
     model_record,
 )
+from workbench.agent.models.rate_gate import HOLDING_KINDS, provider_key
 from workbench.agent.state import AgentState
 from workbench.agent.tool_execution import SKIPPED_FOR_ABORT, ToolRunner
 from workbench.hooks import ContextEvent, HookBus
@@ -59,6 +60,8 @@ class ModelCaller:
         attempt = 0
         while True:
             try:
+                if policy.gate is not None:
+                    await policy.gate.wait(self._provider())
                 result = await call()
             except ModelError as exc:
                 if not exc.retryable or attempt >= policy.max_retries:
@@ -67,6 +70,8 @@ class ModelCaller:
                     raise
                 attempt += 1
                 delay = policy.delay(attempt, exc)
+                if policy.gate is not None and exc.kind in HOLDING_KINDS:
+                    policy.gate.hold(self._provider(), delay)
                 self.state.emit(RetryStart(attempt, policy.max_retries, delay * 1000, exc.message))
                 try:
                     await asyncio.sleep(delay)
@@ -77,6 +82,11 @@ class ModelCaller:
             if attempt:
                 self.state.emit(RetryEnd(attempt, success=True))
             return result
+
+    def _provider(self) -> str:
+        """The current model's provider, as the shared rate gate knows it."""
+        record = model_record(self.state.model)
+        return provider_key(record["name"], record.get("api_base"))
 
     async def _context(self) -> list[Message]:
         messages = compaction_plan.build_context(self.state.messages)

@@ -7,6 +7,7 @@ loop takes their messages.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Literal
 
@@ -41,6 +42,7 @@ class MessageQueue:
         self.mode = mode
         self._messages: list[Message] = []
         self._on_change = on_change
+        self._filled = asyncio.Event()
 
     def __len__(self) -> int:
         return len(self._messages)
@@ -54,9 +56,20 @@ class MessageQueue:
         reasons = [m.details.get("skip_reason") for m in self._messages]
         return reasons[0] if reasons and all(reasons) else None
 
+    async def arrival(self) -> None:
+        """Returns once the queue holds a message (at once when it does already)."""
+        await self._filled.wait()
+
+    def _changed(self) -> None:
+        if self._messages:
+            self._filled.set()
+        else:
+            self._filled.clear()
+        self._on_change()
+
     def push(self, message: Message) -> None:
         self._messages.append(message)
-        self._on_change()
+        self._changed()
 
     def take(self) -> list[Message]:
         """The messages to deliver now, by the queue's mode."""
@@ -64,24 +77,24 @@ class MessageQueue:
             return []
         count = len(self._messages) if self.mode == "all" else 1
         taken, self._messages = self._messages[:count], self._messages[count:]
-        self._on_change()
+        self._changed()
         return taken
 
     def edit(self, index: int, text: str) -> None:
         self._check(index)
         self._messages[index].text = text
-        self._on_change()
+        self._changed()
 
     def remove(self, index: int) -> Message:
         self._check(index)
         removed = self._messages.pop(index)
-        self._on_change()
+        self._changed()
         return removed
 
     def clear(self) -> list[Message]:
         cleared, self._messages = self._messages, []
         if cleared:
-            self._on_change()
+            self._changed()
         return cleared
 
     def _check(self, index: int) -> None:

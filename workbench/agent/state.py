@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.agent import compaction_plan
+from workbench.agent.approval import Approval
 from workbench.agent.atomic_steps import run_to_end
 from workbench.agent.costs import UsageTotals, message_totals
 from workbench.agent.events import AgentEvent, MessageEnd, MessageStart
+from workbench.agent.file_checkpoints import FileCheckpoints
 from workbench.agent.models.client import ModelClient
 from workbench.agent.store import ConversationStore
 from workbench.errors import DiskFull
@@ -45,6 +47,10 @@ class AgentState:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the tools' commands (see `ToolContext.sandbox`); the runtime sets it."""
     """Messages kept in `messages` that a full disk kept out of the store, oldest first."""
+    approval: Approval = field(default_factory=Approval)
+    """Which calls wait for the user's approval, and who answers (`workbench.agent.approval`)."""
+    checkpoints: FileCheckpoints | None = None
+    """Records the files around each tool call (the session's snapshots); None: not kept."""
 
     async def record(self, message: Message, announce: bool = True) -> None:
         """Publish a finished message and append it to the store before anything else happens

@@ -4,6 +4,11 @@ Every call of a reply gets exactly one recorded result, even when it never ran: 
 refuses a tool call without an answer. A call the user interrupted by steering, by an abort, or
 one cut off by the output token limit gets an error result that says so. Unknown tools, invalid
 arguments and calls a `tool_call` hook blocks become error results the model reads.
+
+A call the hooks let through then waits for the user's approval when the session's `approval`
+asks for it (`workbench.agent.approval`): the user sees the call as the hooks changed it, and a
+call the enforcer refused is never asked about. A refusal is the call's error result. Around
+each call that runs, the session's file snapshots are taken (`file_checkpoints`).
 """
 
 from __future__ import annotations
@@ -80,7 +85,13 @@ class ToolRunner:
         was already being recorded) and the ones after it."""
         if self.state.messages[-1].tool_call_id != running.id:
             await self._skip(running, ABORTED_TOOL, skipped=False, ran_ms=ran_ms)
+        await self._checkpoint()  # what it changed before it was stopped
         await self._skip_each(rest, SKIPPED_FOR_ABORT)
+
+    async def _checkpoint(self) -> None:
+        checkpoints = self.state.checkpoints
+        if checkpoints is not None:
+            await checkpoints.checkpoint()
 
     async def _skip(
         self, call: ToolCall, reason: str, skipped: bool = True, ran_ms: float = 0.0
@@ -98,48 +109,75 @@ class ToolRunner:
     async def _execute(self, call: ToolCall, reply: Message) -> Message:
         self.state.emit(ToolExecutionStart(call.id, call.name, call.arguments))
         started = time.perf_counter()
-        args, result = await self._outcome(call, reply)
+        args, result, ran = await self._outcome(call, reply)
         duration = (time.perf_counter() - started) * 1000
         self.state.emit(ToolExecutionEnd(call.id, call.name, args, result, duration))
         message = _result_message(call, result)
         await self.state.record(message)
+        if ran:
+            await self._checkpoint()
         return message
 
-    async def _outcome(self, call: ToolCall, reply: Message) -> tuple[dict[str, Any], ToolResult]:
-        """The call's (possibly hook-changed) arguments and its result: unknown tools, invalid
-        arguments and blocked calls become error results the model reads."""
+    async def _outcome(
+        self, call: ToolCall, reply: Message
+    ) -> tuple[dict[str, Any], ToolResult, bool]:
+        """The call's (possibly hook-changed) arguments, its result, and whether it ran: unknown
+        tools, invalid arguments, blocked and refused calls become error results the model
+        reads."""
         args = call.arguments
         tool = self.state.tools.get(call.name)
         if tool is None:
             available = ", ".join(self.state.tools) or "none"
-            return args, ToolResult(
-                f"Unknown tool {call.name!r}. Available tools: {available}.", is_error=True
-            )
+            text = f"Unknown tool {call.name!r}. Available tools: {available}."
+            return args, ToolResult(text, is_error=True), False
         problem = reply.details.get("invalid_arguments", {}).get(call.id) or check_arguments(
             tool.parameters, args
         )
         if problem:
-            return args, ToolResult(f"Invalid arguments for {call.name}: {problem}", is_error=True)
+            text = f"Invalid arguments for {call.name}: {problem}"
+            return args, ToolResult(text, is_error=True), False
         if self.bus.has("tool_call"):
             gate = ToolCallEvent(call.id, call.name, args, self.state.cwd)
             await self.bus.run("tool_call", gate)
             args = gate.args
             if gate.block:
-                return args, ToolResult(gate.block, is_error=True, details=gate.details)
-        result = await self._invoke(tool, call, args)
+                return args, ToolResult(gate.block, is_error=True, details=gate.details), False
+        context = self._context(call, args)
+        refusal = await self._approval(tool, args, context)
+        if refusal:
+            return args, ToolResult(refusal, is_error=True, details={"approval": "refused"}), False
+        await self._checkpoint()
+        result = await self._invoke(tool, call, args, context)
         if self.bus.has("tool_result"):
             patched = ToolResultEvent(call.id, call.name, args, self.state.cwd, result)
             await self.bus.run("tool_result", patched)
             result = patched.result
-        return args, result
+        return args, result, True
 
-    async def _invoke(self, tool: Tool, call: ToolCall, args: dict[str, Any]) -> ToolResult:
+    def _context(self, call: ToolCall, args: dict[str, Any]) -> ToolContext:
         def update(text: str) -> None:
             self.state.emit(ToolExecutionUpdate(call.id, call.name, args, text))
 
-        context = ToolContext(
-            self.state.cwd, call.id, update, self.state.confined_to, self.state.sandbox
+        state = self.state
+        return ToolContext(
+            state.cwd, call.id, update, state.confined_to, state.sandbox, state.approval.ask
         )
+
+    async def _approval(self, tool: Tool, args: dict[str, Any], context: ToolContext) -> str | None:
+        """Why the user's approval refused the call, or None: it may run. A call that would fail
+        anyway (its description fails) is not asked about: it runs, and fails."""
+        approval = self.state.approval
+        if tool.describe is None or approval.mode == "never":
+            return None
+        try:
+            request = tool.describe(args, context)
+        except WorkbenchError:
+            return None
+        return await approval.refusal(request, self.steering.arrival)
+
+    async def _invoke(
+        self, tool: Tool, call: ToolCall, args: dict[str, Any], context: ToolContext
+    ) -> ToolResult:
         try:
             return await tool.execute(args, context)
         except WorkbenchError as exc:

@@ -1,4 +1,5 @@
-"""The enforcer's own settings: `enforcer.mode` and `enforcer.prompt_budget_tokens`.
+"""The enforcer's own settings: `enforcer.mode`, `enforcer.prompt_budget_tokens` and how the
+skills are offered in the system prompt (`skills.catalog`).
 
 Read when a session opens (and by `workbench skills status`); a value that makes no sense is a
 WorkbenchError with the fix, not a silent fallback to the default.
@@ -11,6 +12,7 @@ from workbench.enforcer.topology import DEFAULT_BUDGET_TOKENS, MIN_BUDGET_TOKENS
 from workbench.errors import WorkbenchError
 
 MODES = ("warn", "block", "off")
+CATALOGS = ("graph", "flat")
 
 
 def mode_of(settings: Settings) -> str:
@@ -34,3 +36,15 @@ def budget_of(settings: Settings) -> int:
             f"remove it to use the default ({DEFAULT_BUDGET_TOKENS})",
         )
     return budget
+
+
+def catalog_of(settings: Settings) -> str:
+    """`graph` (the default: the layered topology and its rules) or `flat` (one list of name,
+    description and location, as pi and Claude Code offer skills)."""
+    catalog: str = settings.get("skills.catalog", "graph")
+    if catalog not in CATALOGS:
+        raise WorkbenchError(
+            f"settings: skills.catalog is {catalog!r}; it must be one of {', '.join(CATALOGS)}",
+            'remove it, or set "skills": {"catalog": "graph"} (the default)',
+        )
+    return catalog

@@ -23,8 +23,8 @@ from workbench.enforcer.allowlist import Allowlist, close_matches
 from workbench.enforcer.guidance import guidance
 from workbench.enforcer.locations import location
 from workbench.enforcer.reload import LiveSkills
-from workbench.enforcer.settings import budget_of
-from workbench.enforcer.topology import Hints, render
+from workbench.enforcer.settings import budget_of, catalog_of
+from workbench.enforcer.topology import Hints, render, render_flat
 from workbench.enforcer.verdict import Checker
 from workbench.hooks import ToolResultEvent
 from workbench.skills.model import Skill
@@ -61,6 +61,7 @@ class SkillView:
         self.skills = skills
         self.budget = budget_of(settings)
         self.allowlist = Allowlist.from_settings(settings)
+        self.render = render_flat if catalog_of(settings) == "flat" else render
         self.base = base
         self.maybe_changed = False
         self._hints = Hints()  # every tool, until a run says which the model has
@@ -72,7 +73,9 @@ class SkillView:
         self._where.clear()  # the folder or the skills' paths may have changed
         self.checker = Checker(graph, self.where, self.allowlist.allows)
         self.useful_tools = self._useful_tools()
-        self.prompt_section = render(graph, self.where, self.allowlist, self.budget, self._hints)
+        self.prompt_section = self.render(
+            graph, self.where, self.allowlist, self.budget, self._hints
+        )
 
     def _useful_tools(self) -> frozenset[str]:
         """The enforcer's tools worth offering for this skill set, decided once per skill set
@@ -86,7 +89,7 @@ class SkillView:
         if not allowed:
             return frozenset()
         plain = Hints(activate=True, query=False)
-        section = render(self.skills.graph, self.where, self.allowlist, self.budget, plain)
+        section = self.render(self.skills.graph, self.where, self.allowlist, self.budget, plain)
         listed = set(SKILL_NAME.findall(section))
         complete = all(name in listed for name in allowed)
         return ACTIVATION_TOOLS if complete else ACTIVATION_TOOLS | {QUERY_TOOL}

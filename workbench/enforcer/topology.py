@@ -250,6 +250,26 @@ def _listing(skills: list[Skill], where: Where, tokens: int, max_bytes: int, hin
     return _as_many_as_fit(short(), len(skills), truncated, tokens, max_bytes)
 
 
+def render_flat(
+    graph: SkillGraph,
+    where: Where,
+    allowlist: Allowlist | None = None,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    hints: Hints | None = None,
+) -> str:
+    """Every allowed skill as one flat `<available_skills>` list of name, description and
+    location, as pi and Claude Code offer skills: no layers, no topology, no rules (the
+    `skills.catalog: "flat"` setting, which evals compare against the graph)."""
+    allowed = (allowlist or Allowlist()).allows
+    skills = sorted(
+        (s for s in graph.skills.values() if allowed(s.name) and s.offered_to_model),
+        key=lambda s: s.name,
+    )
+    if not skills:
+        return ""
+    return _listing(skills, where, budget_tokens, MAX_BYTES, hints or Hints())
+
+
 def render(
     graph: SkillGraph,
     where: Where,

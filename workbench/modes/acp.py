@@ -7,8 +7,8 @@ the project's sessions, `session/fork` makes a real branch with its own worktree
 fork only with its unstable protocol, switched on here), `session/prompt` runs a turn or a slash
 command and streams it (`acp_updates`), a prompt during a turn steers it, `session/cancel`
 aborts. Session modes are the enforcer's modes; the model is a config option. Where workbench
-asks the user to confirm (project sub-agents), the client is asked with
-`session/request_permission`.
+asks the user (project sub-agents, an edit or a command waiting for approval: `/approval`), the
+client is asked with `session/request_permission`, an edit with the file's text before and after.
 
 stdout carries the protocol only: fd 1 is pointed at stderr for the whole process (stray prints,
 child processes), the protocol writes to a private copy of the real stdout, and logs go to the
@@ -44,6 +44,7 @@ from workbench.agent.store import MemoryStore
 from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
 from workbench.logfile import start_logging
+from workbench.mcp.config import client_servers
 from workbench.modes.acp_handshake import initialize_result
 from workbench.modes.acp_session import AcpSession, Bench, Outbox
 from workbench.modes.acp_stream import GuardedStdioStream
@@ -53,10 +54,14 @@ from workbench.sessions.store.catalog import list_sessions
 
 log = logging.getLogger(__name__)
 BUFFER_LIMIT = 50 * 1024 * 1024
-MCP_NOTE = (
-    "Note: workbench has no MCP client, so these MCP servers were not started and their tools "
-    "are not available: {names}."
-)
+
+
+def _client_servers(servers: list[Any] | None) -> dict[str, Any] | None:
+    """An editor's `mcpServers` (the SDK's models) in the `.mcp.json` shape; a fork or a
+    session already open keeps the servers it started with."""
+    if not servers:
+        return None
+    return client_servers([server.model_dump(by_alias=True) for server in servers])
 
 
 def _failure(exc: WorkbenchError) -> RequestError:
@@ -129,11 +134,14 @@ class WorkbenchAgent:
 
     # -- opening sessions ---------------------------------------------------------------------
 
-    async def _open(self, cwd: str, session_id: str | None, branch: str | None) -> Bench:
+    async def _open(
+        self, cwd: str, session_id: str | None, branch: str | None, mcp_servers: list[Any] | None
+    ) -> Bench:
         holder: list[Bench] = []
         options = dataclasses.replace(
             self.options,
             cwd=_folder(cwd),
+            mcp_servers=_client_servers(mcp_servers),
             store=None if self.options.store is None else MemoryStore(),  # --no-session
             session_id=session_id,
             branch=branch,
@@ -150,6 +158,7 @@ class WorkbenchAgent:
                 {"message": f"cannot open a session in {cwd}: {exc.strerror or exc}"}
             ) from exc
         bench = Bench(workbench, self.outbox)
+        workbench.answer_permissions(bench.request_permission)
         holder.append(bench)
         self.benches[workbench.state().session_id] = bench
         return bench
@@ -169,35 +178,23 @@ class WorkbenchAgent:
         task.add_done_callback(self._tasks.discard)
 
     @staticmethod
-    def _mcp_notes(mcp_servers: list[Any] | None) -> tuple[list[str], dict[str, Any] | None]:
-        names = [getattr(s, "name", "?") for s in mcp_servers or []]
-        if not names:
-            return [], None
-        meta = {
-            "workbench": {
-                "mcpServers": {
-                    "used": False,
-                    "ignored": names,
-                    "reason": "workbench has no MCP client",
-                }
-            }
-        }
-        return [MCP_NOTE.format(names=", ".join(names))], meta
+    def _mcp_meta(bench: Bench) -> dict[str, Any]:
+        """The session's MCP servers (the editor's among them): each one's state and tools."""
+        return {"workbench": {"mcpServers": bench.wb.mcp_report().to_json()}}
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
-        bench = await self._open(cwd, None, None)
+        bench = await self._open(cwd, None, None, mcp_servers)
         state = bench.wb.state()
         session = AcpSession(f"{state.session_id}@{state.branch}", bench, state.branch)
         self.sessions[session.id] = session
-        notes, meta = self._mcp_notes(mcp_servers)
-        self._later(bench, session, notes)
+        self._later(bench, session, [])
         return NewSessionResponse(
             session_id=session.id,
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta=_with_sandbox(bench, meta),
+            field_meta=_with_sandbox(bench, self._mcp_meta(bench)),
         )
 
     async def load_session(
@@ -210,7 +207,7 @@ class WorkbenchAgent:
             )
         bench = self.benches.get(stored)
         if bench is None:
-            bench = await self._open(cwd, stored, branch or None)
+            bench = await self._open(cwd, stored, branch or None, mcp_servers)
         session = self.sessions.get(session_id)
         if session is None:
             session = AcpSession(session_id, bench, branch or bench.wb.state().branch)
@@ -224,12 +221,11 @@ class WorkbenchAgent:
         for update in replay(bench.wb.messages(), bench.wb.current.cwd):
             self.outbox.send(session.id, update)
         await self.outbox.flush()
-        notes, meta = self._mcp_notes(mcp_servers)
-        self._later(bench, session, notes)
+        self._later(bench, session, [])
         return LoadSessionResponse(
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta=_with_sandbox(bench, meta),
+            field_meta=_with_sandbox(bench, self._mcp_meta(bench)),
         )
 
     async def list_sessions(
@@ -272,13 +268,15 @@ class WorkbenchAgent:
         session = AcpSession(f"{stored}@{result.branch}", bench, result.branch)
         self.sessions[session.id] = session
         bench.active = session
-        notes, meta = self._mcp_notes(mcp_servers)
-        self._later(bench, session, [*notes, result.render_text()])
+        self._later(bench, session, [result.render_text()])
         return ForkSessionResponse(
             session_id=session.id,
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta={**_with_sandbox(bench, meta), "workbench.fork": result.to_json()},
+            field_meta={
+                **_with_sandbox(bench, self._mcp_meta(bench)),
+                "workbench.fork": result.to_json(),
+            },
         )
 
     def _session(self, session_id: str) -> AcpSession:

@@ -28,6 +28,7 @@ def initialize_result() -> dict[str, Any]:
             "loadSession": True,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
             "sessionCapabilities": {"list": {}, "fork": {}},
+            "mcpCapabilities": {"http": True, "sse": True},
         },
         "agentInfo": {"name": "workbench", "title": "Workbench", "version": __version__},
     }

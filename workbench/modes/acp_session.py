@@ -20,6 +20,7 @@ from acp import (
     start_tool_call,
     text_block,
     tool_content,
+    tool_diff_content,
     update_agent_message_text,
     update_plan,
     update_tool_call,
@@ -41,6 +42,8 @@ from workbench.agent.events import ModelChange, ToolExecutionEnd, TreeUpdate
 from workbench.errors import WorkbenchError
 from workbench.modes import acp_commands
 from workbench.modes.acp_updates import Translator, plan
+from workbench.permission import ALLOW, REJECT, OptionKind, PermissionRequest
+from workbench.permission import PermissionOption as Option
 from workbench.runtime import Workbench
 from workbench.runtime.commands import AnyCommand
 from workbench.runtime.events import WorkbenchEvent
@@ -195,40 +198,49 @@ class Bench:
     # -- questions for the user -------------------------------------------------------------
 
     async def ask(self, title: str, text: str, allow: str = "Allow", always: bool = False) -> bool:
-        """Ask the client (`session/request_permission`) on the running tool call, or on a
-        tool call of its own that shows the question; True when the user allowed it."""
+        """A yes/no question (`WorkbenchOptions.confirm`), asked as a permission request."""
+        kind: OptionKind = "allow_always" if always else "allow_once"
+        options = (Option(ALLOW, "y", allow, kind), Option(REJECT, "n", "Reject", "reject_once"))
+        request = PermissionRequest("question", "", title, text, options)
+        return await self.request_permission(request) == ALLOW
+
+    async def request_permission(self, request: PermissionRequest) -> str:
+        """The session's `Asker`: the client answers `session/request_permission` on the tool
+        call the request belongs to (the running one), or on a tool call of its own that shows
+        the question. A file change carries the file's whole text before and after, so that the
+        editor draws its own diff; the answer is the chosen option's id."""
         session = self.active
         if session is None:
-            return False
-        call = self.translator.running_tool()
+            return REJECT
+        call = request.tool_call_id or self.translator.running_tool()
         own = call is None
+        body: list[Any] = [tool_content(text_block(request.detail or request.title))]
+        if request.path is not None and request.new_text is not None:
+            body = [tool_diff_content(request.path, request.new_text, request.old_text or None)]
         if own:
             self._asked += 1
             call = f"question-{self._asked}"
-            body = [tool_content(text_block(text))]
-            self.send(start_tool_call(call, title, kind="other", status="pending", content=body))
+            self.send(
+                start_tool_call(call, request.title, kind="other", status="pending", content=body)
+            )
         assert call is not None
         await self.outbox.flush()
         options = [
-            PermissionOption(
-                option_id="allow", name=allow, kind="allow_always" if always else "allow_once"
-            ),
-            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+            PermissionOption(option_id=o.id, name=o.label, kind=o.kind) for o in request.options
         ]
-        question = ToolCallUpdate(
-            tool_call_id=call, title=title, content=[tool_content(text_block(text))]
-        )
-        allowed = False
+        question = ToolCallUpdate(tool_call_id=call, title=request.title, content=body)
+        chosen = REJECT
         try:
             answer = await self.outbox.conn.request_permission(
                 session_id=session.id, tool_call=question, options=options
             )
-            outcome = answer.outcome
-            allowed = isinstance(outcome, AllowedOutcome) and outcome.option_id == "allow"
+            if isinstance(answer.outcome, AllowedOutcome):
+                chosen = request.option(answer.outcome.option_id).id
         finally:
             if own:
+                allowed = chosen != REJECT
                 self.send(update_tool_call(call, status="completed" if allowed else "failed"))
-        return allowed
+        return chosen
 
     async def trust_if_asked(self) -> None:
         """Once per session: a project whose extensions or settings wait for trust is offered
@@ -314,7 +326,8 @@ class Bench:
         return "max_tokens" if self.translator.max_tokens else "end_turn"
 
     async def cancel(self) -> None:
-        """Abort the run at once; what was queued for it goes too (the client asked to stop)."""
+        """Abort the run at once; what was queued for it goes too (the client asked to stop); a
+        sweep's runs are all stopped (`/sweep`'s turn then ends, each run keeping what it did)."""
         self.cancelled = True
         self.wb.clear_queue()
-        await self.wb.abort()
+        await asyncio.gather(self.wb.abort(), self.wb.stop_sweep())

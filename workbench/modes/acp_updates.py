@@ -5,7 +5,8 @@
 `tool_call_update` with its kind, status, file locations and, for edit and write, a diff);
 `replay` turns the messages of a branch into the same updates for `session/load`. Skill loads
 recorded on a tool result show in that tool call's content; `plan` gives the branch's loaded
-skills as the session plan. Nothing here talks to the client or changes the session.
+skills as the session plan; a sweep's runs are told as a line of agent text each time one
+changes state. Nothing here talks to the client or changes the session.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ from workbench.enforcer.events import SkillLoadEvent
 from workbench.enforcer.state import LoadingState, LoadRecord, records_of
 from workbench.messages import Message, ToolCall
 from workbench.skills.graph import SkillGraph
+from workbench.sweeps.events import SweepProgress, SweepStart
+from workbench.sweeps.record import Run
+from workbench.sweeps.table import run_line
 from workbench.tool import ToolResult
 from workbench.visible import visible
 
@@ -202,6 +206,8 @@ class Translator:
         """The last reply of the run was cut off at the model's output limit."""
         self.refused = False
         """A `/skill:NAME` the user typed was refused: the prompt was refused."""
+        self.runs: dict[str, str] = {}
+        """A sweep's runs -> the state last told."""
 
     def running_tool(self) -> str | None:
         """The newest tool call still running (a permission question belongs to it)."""
@@ -263,6 +269,17 @@ class Translator:
             return [update_agent_message_text(f"\nError: {event.message}{hint}\n")]
         if isinstance(event, SkillLoadEvent) and event.how == "command":
             return self._skill_command(event)
+        if isinstance(event, SweepStart):
+            self.runs = {}
+            said = f"{event.sweep['id']}: {len(event.sweep['runs'])} runs, {event.jobs} at once"
+            return [update_agent_message_text(said + "\n")]
+        if isinstance(event, SweepProgress):
+            run = Run.from_json(event.run)
+            state = "checking" if event.tool == "check" else run.outcome  # told once checked
+            if self.runs.get(run.branch) == state or state == "checking":
+                return []
+            self.runs[run.branch] = state
+            return [update_agent_message_text(run_line(run) + "\n")]
         return []
 
     def _skill_command(self, event: SkillLoadEvent) -> list[Update]:

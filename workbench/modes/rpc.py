@@ -12,11 +12,13 @@ set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {qu
 clear_queue {queue?}; the conversation tree: tree, sessions, status {branch?}, diff {branch?,
 path?}, fork {name?, at?}, navigate {target, summarize?}, edit_and_resend {target} (answers the
 question's text), switch_branch {branch}, commit {message?}, merge {branch, into?,
-remove_worktree?}, label {label, target?}, skills_status; and each command of the session's own
-(an extension's) by its name, {args?}. Each tree command answers with the JSON of its result
-(`diff`: {"diff": unified diff text}, empty when nothing changed; `fork` once the worktree is
-checked out); a merge conflict's failed response also lists the conflicting `files`. The table is
-the command registry's (`workbench.runtime.commands`, the commands offered to `rpc`).
+remove_worktree?}, label {label, target?}, skills_status; sweep {prompt, variants?, repeat?, jobs?,
+check?, check_timeout?, timeout?, max_cost?, max_tokens?, at?} (answers the comparison once every
+run ended; `sweep_progress` events meanwhile), sweeps, stop_sweep; and each command of the
+session's own (an extension's) by its name, {args?}. Each tree command answers with the JSON of
+its result (`diff`: {"diff": unified diff text}, empty when nothing changed; `fork` once the
+worktree is checked out); a merge conflict's failed response also lists the conflicting `files`.
+The table is the command registry's (`workbench.runtime.commands`, the commands offered to `rpc`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def table(workbench: Workbench) -> dict[str, AnyCommand]:
 
 def field(cmd: dict[str, Any], key: str, kind: type = str) -> Any:
     value = cmd.get(key)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)  # JSON's 600 is a number too
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise Malformed(
             f"command {cmd.get('type')!r} needs {key!r} as {kind.__name__}",

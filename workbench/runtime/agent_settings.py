@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from workbench.agent.compaction_plan import CompactionSettings
 from workbench.agent.config import AgentConfig, RetryPolicy
+from workbench.agent.models.rate_gate import RateGate
 from workbench.agent.queues import queue_mode
 from workbench.agent.state import AgentState
 from workbench.config import Settings
@@ -28,6 +30,7 @@ def agent_config(settings: Settings) -> AgentConfig:
                 max_retries=int(settings.get("retry.max_retries", 3)),
                 base_delay_s=float(settings.get("retry.base_delay_ms", 1000)) / 1000,
                 max_delay_s=float(settings.get("retry.max_delay_ms", 60000)) / 1000,
+                gate=RateGate.from_environ(os.environ),
             ),
             compaction=CompactionSettings(
                 enabled=bool(settings.get("compaction.enabled", True)),

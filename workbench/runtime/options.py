@@ -49,6 +49,15 @@ class WorkbenchOptions:
     """A fixed skill graph (tests); None discovers the project's and reloads it on change."""
     confirm: Confirm | None = None
     """Asks the user yes or no (title, message), e.g. before project sub-agents run."""
+    approval: str | None = None
+    """`--approval never|edits|all`: the run's own choice, over the `approval` setting; with no
+    one to ask (headless), `edits` and `all` refuse what would need approval."""
+    mcp: bool = True
+    """Start MCP servers (`--no-mcp` and an agent's `mcp: none` say False)."""
+    mcp_servers: dict[str, Any] | None = None
+    """An editor's MCP servers (ACP `mcpServers`), in the `.mcp.json` shape."""
+    mcp_config: Path | None = None
+    """A file of MCP servers the user names (`--mcp-config`; how a sub-agent gets the editor's)."""
 
 
 @dataclass
@@ -69,6 +78,7 @@ class WorkbenchState:
     message_count: int
     tools: list[str]
     commands: list[str]
+    approval: str
     extensions: dict[str, list[Any]] = field(default_factory=dict)
     input_tokens: int = 0
     """The session's totals, with `total_cost` their cost: the tokens of the conversation on this
@@ -81,14 +91,22 @@ class WorkbenchState:
     """Cache reads over all prompt tokens of the session; None before any usage was reported."""
     last_turn_hit_rate: float | None = None
     """The same for the latest model call that reported usage."""
+    mcp: dict[str, Any] = field(default_factory=dict)
+    """The MCP servers: each one's source, state, tools and last error (`McpReport`)."""
     sandbox: str = "off"
     """The box of the tools' commands (`SandboxPolicy.label`)."""
 
     @classmethod
     def of(
-        cls, current: Current, agent: Agent, commands: list[str], extensions: ExtensionReport
+        cls,
+        current: Current,
+        agent: Agent,
+        commands: list[str],
+        extensions: ExtensionReport,
+        mcp: dict[str, Any],
     ) -> WorkbenchState:
-        """The state of the session in use, its agent, commands and extensions now."""
+        """The state of the session in use, its agent, commands, extensions and MCP servers
+        (`McpReport.to_json`) now."""
         info, state = agent.state.model.info, agent.state
         return cls(
             session_id=current.store.session_id,
@@ -105,11 +123,13 @@ class WorkbenchState:
             tools=list(state.tools),
             sandbox=state.sandbox.label(),
             commands=commands,
+            approval=state.approval.mode,
             extensions={
                 "loaded": [str(p) for p in extensions.loaded],
                 "skipped": [[str(p), r] for p, r in extensions.skipped],
                 "failed": [[str(p), e] for p, e in extensions.failed],
             },
+            mcp=mcp,
             **cls.usage_fields(state.totals(), state.last_call()),
         )
 

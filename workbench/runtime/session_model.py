@@ -9,18 +9,23 @@ endpoint is someone else's server: the user's key is sent there only after the u
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from workbench.agent.events import Notice
+from workbench.agent.models.choice import cache_policy, model_name, open_model
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.agent.models.client import ModelClient
     from workbench.agent.subagents.settings import Confirm
     from workbench.messages import Message
+    from workbench.runtime.current import Current
     from workbench.runtime.options import WorkbenchOptions
+    from workbench.skills.graph import SkillGraph
 
 
 @dataclass(frozen=True)
@@ -101,3 +106,27 @@ async def reopen_model(
             "warning",
         )
         return await open_model(None, None), [notice]
+
+
+async def open_session_model(
+    current: Current,
+    options: WorkbenchOptions,
+    skills: Callable[[], SkillGraph],
+    requested: str | None,
+    api_base: str | None = None,
+) -> ModelClient:
+    """The model `requested` (or the configured one) for the session. Scripts (`scripted:PATH`)
+    are named relative to the folder workbench started in; `api_base` (a recorded endpoint)
+    stands in for `--api-base` when this run gave none."""
+    name = model_name(requested, current.settings, os.environ)
+    return await asyncio.to_thread(
+        open_model,
+        name,
+        current.settings,
+        options.cwd.resolve(),
+        skills,
+        options.api_base or api_base,
+        options.api_key,
+        lambda: current.cwd,
+        cache_policy(current.settings, options.no_cache),
+    )

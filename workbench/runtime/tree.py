@@ -29,6 +29,7 @@ from workbench.runtime.current import Current
 from workbench.runtime.events import WorkbenchEvent
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.readiness import Readiness
+from workbench.sessions.file_history import FileHistory
 from workbench.sessions.navigation import NavigateResult
 from workbench.sessions.session import Session
 from workbench.sessions.store.catalog import SessionInfo, list_sessions
@@ -88,6 +89,8 @@ class ConversationTree:
         """Moves the tools, the system prompt and the enforcer to a workspace."""
         self._branch = current.store.branch
         """The branch the runtime last followed (an append may start a new one)."""
+        agent.state.checkpoints = FileHistory(lambda: current.session, emit)
+        """The files around each tool call, for going back with them (`restore_files`)."""
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -137,19 +140,36 @@ class ConversationTree:
             await self._readiness.wait()
             return self._current.workspace
 
-    async def navigate(self, target: str, summarize: bool = False) -> NavigateResult:
+    async def navigate(
+        self, target: str, summarize: bool = False, restore_files: bool = False
+    ) -> NavigateResult:
         """Move to an entry (id, prefix or label); the next message there starts a new branch.
-        With `summarize`, the model writes a goal-first summary of the path left behind."""
+        With `summarize`, the model writes a goal-first summary of the path left behind; with
+        `restore_files`, the files go back to what they were at that entry (refused, and
+        nothing moves, when files changed outside the agent since its last snapshot)."""
         session = self._session("navigate")
+        summarizer = self._summarize_left if summarize else None
         async with self._changing("navigate"):
-            return await session.navigate(target, self._summarize_left if summarize else None)
+            return await session.navigate(target, summarizer, restore_files)
 
-    async def edit_and_resend(self, target: str) -> str:
+    async def files_to_restore(self, target: str, question: bool = False) -> list[str]:
+        """The files going to `target` with `restore_files` would change (with `question`:
+        editing and resending that question would); raises `ChangedOutside` (naming the files
+        changed outside the agent) when the restore would be refused."""
+        session = self._session("navigate")
+        async with self._lock:
+            if not question:
+                return await session.files_to_restore(target)
+            parent = (await session.store.run(lambda: session.store.resolve(target))).parent
+            return await session.files_to_restore(parent or target, target)
+
+    async def edit_and_resend(self, target: str, restore_files: bool = False) -> str:
         """Move to just before the question `target` and return its text, to be edited and
-        asked again: the new answer starts a new branch, the old one stays where it was."""
+        asked again: the new answer starts a new branch, the old one stays where it was. With
+        `restore_files`, the files go back to what they were when it was asked."""
         session = self._session("edit_and_resend")
         async with self._changing("navigate"):
-            _, text = await session.back_before(target)
+            _, text = await session.back_before(target, restore_files)
         return text
 
     async def switch_branch(self, name: str) -> None:
@@ -164,12 +184,13 @@ class ConversationTree:
         its fork), for a commit draft shown to the user; [] without a stored session."""
         return self._current.session.commit_trailers() if self._current.session is not None else []
 
-    async def commit(self, message: str | None = None) -> CommitResult:
-        """Commit the current branch's files; without a message the model drafts it. The branch's
-        `commit_trailers()` are appended unless the message already carries them."""
+    async def commit(self, message: str | None = None, branch: str | None = None) -> CommitResult:
+        """Commit the files of `branch` (default: the current one; a sweep's run is committed
+        from where the user is); without a message the model drafts it. The branch's cost and token
+        trailers are appended unless the message already carries them."""
         session = self._session("commit")
         async with self._changing("commit"):
-            return await session.commit(message, draft=self._draft_commit)
+            return await session.commit(message, draft=self._draft_commit, branch=branch)
 
     async def draft_commit_message(self) -> str | None:
         """The model's draft of a commit message for the current branch's changes, for the user

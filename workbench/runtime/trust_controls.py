@@ -14,6 +14,7 @@ from workbench.agent.tools.allowlist import offered_tools
 from workbench.extension_api import Command, ExtensionAPI
 from workbench.runtime.current import Current
 from workbench.runtime.events import WorkbenchEvent
+from workbench.runtime.mcp_controls import McpControls
 from workbench.runtime.options import WorkbenchOptions
 from workbench.trust import TrustStore, how_to_trust, project_settings
 
@@ -30,6 +31,7 @@ class TrustControls:
         api: ExtensionAPI,
         agent: Agent,
         commands: dict[str, Command],
+        mcp: McpControls,
         emit: Callable[[WorkbenchEvent], None],
         refresh_system_prompt: Callable[[], None],
         open_model: Callable[[str | None], Awaitable[ModelClient]],
@@ -41,14 +43,17 @@ class TrustControls:
         self.api = api
         self.agent = agent
         self.commands = commands
+        self.mcp = mcp
         self._emit = emit
         self._refresh_system_prompt = refresh_system_prompt
         self._open_model = open_model
 
     @property
     def needs_trust(self) -> bool:
-        """Whether the project asks for something only trust gives: its extensions, settings."""
-        return bool(self.extensions.skipped or self.current.settings.withheld)
+        """Whether the project asks for something only trust gives: its extensions, settings,
+        MCP servers."""
+        settings = self.current.settings
+        return bool(self.extensions.skipped or settings.withheld or self.mcp.setup.untrusted)
 
     def trust_notices(self) -> list[Notice]:
         """What waits for trust, and the extensions that failed: told when the session opens."""
@@ -71,11 +76,12 @@ class TrustControls:
         ]
 
     async def trust_project(self) -> ExtensionReport:
-        """Record that the user trusts this project; its extensions load and its connection
-        settings apply now (its other settings from the next session)."""
+        """Record that the user trusts this project; its extensions load, its MCP servers start
+        and its connection settings apply now (its other settings from the next session)."""
         TrustStore().trust(self.project_root)
         withheld = self.current.settings.withheld
         self.current.settings = project_settings(self.project_root)
+        await self._start_mcp()
         if withheld:
             self.agent.state.model = await self._open_model(self.options.model)
             info = self.agent.state.model.info
@@ -94,3 +100,13 @@ class TrustControls:
         self._refresh_system_prompt()
         self.commands.update(self.api.commands)
         return report
+
+    async def _start_mcp(self) -> None:
+        """Start the project's MCP servers that waited for trust; offer their tools now."""
+        tools, notices = await self.mcp.trust(self.current.settings, set(self.agent.state.tools))
+        for notice in notices:
+            self._emit(notice)
+        if tools:
+            offered = offered_tools(tools, self.options.tools)
+            self.agent.state.tools.update((tool.name, tool) for tool in offered)
+            self._refresh_system_prompt()

@@ -17,16 +17,14 @@ Front ends (the TUI, `--mode print|json|rpc`, sub-agent parents) use only this A
     await wb.close()
     wb.current (session, store, settings, folders), wb.agent.state, wb.skills, wb.enforcer ...
 
-Its other commands are its parts', each built with what it uses and offered here under its own
-name (`parts.handed_to`): the conversation tree (`tree.py`: fork, navigate, status, commit,
-merge ...; each change emits `tree_update`), skills (`skill_controls.py`), the queues
-(`queue_controls.py`), trust (`trust_controls.py`) and sharing (`share_controls.py`).
-
+Its other commands are its parts' (`parts.handed_to`): the tree (`tree.py`: fork, navigate,
+status, commit, merge...; each change emits `tree_update`), skills (`skill_controls.py`), queues
+(`queue_controls.py`), trust, sharing, sweeps, MCP servers (`*_controls.py`) and approval.
 `prompt` while the agent works raises WorkbenchError naming steer/follow_up; `steer` and
-`follow_up` while idle start a run, like `prompt`. Commands (`/compact`, extension commands) are
-in `commands`; a command's text output arrives as a `notice` event. The session is stored in git
-(`workbench.sessions`, see `opening.py`) unless a `store` is given (`--no-session`). The tools run
-in the current branch's workspace: the project checkout, or a fork's worktree.
+`follow_up` while idle start a run. Commands (`/compact`, extensions') are in `commands`; their
+output is a `notice`. Stored in git (`opening.py`) unless a `store` is given (`--no-session`);
+the tools run in the current branch's workspace, its files kept around each tool call
+(`sessions.file_history`).
 """
 
 from __future__ import annotations
@@ -38,12 +36,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from workbench.agent.approval import ApprovalControls, opening_approval
 from workbench.agent.context_files import context_files
 from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
 from workbench.agent.models.catalog import ModelChoice, model_choices
-from workbench.agent.models.choice import cache_policy, model_name, open_model
 from workbench.agent.models.client import ModelClient
 from workbench.agent.queues import MessageQueue
 from workbench.agent.store import ConversationStore, MemoryStore
@@ -64,14 +62,16 @@ from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.listeners import Listeners
+from workbench.runtime.mcp_controls import McpControls
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.parts import handed_to
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
-from workbench.runtime.session_model import recorded_models, reopen_model
+from workbench.runtime.session_model import open_session_model, recorded_models, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
+from workbench.runtime.sweep_controls import SweepControls
 from workbench.runtime.tree import ConversationTree, StartReason
 from workbench.runtime.trust_controls import TrustControls
 from workbench.sessions.session import Session
@@ -116,6 +116,7 @@ class Workbench:
         self.queue_controls: QueueControls
         self.trust_controls: TrustControls
         self.share_controls: ShareControls
+        self.mcp = McpControls(options, settings, self.project_root)
 
     @classmethod
     async def open(cls, options: WorkbenchOptions) -> Workbench:
@@ -127,7 +128,7 @@ class Workbench:
         try:
             await workbench._start()
         except BaseException:
-            await asyncio.to_thread(store.close)
+            await asyncio.gather(workbench.mcp.close(), asyncio.to_thread(store.close))
             raise
         return workbench
 
@@ -138,6 +139,7 @@ class Workbench:
                 await self.folders.find_prefix()
             current.workspace = await current.session.ready_workspace()
             current.cwd = self.folders.tools_folder(current.workspace)
+        self.mcp.begin()  # the servers start while the rest gets ready
         skills = self.options.skills
         self.enforcer = register_enforcer(
             self.api,
@@ -158,9 +160,10 @@ class Workbench:
         model, model_notices = await reopen_model(self._open_model, self.options, messages, pulled)
         host = SubagentHost(self.options, lambda: self.agent.state.model.info.name)
         tools = [*builtin_tools(), *subagent_tools(host, current.cwd), *self.api.tools.values()]
+        tools, wanted = await self.mcp.offered(tools, self.options.tools)
         self.agent = Agent(
             model=model,
-            tools=allowed_tools(tools, self.options.tools),
+            tools=allowed_tools(tools, wanted),
             store=current.store,
             emit=self._agent_event,
             cwd=current.cwd,
@@ -184,20 +187,21 @@ class Workbench:
             *(Notice(text, "warning") for text in session_notices),
             *(Notice(text, "warning") for text in context_files(current.cwd).notices),
             *self.trust_controls.trust_notices(),
+            *self.mcp.notices(),
             *model_notices,
             *(Notice(text, "warning") for text in bounds),
         ]
 
     def _hand_out_parts(self) -> None:
         """The parts the commands are handed to, each given what it uses (the agent first)."""
-        current, emit = self.current, self.listeners.emit
+        current, emit, lock = self.current, self.listeners.emit, self._tree_lock
         self.conversation = ConversationTree(
             current,
             self.agent,
             self.bus,
             self.folders,
             self.readiness,
-            self._tree_lock,
+            lock,
             emit,
             self._use_workspace,
         )
@@ -213,11 +217,15 @@ class Workbench:
             self.api,
             self.agent,
             self.commands,
+            self.mcp,
             emit,
             self._refresh_system_prompt,
             self._open_model,
         )
         self.share_controls = ShareControls(current, self.project_root)
+        self.agent.state.approval = opening_approval(self.options.approval, current.settings)
+        self.approval_controls = ApprovalControls(self.agent.state.approval, emit)
+        self.sweep_controls = SweepControls(current, self.options, emit, self.agent, lock)
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
@@ -250,20 +258,9 @@ class Workbench:
             self.listeners.emit(ErrorEvent(f"{failed}: {exc!r}", None))
 
     async def _open_model(self, requested: str | None, api_base: str | None = None) -> ModelClient:
-        """Scripts (`scripted:PATH`) are named relative to the folder workbench started in;
-        `api_base` (a recorded endpoint) stands in for `--api-base` when this run gave none."""
-        name = model_name(requested, self.current.settings, os.environ)
-        return await asyncio.to_thread(
-            open_model,
-            name,
-            self.current.settings,
-            self.options.cwd.resolve(),
-            lambda: self.skills,
-            self.options.api_base or api_base,
-            self.options.api_key,
-            lambda: self.current.cwd,
-            cache_policy(self.current.settings, self.options.no_cache),
-        )
+        """See `session_model.open_session_model`."""
+        skills = lambda: self.skills  # noqa: E731 - read when the model needs it
+        return await open_session_model(self.current, self.options, skills, requested, api_base)
 
     # -- what the front ends read ---------------------------------------------------------
 
@@ -284,7 +281,7 @@ class Workbench:
 
     @property
     def needs_trust(self) -> bool:
-        """Whether the project asks for something only trust gives: its extensions, settings."""
+        """Whether the project asks for something only trust gives (extensions, settings, MCP)."""
         return self.trust_controls.needs_trust
 
     # -- the parts' commands, offered as the workbench's own (see `parts.py`) ----------------
@@ -299,6 +296,7 @@ class Workbench:
     fork = handed_to("conversation", ConversationTree.fork)
     workspace_ready = handed_to("conversation", ConversationTree.workspace_ready)
     navigate = handed_to("conversation", ConversationTree.navigate)
+    files_to_restore = handed_to("conversation", ConversationTree.files_to_restore)
     edit_and_resend = handed_to("conversation", ConversationTree.edit_and_resend)
     switch_branch = handed_to("conversation", ConversationTree.switch_branch)
     commit_trailers = handed_to("conversation", ConversationTree.commit_trailers)
@@ -318,9 +316,15 @@ class Workbench:
     remove_queued = handed_to("queue_controls", QueueControls.remove_queued)
     clear_queue = handed_to("queue_controls", QueueControls.clear_queue)
     trust_project = handed_to("trust_controls", TrustControls.trust_project)
+    mcp_report = handed_to("mcp", McpControls.report)
     push = handed_to("share_controls", ShareControls.push)
     export = handed_to("share_controls", ShareControls.export)
     export_text = handed_to("share_controls", ShareControls.export_text)
+    set_approval = handed_to("approval_controls", ApprovalControls.set_approval)
+    cycle_approval = handed_to("approval_controls", ApprovalControls.cycle_approval)
+    answer_permissions = handed_to("approval_controls", ApprovalControls.answer_with)
+    sweep = handed_to("sweep_controls", SweepControls.sweep)
+    stop_sweep = handed_to("sweep_controls", SweepControls.stop_sweep)
 
     def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
         """ExtensionSink: see `QueueControls.deliver`; until the agent is there (extensions load
@@ -435,10 +439,11 @@ class Workbench:
         return await self.agent.wait()
 
     def state(self) -> WorkbenchState:
-        return WorkbenchState.of(self.current, self.agent, sorted(self.commands), self.extensions)
+        state = self.current, self.agent, sorted(self.commands), self.extensions
+        return WorkbenchState.of(*state, self.mcp.report().to_json())
 
     async def close(self) -> None:
         """Abort the run, then finish the session's writes and release its lock."""
-        await self.abort()
+        await asyncio.gather(self.abort(), self.stop_sweep())
         self.readiness.cancel()
-        await asyncio.to_thread(self.current.store.close)
+        await asyncio.gather(self.mcp.close(), asyncio.to_thread(self.current.store.close))

@@ -12,6 +12,7 @@ from typing import Any
 
 from workbench.agent.store import Entry
 from workbench.sessions.store.entries import entry_json
+from workbench.sessions.workspaces.rewind import FilesRestored
 from workbench.text import count_of
 
 
@@ -25,6 +26,8 @@ class NavigateResult:
     detached: bool
     abandoned: list[Entry]
     summary: Entry | None
+    files: FilesRestored | None = None
+    """What restoring the files did (None: they were not asked to be restored)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -33,6 +36,7 @@ class NavigateResult:
             "detached": self.detached,
             "abandoned": len(self.abandoned),
             "summary": entry_json(self.summary) if self.summary else None,
+            "files": self.files.to_json() if self.files else None,
         }
 
     def render_text(self) -> str:
@@ -45,6 +49,8 @@ class NavigateResult:
                 f"{count_of(len(self.abandoned), 'entry', 'entries')} left behind "
                 f"({self.summary.id[:10]} on {self.summary.branch})"
             )
+        if self.files is not None:
+            lines.append(self.files.render_text())
         return "\n".join(lines)
 
 

@@ -39,6 +39,12 @@ from workbench.sessions.workspaces.merge import (
     merge_branch,
     plan_merge,
 )
+from workbench.sessions.workspaces.rewind import (
+    FilesRestored,
+    plan_rewind,
+    rewind,
+    take_snapshot,
+)
 from workbench.sessions.workspaces.status import BranchStatus, branch_status
 from workbench.sessions.workspaces.workspace import Workspaces
 from workbench.trust import project_settings
@@ -217,16 +223,29 @@ class Session:
         """Go to the head of `branch`."""
         await self.store.run(lambda: self.store.move_to_branch(self.store.record(branch).name))
 
-    async def navigate(self, target: str, summarize: Summarizer | None = None) -> NavigateResult:
-        """Move to an entry (id, prefix or label); optionally summarize the path left behind."""
+    async def navigate(
+        self,
+        target: str,
+        summarize: Summarizer | None = None,
+        restore_files: bool = False,
+        files_at: str | None = None,
+    ) -> NavigateResult:
+        """Move to an entry (id, prefix or label); optionally summarize the path left behind.
+        With `restore_files`, the workspace's files go back to what they were at that entry
+        (or at `files_at`): refused, and nothing moves, when files changed outside the agent."""
 
-        def move() -> tuple[Entry, list[Entry]]:
+        def move() -> tuple[Entry, list[Entry], FilesRestored | None]:
             entry = self.store.resolve(target)
+            plan = None
+            if restore_files:
+                at = self.store.resolve(files_at).id if files_at else entry.id
+                plan = plan_rewind(self.store, self.workspaces, entry.branch, at)
             before = self.store.path()
             self.store.move_to(entry)
-            return entry, abandoned_path(before, self.store.path())
+            files = rewind(plan, entry.id) if plan is not None else None
+            return entry, abandoned_path(before, self.store.path()), files
 
-        entry, left = await self.store.run(move)
+        entry, left, files = await self.store.run(move)
         summary = None
         if summarize is not None and messages_of(left):
             written = await summarize(messages_of(left))
@@ -237,11 +256,30 @@ class Session:
                     details["usage"] = text_usage(written)
                 message = Message(role="branch_summary", text=text, details=details)
                 summary = await self.store.append("branch_summary", message.to_dict())
-        return NavigateResult(entry, self.store.branch, self.store.is_detached(), left, summary)
+        detached = self.store.is_detached()
+        return NavigateResult(entry, self.store.branch, detached, left, summary, files)
 
-    async def back_before(self, target: str) -> tuple[NavigateResult, str]:
+    async def files_to_restore(self, target: str, files_at: str | None = None) -> list[str]:
+        """The files that navigating to `target` with `restore_files` would change; raises
+        `ChangedOutside` when it would be refused."""
+
+        def plan() -> list[str]:
+            entry = self.store.resolve(target)
+            at = self.store.resolve(files_at).id if files_at else entry.id
+            return plan_rewind(self.store, self.workspaces, entry.branch, at).changed
+
+        return await self.store.run(plan)
+
+    async def snapshot(self) -> None:
+        """Record the current branch's files at the current entry, when they changed."""
+        await self.store.run(lambda: take_snapshot(self.store, self.workspaces))
+
+    async def back_before(
+        self, target: str, restore_files: bool = False
+    ) -> tuple[NavigateResult, str]:
         """Move to just before the question `target` (pi's edit and resend): its text comes
-        back so that it can be asked again, and the answer starts a new branch."""
+        back so that it can be asked again, and the answer starts a new branch. With
+        `restore_files`, the files go back to what they were when it was asked."""
         entry = await self.store.run(lambda: self.store.resolve(target))
         message = entry.message()
         if entry.type != "user" or message is None:
@@ -254,7 +292,8 @@ class Session:
                 "the first question of a session has nothing before it",
                 "/new starts a session where it can be asked differently",
             )
-        return await self.navigate(entry.parent), message.text
+        moved = await self.navigate(entry.parent, None, restore_files, entry.id)
+        return moved, message.text
 
     async def label(self, label: str, target: str | None = None) -> Entry:
         """Label an entry (default: the current one, labels skipped); labels show in the tree.

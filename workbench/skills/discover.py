@@ -190,6 +190,12 @@ def load_skills(
             walked.append(str(path))
             under = _skill_files(str(path), root.searched_fully, findings)
             if not under and named and path.is_dir():
+                misnamed = [f.path for f in findings if f.rule == "skill-file-case"]
+                if misnamed:
+                    raise UsageError(
+                        f"{misnamed[0]}: the file is named {misnamed[0].name}, not {SKILL_FILE}",
+                        f"rename it: mv {misnamed[0]} {misnamed[0].with_name(SKILL_FILE)}",
+                    )
                 raise UsageError(
                     f"{root.path / SKILL_FILE}: no such file, and no skill folder below it",
                     f"PATH may be {PATH_KINDS}",

@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from workbench.errors import UsageError
-from workbench.skills import graph_checks, public_checks
+from workbench.skills import evals_file, graph_checks, public_checks
 from workbench.skills.checks import LintContext
 from workbench.skills.discover import SkillSet
 from workbench.skills.model import LAYERS, Diagnostic
 from workbench.skills.rules import RULES
 
-SKILL_CHECKS = {**public_checks.SKILL_CHECKS, **graph_checks.SKILL_CHECKS}
+SKILL_CHECKS = {
+    **public_checks.SKILL_CHECKS,
+    **evals_file.SKILL_CHECKS,
+    **graph_checks.SKILL_CHECKS,
+}
 
 
 def check_rule_ids(rule_ids: Collection[str]) -> None:

@@ -37,6 +37,10 @@ KNOWN_FIELDS = frozenset(
         "agent",
         "hooks",
         "when_to_use",
+        # Claude Code's `paths` (offer the skill only when matching files are touched) and
+        # `shell` (the shell of its `!` commands): known, and ignored (docs/skills.md)
+        "paths",
+        "shell",
     }
 )
 

@@ -10,10 +10,14 @@ touched. Every branch is named `<sweep>.<variant>-<repeat>` (`sweep-3.model-b-2`
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from workbench.agent.models.rate_gate import GATE_VARIABLE
 from workbench.errors import UsageError
 from workbench.sandbox import SandboxPolicy, mode, narrowest
 from workbench.sessions.session import Session
@@ -26,7 +30,8 @@ from workbench.sweeps.record import Run, Sweep
 from workbench.sweeps.runs import Launch
 from workbench.sweeps.variants import Variant
 
-INTERRUPTED = "stopped by the user (Ctrl+C)"
+INTERRUPTED = "stopped by the user"
+"""Why a sweep stopped when its runs were cancelled: Ctrl+C in the CLI, Esc in the app."""
 
 
 @dataclass
@@ -47,6 +52,9 @@ class SweepRequest:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the runs' commands and of the checks (`choose_sandbox`: settings and
     `--sandbox`); each run's agent gets its mode and can only narrow it."""
+    checkout: bool = True
+    """Make each run's worktree here now (the runs of this machine work in them); False when
+    the runs work elsewhere (on Ray's workers): a worktree is then made on its first use."""
 
 
 def sweeps_of(session: Session) -> list[Sweep]:
@@ -83,7 +91,7 @@ def _fork_all(
     for variant in request.variants:
         for repeat in range(1, request.repeat + 1):
             name = f"{sweep_id}.{variant.name}-{repeat}"
-            fork_branch(store, session.workspaces, name, None)
+            fork_branch(store, session.workspaces, name, None, defer_worktree=True)
             # Back at the fork's position for the next fork: in memory only (the path is the
             # same), written once at the end.
             store.state.position = position
@@ -92,6 +100,8 @@ def _fork_all(
         store.move_to(store.resolve(before.entry))
     else:
         store.move_to_branch(before.branch)
+    made = [store.record(run.branch).worktree for run in runs]
+    session.workspaces.add_new([w for w in made if w is not None], request.checkout)
     return fork_entry, runs
 
 
@@ -103,18 +113,23 @@ async def start_sweep(session: Session, request: SweepRequest) -> Sweep:
     await asyncio.to_thread(skill_filters, session, request.variants)  # unknown names: now
     sweep_id = f"sweep-{len(await session.store.run(lambda: sweeps_of(session))) + 1}"
     branch = session.branch
-    at, runs = await session.store.run(lambda: _fork_all(session, request, sweep_id))
     sweep = Sweep(
         sweep_id,
         session.id,
         branch,
-        at,
+        None,
         request.prompt,
         request.check,
         request.variants,
-        runs,
+        [],
         time.time(),
     )
+    if request.at is None and session.store.position_entry() is None:
+        # A session with no entry yet: the runs fork from the sweep's first record, so that
+        # each branch has an entry to start from (and travels with a push, as `--executor ray`
+        # sends it).
+        await save(session, sweep)
+    sweep.at, sweep.runs = await session.store.run(lambda: _fork_all(session, request, sweep_id))
     await save(session, sweep)
     return sweep
 
@@ -161,13 +176,14 @@ def _launch(
     run: Run,
     request: SweepRequest,
     filters: dict[str, tuple[str, ...]],
+    gate: Path,
 ) -> Launch:
     variant = sweep.variant(run.variant)
     asked = variant.settings.get("sandbox.mode")  # a variant may narrow the box, never widen it
     narrowed = narrowest(request.sandbox.mode, None if asked is None else mode(asked, run.variant))
     box = replace(request.sandbox, mode=narrowed)
     record = session.store.record(run.branch)
-    worktree = session.workspace(run.branch)
+    worktree = session.workspace(run.branch, create=request.checkout)
     return Launch(
         session=session.id,
         branch=run.branch,
@@ -182,6 +198,7 @@ def _launch(
         check_timeout_s=request.check_timeout_s,
         skill_filters=filters.get(variant.name, ()),
         timeout_s=request.timeout_s,
+        gate=gate,
         sandbox=box,
     )
 
@@ -194,19 +211,26 @@ async def run_sweep(
     progress: Progress,
 ) -> Sweep:
     """Run what the sweep is missing, then record it; a Ctrl+C stops every run, records what
-    they did, and is passed on."""
+    they did, and is passed on. The runs share one rate gate: the one named in the environment
+    (shared with other sweeps), else one of their own."""
     _check_budget(session, sweep.variants, request)
     filters = await asyncio.to_thread(skill_filters, session, sweep.variants)
     missing = sweep.missing()
-    launches = await session.store.run(
-        lambda: [_launch(session, sweep, run, request, filters) for run in missing]
-    )
-    work = list(zip(launches, missing, strict=True))
+    named = os.environ.get(GATE_VARIABLE)
+    gate = Path(named) if named else Path(tempfile.mkdtemp(prefix="workbench-rate-"))
     try:
-        sweep.stopped = await executor.execute(work, request.budget, progress)
-    except asyncio.CancelledError:
-        sweep.stopped = INTERRUPTED
-        await asyncio.shield(save(session, sweep))
-        raise
+        launches = await session.store.run(
+            lambda: [_launch(session, sweep, run, request, filters, gate) for run in missing]
+        )
+        work = list(zip(launches, missing, strict=True))
+        try:
+            sweep.stopped = await executor.execute(work, request.budget, progress)
+        except asyncio.CancelledError:
+            sweep.stopped = INTERRUPTED
+            await asyncio.shield(save(session, sweep))
+            raise
+    finally:
+        if not named:
+            shutil.rmtree(gate, ignore_errors=True)
     await save(session, sweep)
     return sweep

@@ -47,10 +47,15 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """Children of this process, `jobs` at once."""
+    """Children of this process, `jobs` at once. (`run` is the one thing a cluster executor
+    changes: where a run executes; queueing, budgets and stopping stay as they are here.)"""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = max(1, jobs)
+
+    async def run(self, launch: Launch, run: Run, changed: Progress) -> None:
+        """One run to its end; cancelled, it ends what it started and marks the run aborted."""
+        await run_one(launch, run, changed)
 
     async def execute(
         self, work: list[tuple[Launch, Run]], budget: Budget, progress: Progress
@@ -71,7 +76,7 @@ class LocalExecutor:
             while queue or running:
                 while queue and stopped is None and len(running) < self.jobs:
                     launch, run = queue.pop(0)
-                    running[asyncio.create_task(run_one(launch, run, changed))] = run
+                    running[asyncio.create_task(self.run(launch, run, changed))] = run
                 if not running:
                     break
                 done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -79,6 +84,7 @@ class LocalExecutor:
                     run = running.pop(task)
                     if not task.cancelled() and (error := task.exception()) is not None:
                         run.outcome, run.error = "failed", f"{type(error).__name__}: {error}"
+                        progress(run)
         finally:
             for task in running:
                 task.cancel()

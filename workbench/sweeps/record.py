@@ -57,9 +57,13 @@ class Run:
     lines_added: int = 0
     lines_removed: int = 0
     error: str | None = None
+    tool: str | None = None
+    """The tool the run's agent is running now (live only: never recorded)."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        del data["tool"]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Run:
@@ -105,6 +109,7 @@ class Sweep:
             "runs": [r.to_json() for r in self.runs],
             "created": self.created,
             "stopped": self.stopped,
+            "summary": self.summary(),  # the comparison, for a reader of the record (an export)
         }
 
     @classmethod

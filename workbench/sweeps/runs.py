@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.agent.models.choice import uses_litellm
+from workbench.agent.models.rate_gate import GATE_VARIABLE
 from workbench.agent.subagents.report import ChildReport
 from workbench.config import SETTINGS_OVERRIDE
 from workbench.errors import WorkbenchError
@@ -59,9 +60,10 @@ class Launch:
     """`!name` for each of the project's skills the variant leaves out."""
     timeout_s: float | None = None
     """The agent's time limit (None: none); past it the run is ended and marked `timeout`."""
+    gate: Path | None = None
+    """The rate gate the sweep's runs share (`workbench.agent.models.rate_gate`)."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the check; the run's agent gets its mode (`--sandbox`) and may narrow it."""
-    """`!name` for each of the project's skills the variant leaves out."""
 
     def command(self, folder: Path) -> ChildCommand:
         argv = ["--mode", "json", "-p", "--session", self.session, "--branch", self.branch]
@@ -81,6 +83,8 @@ class Launch:
         marker = (SWEEP_MARKER, f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
         env = {k: v for k, v in os.environ.items() if k != forkserver.CHILD_MARKER}
         env.update({marker[0]: marker[1], BRANCH_WRITER: f"{self.session}/{self.branch}"})
+        if self.gate is not None:
+            env[GATE_VARIABLE] = str(self.gate)
         override = self.variant.nested_settings()
         if self.skill_filters:
             override["skill_filters"] = list(self.skill_filters)
@@ -112,6 +116,9 @@ class Figures:
             self.costs.append(usage.get("cost"))
         elif event["type"] == "tool_execution_start":
             self.run.tool_calls += 1
+            self.run.tool = str(event.get("tool_name") or "") or None
+        elif event["type"] == "tool_execution_end":
+            self.run.tool = None
         usage = self.report.usage
         self.run.tokens.input, self.run.tokens.output = usage.input, usage.output
         self.run.tokens.cache_read, self.run.tokens.cache_write = (
@@ -156,12 +163,18 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
         run.outcome = "done" if figures.report.ok else "failed"
         run.error = figures.report.error
         if launch.check and run.outcome == "done":
-            run.check = await run_check(
-                launch.check, launch.worktree, launch.check_timeout_s, launch.sandbox
-            )
+            run.tool = "check"  # the row says what the run waits for
+            changed(run)
+            try:
+                run.check = await run_check(
+                    launch.check, launch.worktree, launch.check_timeout_s, launch.sandbox
+                )
+            except asyncio.CancelledError:
+                run.outcome = "aborted"  # stopped before its check said: not a pass
+                raise
         await asyncio.to_thread(_diff_figures, launch, run)
     finally:
-        run.seconds = time.monotonic() - started
+        run.seconds, run.tool = time.monotonic() - started, None
         shutil.rmtree(folder, ignore_errors=True)
         changed(run)
 

@@ -32,10 +32,11 @@ def _mean(value: Any, unit: str = "") -> str:
 
 def run_line(run: Run) -> str:
     """A run's progress line (stderr)."""
-    return (
+    line = (
         f"{run.branch}: {run.outcome}, {run.tokens.total} tokens, {_cost(run.cost)}, "
         f"{run.seconds:.1f}s, check {_check(run)}"
     )
+    return f"{line} ({run.error})" if run.error and run.outcome != "running" else line
 
 
 def render_sweep(sweep: Sweep) -> str:

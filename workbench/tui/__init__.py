@@ -7,6 +7,7 @@ never import it; `components/` holds the widgets, which know nothing of the app.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -20,11 +21,12 @@ def run(
 ) -> int:
     """Run the app until the user quits; the exit code."""
     from workbench.logfile import start_logging
+    from workbench.tui.alt_enter import alt_enter_note
     from workbench.tui.app import WorkbenchApp
     from workbench.visible import visible
 
     start_logging()
-    app = WorkbenchApp(open_workbench, prompt=prompt)
+    app = WorkbenchApp(open_workbench, prompt=prompt, keyboard_note=alt_enter_note(os.environ))
     code = app.run()
     if app.resume_hint:
         print(visible(app.resume_hint))

@@ -29,7 +29,9 @@ from workbench.enforcer.events import SkillsReloadedEvent
 from workbench.errors import WorkbenchError
 from workbench.logfile import log_path
 from workbench.runtime.commands import AnyCommand
+from workbench.sweeps.events import SweepEnd, SweepProgress, SweepStart
 from workbench.tui import choices, slash
+from workbench.tui.alt_enter import read_alt_enter
 from workbench.tui.collector import Collector
 from workbench.tui.components.completion_list import CompletionList
 from workbench.tui.components.editor import PromptEditor
@@ -46,7 +48,10 @@ from workbench.tui.composer import Composer
 from workbench.tui.control_filter import VISIBLE_CONTROLS
 from workbench.tui.controller import Controller
 from workbench.tui.dialogs import DialogApp
+from workbench.tui.permission_prompt import PermissionPrompt
 from workbench.tui.session_view import SessionView
+from workbench.tui.sweep_board import SweepBoard
+from workbench.tui.sweep_view import SweepView
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
@@ -57,7 +62,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 QUIT_WINDOW_S = 2.0
 IDLE_HINT = "Message the agent · / for commands · Ctrl+P palette · F1 help"
-BUSY_HINT = "Enter steers now · Alt+Enter or Ctrl+J queues a follow-up · Esc stops"
+BUSY_HINT = "Enter steers now · Ctrl+J (or Alt+Enter) queues a follow-up · Esc stops"
 NARROW = 100
 COLLECT_AFTER_S = 1.0
 """Full garbage collections, held while the agent runs, are let go this long after it ends:
@@ -79,6 +84,7 @@ class WorkbenchApp(DialogApp):
         Binding("f2", "focus_pane('skills')", "Skills", show=False),
         Binding("f3", "focus_pane('tree')", "Tree", show=False),
         Binding("f4", "focus_pane('chat')", "Chat", show=False),
+        Binding("f5", "command('approval')", "Approval", show=False),
     ]
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # noqa: RUF012 (App's type)
@@ -93,9 +99,13 @@ class WorkbenchApp(DialogApp):
         prompt: str | None = None,
         cursor_blink: bool = True,
         pictures: bool = False,
+        keyboard_note: str | None = None,
     ) -> None:
-        """`pictures`: stable screenshots (no durations, paths cut to their last part)."""
+        """`pictures`: stable screenshots (no durations, paths cut to their last part);
+        `keyboard_note`: told once the session opens (a key this terminal cannot send)."""
         super().__init__()
+        read_alt_enter()
+        self._keyboard_note = keyboard_note
         self._open_workbench = open_workbench
         self._initial_prompt = prompt
         self._cursor_blink = cursor_blink
@@ -109,6 +119,7 @@ class WorkbenchApp(DialogApp):
         self._unsubscribe: Callable[[], None] = lambda: None
         self.opened = asyncio.Event()
         self.collector = Collector()
+        self.sweep_board = SweepBoard()
         self._collector_release: Timer | None = None
         self.resume_hint = ""
         """How to come back to the session, told on the terminal after quitting."""
@@ -120,6 +131,7 @@ class WorkbenchApp(DialogApp):
                 yield SkillPanel(id="skills")
                 yield TreePanel(id="tree")
         with Vertical(id="bottom"):
+            yield PermissionPrompt(id="permission")
             yield QuickPick(id="pick")
             yield CompletionList(id="completions")
             yield QueueList(id="queue")
@@ -156,6 +168,8 @@ class WorkbenchApp(DialogApp):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The side panels stay open (on a narrow screen) only while one of them has focus."""
+        if not event.widget.is_attached:  # its view closed before the focus was told
+            return
         screen = event.widget.screen
         if screen.query("#side"):
             in_side = any(node.id == "side" for node in event.widget.ancestors)
@@ -214,7 +228,10 @@ class WorkbenchApp(DialogApp):
             return
         self.workbench = workbench
         self._unsubscribe = workbench.subscribe(self.on_workbench_event)
+        workbench.answer_permissions(self.query_one(PermissionPrompt).ask)
         await self.session.show_all()
+        if self._keyboard_note:
+            self.note("info", self._keyboard_note)
         self.opened.set()
         self._settle()
         await self.session.offer_trust()
@@ -257,6 +274,22 @@ class WorkbenchApp(DialogApp):
                 self.act(self.session.show_tree())
             case TreeUpdate() | SkillsReloadedEvent():
                 self.act(self.session.changed(event))
+            case SweepStart() | SweepProgress() | SweepEnd():
+                self._sweep_changed(event)
+
+    def _sweep_changed(self, event: SweepStart | SweepProgress | SweepEnd) -> None:
+        """The board follows the sweep; its view opens as the sweep starts and is redrawn."""
+        self.sweep_board.apply(event)
+        view = next((s for s in self.screen_stack if isinstance(s, SweepView)), None)
+        if view is not None:
+            view.redraw(event.run["branch"] if isinstance(event, SweepProgress) else None)
+        elif isinstance(event, SweepStart):
+            self.show_sweep()
+        if isinstance(event, SweepEnd):
+            self.act(self.session.show_tree())  # the runs' entries
+
+    def show_sweep(self) -> None:
+        self.push_screen(SweepView(self.sweep_board))
 
     def _offer_choices(self, stop_reason: str) -> None:
         found = choices.find_choices(self._last_reply) if stop_reason == "completed" else None
@@ -269,7 +302,6 @@ class WorkbenchApp(DialogApp):
     # -- the editor -------------------------------------------------------------------------------
 
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
-        self.editor.replace_text("")
         self.act(self.composer.submit(message.text, message.kind))
 
     def on_prompt_editor_completions_changed(
@@ -328,6 +360,15 @@ class WorkbenchApp(DialogApp):
     def on_status_view_diff_requested(self, message: StatusView.DiffRequested) -> None:
         self.act(self.controller.show_diff(message.branch, message.path))
 
+    def on_sweep_view_status_requested(self, message: SweepView.StatusRequested) -> None:
+        self.act(self.controller.run("status", message.branch))
+
+    def on_sweep_view_merge_requested(self, message: SweepView.MergeRequested) -> None:
+        self.act(self.controller.merge_run(message.branch))
+
+    def on_sweep_view_stop_requested(self, message: SweepView.StopRequested) -> None:
+        self.act(self.controller.stop_sweep())
+
     # -- keys -------------------------------------------------------------------------------------
 
     async def action_abort(self) -> None:
@@ -335,15 +376,35 @@ class WorkbenchApp(DialogApp):
         await self.composer.abort()
 
     def action_interrupt(self) -> None:
-        """Ctrl+C: clear the editor; a second Ctrl+C soon after quits."""
-        now = time.monotonic()
-        if now - self._last_interrupt < QUIT_WINDOW_S:
-            self.act(self.quit_app())
-            return
-        self._last_interrupt = now
-        self.editor.replace_text("")
-        self.status_bar.change(message="Ctrl+C again quits")
-        self.set_timer(QUIT_WINDOW_S, lambda: self.status_bar.change(message=""))
+        """Ctrl+C, in its place among the keys typed before it: the editor's queue runs it
+        after them, so a burst's text is in the editor when Ctrl+C looks at it."""
+        self.editor.call_later(self._interrupt)
+
+    async def _interrupt(self) -> None:
+        """Clear a non-empty editor (Ctrl+Z brings it back); else stop a run, as Esc does; else,
+        pressed twice within `QUIT_WINDOW_S`, quit."""
+        if self.editor.text:
+            self._last_interrupt = 0.0
+            self.editor.take_text()
+            self._tell("Cleared: Ctrl+Z brings it back")
+        elif self.workbench is not None and self.workbench.state().busy:
+            self._last_interrupt = 0.0
+            await self.composer.abort()
+        elif time.monotonic() - self._last_interrupt < QUIT_WINDOW_S:
+            await self.quit_app()
+        else:
+            self._last_interrupt = time.monotonic()
+            self._tell("Ctrl+C again quits")
+
+    def _tell(self, message: str) -> None:
+        """A short notice in the footer, gone after `QUIT_WINDOW_S` unless another replaced it."""
+        self.status_bar.change(message=message)
+
+        def expire() -> None:
+            if self.status_bar.footing.message == message:
+                self.status_bar.change(message="")
+
+        self.set_timer(QUIT_WINDOW_S, expire)
 
     def action_command(self, name: str) -> None:
         self.act(self.controller.run(name))

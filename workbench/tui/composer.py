@@ -2,13 +2,14 @@
 
 An app slash command runs in the app; one of the session's own (`/compact`, an extension's,
 `/skill:<name>`) goes to the session; any other text is a prompt. While the agent works, Enter
-steers and Alt+Enter or Ctrl+J queues a follow-up. A message sent before the session has opened
+steers and Ctrl+J or Alt+Enter queues a follow-up. A message sent before the session has opened
 waits for it. Esc stops a run and hands every queued message back to the editor; Alt+Up takes
 back the last one.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from workbench.tui.components.editor import SubmitKind
 from workbench.tui.components.queue_list import QueueList
 
 if TYPE_CHECKING:
+    from workbench.runtime import Workbench
     from workbench.runtime.queue_controls import QueueName
     from workbench.tui.host import Host
 
@@ -30,6 +32,9 @@ class Composer:
         """Runs an app slash command (the controller's `run`)."""
         self.waiting: tuple[str, SubmitKind] | None = None
         """A message sent before the session opened."""
+        self._sending = asyncio.Lock()
+        """Messages go to the session one after the other, in the order typed: the second of a
+        burst waits until the first has started the run, and so is queued, not refused."""
 
     async def submit(self, text: str, kind: SubmitKind) -> None:
         """Send a command, a prompt, a steering or a follow-up message. A refused message goes
@@ -43,6 +48,12 @@ class Composer:
             self.waiting = (text, kind)
             self.host.query_one(QueueList).show([], [], waiting=text)
             return
+        async with self._sending:
+            await self._send(workbench, text, kind, parsed)
+
+    async def _send(
+        self, workbench: Workbench, text: str, kind: SubmitKind, parsed: tuple[str, str] | None
+    ) -> None:
         try:
             name = parsed[0] if parsed is not None else None
             if (

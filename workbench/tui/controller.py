@@ -1,18 +1,25 @@
 """The app's commands: each slash command and panel key, run against the `Workbench`.
 
 Every handler is a coroutine the app runs in a worker (`WorkbenchApp.act`), so a slow command (a
-model switch, a merge) never blocks typing, and a failure is shown in the chat with its hint.
+model switch, a merge) never blocks typing, and a failure is shown in the chat with its hint. A
+result (a commit, a merge, a push) is a notice in the chat, never a view: the key pressed next
+does what it says. Views are what the user asked to read (help, status, diff).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
 from rich.text import Text
 
 from workbench.errors import WorkbenchError
+from workbench.permission import ALLOW, REJECT, PermissionOption, PermissionRequest
 from workbench.runtime.commands import AnyCommand
+from workbench.sessions.workspaces.rewind import ChangedOutside
+from workbench.sweeps.options import EXAMPLE
+from workbench.text import count_of
 from workbench.tui import reports, slash
 from workbench.tui.components.commit_draft import CommitDraft
 from workbench.tui.components.report_view import ReportView
@@ -22,8 +29,13 @@ from workbench.tui.components.text_prompt import TextPrompt
 from workbench.tui.components.tree_panel import Target, TreeAction
 from workbench.tui.diff_report import diff_report
 from workbench.tui.host import opened
-from workbench.tui.keys import KEYS
+from workbench.tui.keys import KEYS, LEGEND
 from workbench.tui.model_picker import ModelPicker
+from workbench.tui.permission_prompt import PermissionPrompt
+
+RESTORE = PermissionOption(ALLOW, "y", "yes, restore them", "allow_once")
+RESTORE_SHOWN = 12
+"""The files the restore question names; the rest are counted."""
 
 if TYPE_CHECKING:
     from workbench.runtime import Workbench
@@ -50,7 +62,10 @@ class Controller:
         if handler is not None:
             await handler(args)
             return
-        text = await _spec(name).answer(self.wb, args)
+        self.tell(await _spec(name).answer(self.wb, args))
+
+    def tell(self, text: str) -> None:
+        """A command's result, as a notice in the chat: never a view that takes the next key."""
         if text:
             self.host.note("info", sentence(text))
 
@@ -106,7 +121,7 @@ class Controller:
                     self.host.note("info", "Nothing committed: the draft was dropped.")
                     return
         result = await self.wb.commit(message)  # None: nothing to commit, no model asked
-        self.show("Commit", reports.commit_report(result))
+        self.tell(_spec("commit").render(result))
 
     async def cmd_merge(self, args: str) -> None:
         branch = _spec("merge").parse_text(args)["branch"]
@@ -126,9 +141,10 @@ class Controller:
             files = getattr(exc, "files", None)  # a conflict: the parent is as it was
             if not files:
                 raise
-            self.show("Merge conflict", reports.conflict_report(exc.message, exc.hint, files))
+            conflicts = "".join(f"\n  conflict  {path}" for path in files)
+            self.host.show_error(exc.message + conflicts, exc.hint)
             return
-        self.show("Merge", reports.merge_report(result))
+        self.tell(_spec("merge").render(result))
 
     async def cmd_label(self, args: str, target: str | None = None) -> None:
         await self.wb.label(_spec("label").parse_text(args)["label"], target)
@@ -140,7 +156,8 @@ class Controller:
                 raise WorkbenchError(
                     "only a question can be edited and resent", "Alt+E on one of your messages (›)"
                 )
-            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry))
+            restore = await self.offer_restore(target.entry, question=True)
+            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry, restore))
             self.host.focus_pane("editor")
             return
         after_turn = target.after_turn  # None: the branch has no entries yet
@@ -151,9 +168,12 @@ class Controller:
             if after_turn == self.session.position():
                 self.host.note("info", "You are there already.")
                 return
+            restore = await self.offer_restore(after_turn)
             if summarize:
                 self.host.note("info", "Summarising the path left behind…")
-            await self.wb.navigate(after_turn, summarize=summarize)
+            moved = await self.wb.navigate(after_turn, summarize, restore)
+            if moved.files is not None:  # said once the chat shows the move
+                self.session.after_move = sentence(moved.files.render_text())
         elif action == "fork":
             name = await self.ask("Name of the new branch", "empty: a name is chosen", empty=True)
             if name is not None:
@@ -175,11 +195,74 @@ class Controller:
         elif action == "status":
             await self.run("status", target.branch)
 
+    async def offer_restore(self, target: str, question: bool = False) -> bool:
+        """Whether going to `target` (before the question `target`) restores the files too:
+        asked in the permission prompt when the agent changed files since; a restore that
+        would lose changes made outside the agent is refused, and the refusal says which."""
+        try:
+            files = await self.wb.files_to_restore(target, question)
+        except ChangedOutside as exc:
+            self.host.note("warning", sentence(exc.message), exc.hint)
+            return False
+        if not files:
+            return False
+        detail = "\n".join(f"  {path}" for path in files[:RESTORE_SHOWN])
+        if len(files) > RESTORE_SHOWN:
+            detail += f"\n  … and {len(files) - RESTORE_SHOWN} more"
+        title = f"Restore the files to this point too? {count_of(len(files), 'file')} change:"
+        options = (RESTORE, PermissionOption(REJECT, "n", "no, only go there", "reject_once"))
+        request = PermissionRequest("restore_files", "", title, detail, options)
+        return await self.host.query_one(PermissionPrompt).ask(request) == ALLOW
+
+    # -- sweeps ---------------------------------------------------------------------------------
+
+    async def cmd_sweep(self, args: str) -> None:
+        """With a question, run the sweep (its view opens as it starts); without, show the
+        running or the last one again."""
+        sweep = _spec("sweep")
+        arguments = sweep.parse_text(args)
+        if arguments["prompt"] is None and not arguments["variants"]:
+            if self.host.sweep_board.sweep is None:
+                recorded = await asyncio.to_thread(self.wb.sweep_controls.sweeps)
+                if not recorded:
+                    raise WorkbenchError("no sweep in this session yet", f"for example: {EXAMPLE}")
+                self.host.sweep_board.show(recorded[-1])
+            self.host.show_sweep()
+            return
+        self.host.note("info", "Starting a sweep: forking a branch and a worktree for each run…")
+        done = await sweep.call(self.wb, arguments)
+        best = done.summary()[0]
+        said = f"{done.id}: {count_of(len(done.runs), 'run')} ended; best {best['name']} "
+        said += f"({best['passed']}/{best['runs']} passed)."
+        if done.stopped:
+            said = f"{done.id}: {done.stopped}; each run kept what it did."
+        self.host.note("info", said, "/sweep shows it again; Alt+M there merges a run")
+
+    async def merge_run(self, branch: str) -> None:
+        """Alt+M in the sweep view: the run's files are committed on its branch, then the
+        branch is merged as `/merge` merges."""
+        sweep = self.host.sweep_board.sweep
+        run = next((r for r in sweep.runs if r.branch == branch), None) if sweep else None
+        if sweep is None or run is None:
+            return
+        if run.outcome in ("queued", "running"):
+            raise WorkbenchError(f"{branch} is still {run.outcome}", "merge it once it is done")
+        about = "Its files are committed on its branch first, then merged (a real git merge)."
+        if not await self.host.confirm(f"Merge {branch} into {sweep.branch}?", about):
+            return
+        await self.wb.commit(f"{sweep.id}: the {run.variant} run {run.repeat}", branch=branch)
+        await self.cmd_merge(branch)
+
+    async def stop_sweep(self) -> None:
+        """Esc in the sweep view while runs go."""
+        self.host.note("info", "Stopping every run of the sweep; each keeps what it did.")
+        await self.wb.stop_sweep()
+
     async def cmd_push(self, args: str) -> None:
         push = _spec("push")
         arguments = push.parse_text(args)  # a wrong one is refused before the note
         self.host.note("info", "Pushing the session…")
-        self.show("Push", Text(push.render(await push.call(self.wb, arguments))))
+        self.tell(push.render(await push.call(self.wb, arguments)))
 
     # -- the session ----------------------------------------------------------------------------
 
@@ -211,6 +294,10 @@ class Controller:
             "Skill graph status", Text(await _spec("skill-graph-status").answer(self.wb, args))
         )
 
+    async def cmd_eval(self, args: str) -> None:
+        title = f"Eval of {args.strip()}" if args.strip() else "Evals"
+        self.show(title, Text(await _spec("eval").answer(self.wb, args)))
+
     async def cmd_activate(self, args: str) -> None:
         await _spec("activate").answer(self.wb, args)
         self.session.sync_skills()
@@ -223,7 +310,7 @@ class Controller:
 
     async def cmd_help(self, args: str) -> None:
         extra = self.session.commands()
-        self.show("Keys and commands", reports.help_report(KEYS, extra))
+        self.show("Keys and commands", reports.help_report(KEYS, extra, LEGEND))
 
     async def cmd_quit(self, args: str) -> None:
         await self.host.quit_app()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from workbench.tui.components.status_bar import StatusBar
     from workbench.tui.components.transcript import Transcript
     from workbench.tui.items import NoteKind
+    from workbench.tui.sweep_board import SweepBoard
 
 T = TypeVar("T")
 W = TypeVar("W", bound="Widget")
@@ -28,6 +29,7 @@ class Host(Protocol):
     """The app as its helpers see it: the open session, the panes, notes and dialogs."""
 
     workbench: Workbench | None
+    sweep_board: SweepBoard
 
     @property
     def editor(self) -> PromptEditor: ...
@@ -53,6 +55,8 @@ class Host(Protocol):
     async def ask(self, screen: Screen[T]) -> T | None: ...
 
     async def confirm(self, title: str, message: str, yes: str = "Yes", no: str = "No") -> bool: ...
+
+    def show_sweep(self) -> None: ...
 
     async def quit_app(self) -> None: ...
 

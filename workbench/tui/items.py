@@ -29,8 +29,6 @@ DETAIL_LINES = 40
 LIVE_OUTPUT_LINES = 4
 """A running tool shows this many last lines of its output under its header without being
 expanded; a running `subagent` shows its summary line and one line per child."""
-MIN_ARGUMENT = 12
-"""A tool call's argument is cut to fit its line only while this much of it stays."""
 KEY_ARGUMENTS = {"read": "path", "edit": "path", "write": "path", "bash": "command"}
 ToolStatus = Literal["running", "ok", "error", "skipped", "not run"]
 NoteKind = Literal["info", "warning", "error", "skill", "compaction", "summary"]
@@ -80,9 +78,14 @@ class Item:
     def summary(self) -> list[Text]:
         raise NotImplementedError
 
+    def fitted(self, width: int) -> list[Text]:
+        """`summary()` for lines `width` cells wide (0: any width), where a line cut for the
+        width keeps what matters most in view (a tool call's outcome)."""
+        return self.summary()
+
     def live_summary(self, width: int = 0) -> RenderableType:
         """`summary()` as a live row `width` cells wide draws it (its lines may wrap)."""
-        return Group(*self.summary())
+        return Group(*self.fitted(width))
 
     def full(self) -> RenderableType:
         raise NotImplementedError
@@ -201,17 +204,17 @@ class ToolItem(Item):
         icon, style = palette.TOOL_ICONS[self.status]
         argument, outcome = self.key_argument(), self._suffix()
         room = width - len(icon) - 1 - len(self.name) - 2 - outcome.cell_len
-        if width and MIN_ARGUMENT <= room < len(argument):
-            argument = argument[: room - 1] + "…"
+        if width and room < len(argument):
+            argument = argument[: max(room - 1, 0)] + "…"
         return Text.assemble(
             (f"{icon} ", style), (self.name, "bold"), "  ", (argument, palette.DIM), outcome
         )
 
     def summary(self) -> list[Text]:
-        return [self.header(), *self._output_tail()]
+        return self.fitted(0)
 
-    def live_summary(self, width: int = 0) -> RenderableType:
-        return Group(self.header(width), *self._output_tail())
+    def fitted(self, width: int) -> list[Text]:
+        return [self.header(width), *self._output_tail()]
 
     def _output_tail(self) -> list[Text]:
         """A running tool's last lines of output (a sub-agent's: a line per child)."""

@@ -1,4 +1,5 @@
-"""Readable views of the session commands' results: tables and colour, not text dumps.
+"""Readable views the user asks for (a branch's status, the help): tables and colour, not text
+dumps. A command's result is not one of them: it is a notice in the chat (`Controller.tell`).
 
 Each function takes a result of the `Workbench` (the sessions library's type) and returns a Rich
 renderable for `ReportView`. `show_path` decides how a path is written (the app shortens them for
@@ -10,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -18,8 +21,6 @@ from workbench.text import count_of
 from workbench.tui import palette, slash
 
 if TYPE_CHECKING:
-    from workbench.sessions.workspaces.commit import CommitResult
-    from workbench.sessions.workspaces.merge import MergeResult
     from workbench.sessions.workspaces.status import BranchStatus
 
 PathStyle = Callable[[str], str]
@@ -84,74 +85,47 @@ def status_files(status: BranchStatus) -> list[tuple[str, Text]]:
     ]
 
 
-def merge_report(result: MergeResult) -> RenderableType:
-    """What a merge did: the commit, the files, the merge entry, a removed worktree."""
-    if result.commit:
-        head = Text.assemble(
-            ("✓ merged ", palette.SUCCESS), (result.branch, "bold"), " into ", (result.into, "bold")
-        )
-        rows: list[tuple[str, RenderableType]] = [
-            ("commit", result.commit[:SHORT]),
-            ("files", f"{len(result.files)} changed"),
-        ]
-    else:
-        head = Text.assemble(
-            ("✓ merged the conversation of ", palette.SUCCESS),
-            (result.branch, "bold"),
-            " into ",
-            (result.into, "bold"),
-        )
-        rows = [("files", Text("no file commits to merge", palette.DIM))]
-    rows.append(("merge entry", f"{result.entry.id[:SHORT]} on {result.into}"))
-    rows.append(("the experiment cost", f"{result.usage.cost_text()}"))
-    if result.removed_worktree:
-        rows.append(("worktree", f"removed the worktree of {result.branch}"))
-    files = [Text(f"  {path}") for path in result.files]
-    return Group(head, Text(), _facts(rows), *files, *_notes(result.notes))
+MIN_DESCRIPTION = 30
+"""Below this many cells left for the descriptions, help rows are stacked, not in columns."""
 
 
-def conflict_report(message: str, hint: str | None, files: list[str]) -> RenderableType:
-    """A merge that would conflict: nothing changed, these files, what to do."""
-    parts: list[RenderableType] = [Text(f"✗ {message}", palette.ERROR), Text()]
-    parts += [Text(f"  conflict  {path}", palette.WARNING) for path in files]
-    if hint:
-        parts += [Text(), Text(f"what to do: {hint}")]
-    return Group(*parts)
+class _Rows:
+    """Named rows laid out for the width they get: two columns where the names leave the
+    descriptions `MIN_DESCRIPTION` cells, else each name on a line of its own (cut with "…"
+    if even that is too narrow) and its description under it, indented."""
+
+    def __init__(self, title: str, rows: list[tuple[str, Text]]) -> None:
+        self.title, self.rows = title, rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(self.title, "bold underline")
+        width = max((cell_len(name) for name, _ in self.rows), default=0)
+        if width + 2 + MIN_DESCRIPTION <= options.max_width:
+            table = Table.grid(padding=(0, 2))
+            table.add_column(style="bold", no_wrap=True)
+            table.add_column()
+            for name, what in self.rows:
+                table.add_row(Text(name), what)
+            yield table
+            return
+        for name, what in self.rows:
+            yield Text(name, "bold", no_wrap=True, overflow="ellipsis")
+            yield Padding(what, (0, 0, 0, 4))
 
 
-def commit_report(result: CommitResult) -> RenderableType:
-    if result.commit is None:
-        return Text(f"Nothing to commit on {result.branch}: its worktree has no changes.")
-    subject, _, body = result.message.partition("\n")
-    rows: list[tuple[str, RenderableType]] = [
-        ("commit", f"{result.commit[:SHORT]} on {result.branch}"),
-        ("subject", Text(subject, "bold")),
-        ("files", f"{len(result.files)}: " + ", ".join(result.files[:8])),
-    ]
-    parts: list[RenderableType] = [Text("✓ committed", palette.SUCCESS), Text(), _facts(rows)]
-    if body.strip():
-        parts += [Text(), Text(body.strip())]
-    return Group(*parts)
-
-
-def help_report(keys: list[tuple[str, str]], extra: dict[str, str]) -> RenderableType:
-    """The keys and every slash command (the app's and the session's own)."""
-    key_table = Table(box=None, padding=(0, 2), show_edge=False, title="Keys", title_justify="left")
-    key_table.add_column(style="bold", no_wrap=True)
-    key_table.add_column()
-    for key, what in keys:
-        key_table.add_row(key, what)
-    commands = Table(
-        box=None, padding=(0, 2), show_edge=False, title="Commands", title_justify="left"
-    )
-    commands.add_column(style="bold", no_wrap=True)
-    commands.add_column()
-    rows = [(c.usage, c.help) for c in slash.commands()]
-    rows.append(("/skill:NAME [request]", "use a skill now, with your request"))
+def help_report(
+    keys: list[tuple[str, str]], extra: dict[str, str], legend: list[tuple[str, str]]
+) -> RenderableType:
+    """The keys, every slash command (the app's and the session's own) and the legend of the
+    panels' marks."""
+    commands = [(c.usage, c.help) for c in slash.commands()]
+    commands.append(("/skill:NAME [request]", "use a skill now, with your request"))
     # the session's own /compact is the app's too: each command is listed once
-    rows += [
+    commands += [
         (f"/{n}", f"{h} (extension)") for n, h in sorted(extra.items()) if slash.command(n) is None
     ]
-    for usage, help_text in rows:
-        commands.add_row(Text(usage), Text(help_text))  # Text: `[branch]` is no markup
-    return Group(key_table, Text(), commands)
+    sections = [("Keys", keys), ("Commands", commands), ("Legend", legend)]
+    parts: list[RenderableType] = []
+    for title, rows in sections:
+        parts += [_Rows(title, [(n, Text(w)) for n, w in rows]), Text()]  # Text: no markup
+    return Group(*parts[:-1])

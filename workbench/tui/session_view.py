@@ -39,6 +39,9 @@ class SessionView:
         self.tree: Tree | None = None
         self.findings: dict[str, list[Diagnostic]] = {}
         self.sessions: list[SessionInfo] = []
+        self.after_move: str | None = None
+        """Said after the chat shows where a move went (what restoring the files did): set as
+        the move returns, before its `tree_update` is shown."""
 
     @property
     def wb(self) -> Workbench:
@@ -79,8 +82,10 @@ class SessionView:
             context_window=state.context_window,
             branch=state.branch,
             mode=self.wb.enforcer_mode,
+            approval=state.approval,
             sandbox=state.sandbox,
             busy=state.busy,
+            mcp_failed=[s["name"] for s in state.mcp["servers"] if s["state"] == "failed"],
         )
 
     def show_context(self) -> None:
@@ -136,6 +141,9 @@ class SessionView:
         said = self._told(event.reason, event.branch)
         if said:
             self.host.note("info", said)
+        if self.after_move:
+            self.host.note("info", self.after_move)
+            self.after_move = None
         self.show_footing()
 
     def _told(self, reason: str, branch: str) -> str | None:
@@ -228,10 +236,13 @@ class SessionView:
         ]
 
     def open_skill(self, name: str) -> None:
+        from workbench.evals.saved import has_eval, last_eval_text
         from workbench.tui.components.skill_detail import SkillDetail  # Markdown: off the start
 
         graph = self.host.query_one(SkillPanel).graph
-        self.host.push_screen(SkillDetail(graph, name, self.findings.get(name, [])))
+        root = self.wb.project_root
+        last = last_eval_text(root, name, short=True) if has_eval(root, name) else ""
+        self.host.push_screen(SkillDetail(graph, name, self.findings.get(name, []), last))
 
     async def offer_trust(self) -> None:
         """A project's extensions run code and its settings may route data: they apply only

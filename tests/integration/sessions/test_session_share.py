@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -454,3 +455,23 @@ def test_folders_without_git_share_through_a_remote_path_and_c_continues_it(
         "Alice Smith",
         "Bob Jones",
     ]
+
+
+def test_a_push_never_sends_the_file_snapshots(team: tuple[Path, Person, Person]) -> None:
+    """Snapshots hold untracked files, a `.env` too: they stay on this machine."""
+    remote, alice, _ = team
+    with Session.create(alice.clone) as session:
+        run(session.store.append("user", user("set it up")))
+        (alice.clone / ".env").write_text("TOKEN=kept-on-this-machine\n")
+        run(session.snapshot())
+        sid = session.id
+    local = git(store_dir(alice.clone), "for-each-ref", "--format=%(refname) %(objectname)")
+    snapshot = next(line.split()[1] for line in local.splitlines() if "/snapshots/" in line)
+
+    pushed = alice.cli("push")
+    assert pushed.returncode == 0, pushed.stderr
+    refs = remote_refs(remote)
+    assert f"refs/workbench/{sid}/branches/main" in refs
+    assert not [ref for ref in refs if "snapshots" in ref]
+    probe = subprocess.run(["git", "cat-file", "-e", snapshot], cwd=remote, capture_output=True)
+    assert probe.returncode != 0, "nor the snapshot's objects"

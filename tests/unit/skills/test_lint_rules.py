@@ -226,6 +226,45 @@ CASES: dict[str, Case] = {
         },
         where=[("a/SKILL.md", 4), ("a/SKILL.md", 5)],
     ),
+    "evals-invalid": Case(
+        fail={"a/SKILL.md": sk("a"), "a/evals/evals.json": '{"cases": []}'},
+        passing={
+            "a/SKILL.md": sk("a"),
+            "a/evals/evals.json": '{"skill_name": "a", "evals": [{"id": 1, "prompt": "Go."}]}',
+        },
+        where=[("a/evals/evals.json", 1)],
+    ),
+    "evals-id-duplicate": Case(
+        fail={
+            "a/SKILL.md": sk("a"),
+            "a/evals/evals.json": '{"evals": [{"id": 1, "prompt": "A"}, {"id": 1, "prompt": "B"}]}',
+        },
+        passing={
+            "a/SKILL.md": sk("a"),
+            "a/evals/evals.json": '{"evals": [{"id": 1, "prompt": "A"}, {"id": 2, "prompt": "B"}]}',
+        },
+        where=[("a/evals/evals.json", 1)],
+    ),
+    "evals-file-missing": Case(
+        fail={
+            "a/SKILL.md": sk("a"),
+            "a/evals/evals.json": '{"evals": [{"id": 1, "prompt": "A.", "files": ["in.txt"]}]}',
+        },
+        passing={
+            "a/SKILL.md": sk("a"),
+            "a/in.txt": "x",
+            "a/evals/evals.json": '{"evals": [{"id": 1, "prompt": "A.", "files": ["in.txt"]}]}',
+        },
+        where=[("a/evals/evals.json", 1)],
+    ),
+    "triggers-invalid": Case(
+        fail={"a/SKILL.md": sk("a"), "a/evals/triggers.json": '[{"query": "hi"}]'},
+        passing={
+            "a/SKILL.md": sk("a"),
+            "a/evals/triggers.json": '[{"query": "hi", "should_trigger": false}]',
+        },
+        where=[("a/evals/triggers.json", 1)],
+    ),
     "reference-broken": Case(
         fail={
             "a/SKILL.md": sk(

@@ -129,4 +129,16 @@ def test_a_tool_header_too_wide_for_its_row_cuts_the_path_not_the_verdict() -> N
     assert len(fitted) == len(whole) - 10
     assert "SKILL.md" not in fitted and "…" in fitted
     assert fitted.endswith("skill molecule-implement-change violation  <0.1 s")
-    assert call.header(width=30).plain == whole, "too narrow to cut usefully: it wraps instead"
+    narrow = call.header(width=30).plain
+    assert narrow.startswith("✓ read  …") and narrow.endswith("violation  <0.1 s"), narrow
+
+
+def test_a_folded_tool_row_at_80_columns_keeps_its_outcome() -> None:
+    """The chat's history draws a folded call in the width it has (78 cells at 80 columns): the
+    long argument is cut with "…", the verdict and duration stay on the line."""
+    call = ToolItem("c1", "bash", {"command": "pytest -q " + "tests/unit/" * 12}, status="error")
+    call.result = "exit code 1: 3 failed"
+    call.duration_ms = 2500
+    line = call.fitted(78)[0].plain
+    assert len(line) == 78 and "…" in line
+    assert line.endswith("exit code 1: 3 failed  2.5 s"), line

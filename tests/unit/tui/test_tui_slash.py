@@ -11,15 +11,15 @@ def no_values(source: str) -> list[tuple[str, str]]:
 
 def test_every_command_of_the_issue_is_offered() -> None:
     wanted = (
-        "tree fork status diff commit merge label compact model skills skill-graph-status "
-        "activate deactivate push export new resume help quit"
+        "tree fork status diff commit merge label compact model approval skills skill-graph-status "
+        "activate deactivate push export mcp new resume sweep help quit eval"
     )
     assert sorted(c.name for c in COMMANDS) == sorted(wanted.split())
 
 
 def test_a_prefix_completes_to_the_commands_it_starts() -> None:
     found = completions("/s", {}, no_values)
-    assert [c.text for c in found] == ["/status ", "/skills", "/skill-graph-status"]
+    assert [c.text for c in found] == ["/status ", "/skills", "/skill-graph-status", "/sweep "]
     assert found[0].label == "/status [branch]"
 
 
@@ -74,7 +74,7 @@ def test_help_lists_each_command_once_and_the_skill_command() -> None:
     from workbench.tui.reports import help_report
 
     console = Console(width=120, record=True)
-    console.print(help_report([("Enter", "send")], {"compact": "summarise", "deploy": "ship"}))
+    console.print(help_report([("Enter", "send")], {"compact": "summarise", "deploy": "ship"}, []))
     text = console.export_text()
     assert text.count("/compact") == 1 and "/deploy" in text
     assert "/skill:NAME [request]" in text and "/status [branch]" in text

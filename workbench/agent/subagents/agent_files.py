@@ -3,10 +3,11 @@
 An agent is a Markdown file: YAML frontmatter with `name` and `description` (required), `tools`
 (a comma list or YAML list: exactly the tools the child is offered, built-in, enforcer or extension
 tools; every tool when absent), `model` (the parent's model when absent), `confine` (keep the
-file tools inside the project; on by default for read-only agents) and `sandbox` (a stricter
-sandbox mode than the parent's, e.g. `strict`; a looser one is ignored); the body is the
-child's system prompt. Which tool names exist is known only in the child (extensions add tools),
-so a name no tool has fails the child's start with a message that lists the tools there are.
+file tools inside the project; on by default for read-only agents), `mcp: none` (start no MCP
+servers; by default the child starts the parent's) and `sandbox` (a stricter sandbox mode than
+the parent's, e.g. `strict`; a looser one is ignored); the body is the child's system prompt.
+Which tool names exist is known only in the child (extensions and MCP servers add tools), so a
+name no tool has fails the child's start with a message that lists the tools there are.
 User agents live in `~/.pi/agent/agents/`, project agents in the nearest `.pi/agents/` at or above
 the working folder. With scope `both` a project agent replaces a user agent of the same name.
 
@@ -50,6 +51,8 @@ class AgentDef:
     model: str | None = None
     confine: bool | None = None
     """`confine:` in the file; None: confined exactly when its tools are read-only."""
+    mcp: bool = True
+    """False for `mcp: none`: the child starts no MCP servers."""
     sandbox: Mode | None = None
     """`sandbox:` in the file: it may narrow the parent's mode, never widen it."""
 
@@ -155,6 +158,9 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
     confine = fields.get("confine")
     if confine is not None and not isinstance(confine, bool):
         return AgentProblem(path, "`confine` must be true or false")
+    mcp = fields.get("mcp", "all")
+    if mcp not in ("none", "all"):
+        return AgentProblem(path, "`mcp` is `none` (no MCP servers) or `all` (the parent's)")
     try:
         sandbox = None if fields.get("sandbox") is None else mode(fields["sandbox"], "`sandbox`")
     except WorkbenchError as exc:
@@ -168,6 +174,7 @@ def parse_agent(path: Path, source: Source) -> AgentDef | AgentProblem:
         tools=tools,
         model=model.strip() if model else None,
         confine=confine,
+        mcp=mcp != "none",
         sandbox=sandbox,
     )
 

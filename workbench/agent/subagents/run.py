@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -19,6 +20,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.models.choice import uses_litellm
 from workbench.agent.subagents.agent_files import AgentDef
@@ -47,6 +49,9 @@ class Launch:
     api_key: str | None = None
     trust: bool = False
     no_cache: bool = False
+    mcp_servers: Mapping[str, Any] | None = None
+    """The MCP servers the parent was handed (an editor's, `--mcp-config`'s), `.mcp.json`
+    shaped; None: the child starts none at all (`mcp: none`, the parent's `--no-mcp`)."""
     sandbox: Mode = "off"
     """The child's sandbox: the parent's, narrowed by the agent file's `sandbox:`."""
 
@@ -72,6 +77,12 @@ class Launch:
         argv += ["--sandbox", self.sandbox]
         if self.no_cache:
             argv.append("--no-cache")
+        if self.mcp_servers is None:
+            argv.append("--no-mcp")
+        elif self.mcp_servers:  # headers may hold keys: a private file, not the command line
+            servers = folder / "mcp.json"
+            servers.write_text(json.dumps({"mcpServers": dict(self.mcp_servers)}), "utf-8")
+            argv += ["--mcp-config", str(servers)]
         return argv
 
     def command(self, folder: Path) -> ChildCommand:

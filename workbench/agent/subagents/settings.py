@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from workbench.agent.subagents.agent_files import SCOPES, Scope
 from workbench.config import Settings, find_project_root
 from workbench.errors import WorkbenchError
+from workbench.mcp.config import file_servers
 from workbench.trust import granted, project_settings
 
 Confirm = Callable[[str, str], Awaitable[bool]]
@@ -38,6 +39,9 @@ class SessionOptions(Protocol):
     trust: bool
     no_cache: bool
     confirm: Confirm | None
+    mcp: bool
+    mcp_servers: dict[str, Any] | None
+    mcp_config: Path | None
 
 
 @dataclass
@@ -51,6 +55,15 @@ class SubagentHost:
     def run_trust(self) -> Path | None:
         """What the parent's `--trust` grants (`workbench.trust.granted`)."""
         return granted(self.options.trust, self.options.cwd)
+
+    def mcp_servers(self) -> dict[str, Any] | None:
+        """The MCP servers a child is handed besides the ones it finds itself (the user's file,
+        the project's when trusted): the parent's `--mcp-config` file's and an editor's; None
+        when the parent starts none."""
+        if not self.options.mcp:
+            return None
+        config = self.options.mcp_config
+        return {**(file_servers(config) if config else {}), **(self.options.mcp_servers or {})}
 
 
 def _number(settings: Settings, key: str, default: float, kind: type) -> Any:

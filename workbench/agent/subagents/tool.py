@@ -11,6 +11,7 @@ skill loads and violations come back in the result.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from workbench.agent.subagents.settings import SubagentHost, SubagentSettings
 from workbench.agent.subagents.text import progress, result_text
 from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
+from workbench.permission import NO, YES, PermissionRequest, always
 from workbench.sandbox.policy import Mode, narrowest
 from workbench.tool import Tool, ToolContext, ToolResult
 from workbench.trust import covered_by_run, how_to_trust, session_worktree, trusted
@@ -132,6 +134,7 @@ class SubagentTool:
             api_key=self.host.options.api_key if inherits else None,
             trust=covered_by_run(find_project_root(cwd), self.host.run_trust()),
             no_cache=self.host.options.no_cache,
+            mcp_servers=self.host.mcp_servers() if agent.mcp else None,
             sandbox=narrowest(sandbox, agent.sandbox),
         )
 
@@ -233,4 +236,13 @@ def subagent_tools(host: SubagentHost, cwd: Path) -> list[Tool]:
     if not catalog.agents and not catalog.problems:
         return []
     tool = SubagentTool(host)
-    return [Tool("subagent", _description(catalog), PARAMETERS, tool.execute)]
+    return [Tool("subagent", _description(catalog), PARAMETERS, tool.execute, _describe)]
+
+
+def _describe(args: dict[str, Any], ctx: ToolContext) -> PermissionRequest:
+    """Starting sub-agents, for the user's approval (`approval: all`): they run headless, so
+    their own edits and commands are not asked about."""
+    detail = json.dumps(args, indent=2, ensure_ascii=False)
+    options = (YES, NO, always("commands"))
+    title = "Start sub-agents"
+    return PermissionRequest("command", "subagent", title, detail, options, ctx.tool_call_id)

@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from workbench.errors import WorkbenchError
 from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, tail
+from workbench.permission import NO, YES, PermissionRequest, always
 from workbench.sandbox import Boxed, Grant, boxed
 from workbench.tool import Tool, ToolContext, ToolResult
 
@@ -267,5 +268,13 @@ async def _run_boxed(box: Boxed, ctx: ToolContext, timeout: float | None) -> Too
     return _report(out, exit_code, timeout, box)
 
 
+def describe(args: dict[str, Any], ctx: ToolContext) -> PermissionRequest:
+    """The command, for the user's approval (`approval: all`)."""
+    command = str(args.get("command", ""))
+    options = (YES, NO, always("commands"))
+    title = "Run this command"
+    return PermissionRequest("command", "bash", title, command, options, ctx.tool_call_id)
+
+
 def bash_tool() -> Tool:
-    return Tool(name="bash", description=DESCRIPTION, parameters=PARAMETERS, execute=execute)
+    return Tool("bash", DESCRIPTION, PARAMETERS, execute, describe)

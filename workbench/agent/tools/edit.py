@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import bisect
 import difflib
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from workbench.agent.tools.paths import resolve_path
 from workbench.agent.tools.read import decode_text, read_bytes
 from workbench.errors import WorkbenchError
+from workbench.permission import NO, YES, PermissionRequest, always
 from workbench.tool import Tool, ToolContext, ToolResult
 
 BOM = "\ufeff"
@@ -72,7 +75,21 @@ def unified_diff(before: str, after: str, name: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+@dataclass(frozen=True)
+class PlannedEdit:
+    """What an edit call would write: the file, its new bytes, its text before and after (line
+    endings as LF, for the diff) and the first line it changes."""
+
+    path: Path
+    shown: str
+    data: bytes
+    before: str
+    after: str
+    first_line: int
+
+
+def plan_edit(args: dict[str, Any], ctx: ToolContext) -> PlannedEdit:
+    """The edit a call asks for, checked, without writing anything."""
     raw_path = str(args.get("path", ""))
     old = str(args.get("old_text", "")).replace("\r\n", "\n")
     new = str(args.get("new_text", "")).replace("\r\n", "\n")
@@ -102,17 +119,48 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     raw_end = _raw_offset(crlf, start + len(old))
     eol = "\r\n" if len(crlf) * 2 >= text.count("\n") and crlf else "\n"
     updated = text[:raw_start] + new.replace("\n", eol) + text[raw_end:]
-    try:
-        resolve_path(ctx, raw_path, writing=True).write_bytes((bom + updated).encode("utf-8"))
-    except OSError as exc:
-        raise WorkbenchError(f"cannot write {raw_path}: {exc.strerror}") from exc
-    diff = unified_diff(normalized, updated.replace("\r\n", "\n"), shown)
     first_line = normalized.count("\n", 0, start) + 1
+    return PlannedEdit(
+        resolve_path(ctx, raw_path, writing=True),
+        shown,
+        (bom + updated).encode("utf-8"),
+        normalized,
+        updated.replace("\r\n", "\n"),
+        first_line,
+    )
+
+
+async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    planned = plan_edit(args, ctx)
+    try:
+        planned.path.write_bytes(planned.data)
+    except OSError as exc:
+        raise WorkbenchError(f"cannot write {args.get('path')}: {exc.strerror}") from exc
+    diff = unified_diff(planned.before, planned.after, planned.shown)
     return ToolResult(
-        f"Replaced 1 occurrence in {shown}.\n\n{diff}",
-        details={"path": shown, "diff": diff, "first_changed_line": first_line},
+        f"Replaced 1 occurrence in {planned.shown}.\n\n{diff}",
+        details={"path": planned.shown, "diff": diff, "first_changed_line": planned.first_line},
+    )
+
+
+def describe(args: dict[str, Any], ctx: ToolContext) -> PermissionRequest:
+    """The edit as its diff, for the user's approval."""
+    planned = plan_edit(args, ctx)
+    return file_change(ctx, "edit", planned.shown, planned.path, planned.before, planned.after)
+
+
+def file_change(
+    ctx: ToolContext, tool: str, shown: str, path: Path, before: str, after: str
+) -> PermissionRequest:
+    """A request to change file `path` (named `shown`): its diff, and its text before and after
+    (an editor draws the whole file's diff from those)."""
+    diff = unified_diff(before, after, shown)
+    options = (YES, NO, always("edits"))
+    title = f"{tool.capitalize()} {shown}"
+    return PermissionRequest(
+        "edit", tool, title, diff, options, ctx.tool_call_id, str(path), before, after
     )
 
 
 def edit_tool() -> Tool:
-    return Tool(name="edit", description=DESCRIPTION, parameters=PARAMETERS, execute=execute)
+    return Tool("edit", DESCRIPTION, PARAMETERS, execute, describe)

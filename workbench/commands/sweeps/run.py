@@ -6,17 +6,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from workbench.commands._session import add_session_option, project_root
 from workbench.errors import UsageError
-from workbench.sandbox.policy import MODES
+from workbench.sweeps.options import add_run_options
 
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
     from workbench.sweeps.engine import SweepRequest
+    from workbench.sweeps.executor import Executor
     from workbench.sweeps.record import Run, Sweep
 
 
@@ -25,36 +25,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_session_option(parser)
     parser.add_argument("--branch", metavar="NAME", help="sweep from this branch's head")
     parser.add_argument("--at", metavar="ENTRY", help="sweep from this entry (id, prefix, label)")
-    parser.add_argument(
-        "--variant",
-        action="append",
-        default=[],
-        metavar="K=V[,K=V]",
-        help="one variant: model, prompt (text or @file), system_prompt_append or a settings key",
-    )
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each variant (default 1)")
-    parser.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (default: cores)"
-    )
-    parser.add_argument("--check", metavar="CMD", help="run in each worktree after its agent")
-    parser.add_argument(
-        "--sandbox",
-        choices=MODES,
-        help="the box of the runs' commands and the checks (default: the sandbox setting)",
-    )
-    parser.add_argument("--check-timeout", type=float, default=600.0, metavar="S")
-    parser.add_argument(
-        "--timeout", type=float, metavar="S", help="each run's time limit (default: none)"
-    )
+    add_run_options(parser)
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--model", help="every variant's model unless it names its own")
     parser.add_argument("--api-base")
     parser.add_argument("--api-key")
     parser.add_argument("--api-key-file")
-    parser.add_argument("--max-cost", type=float, metavar="USD")
-    parser.add_argument("--max-tokens", type=int, metavar="N")
     parser.add_argument("--show", metavar="ID", help="print sweep ID again")
     parser.add_argument("--resume", metavar="ID", help="run only what sweep ID is missing")
+    parser.add_argument(
+        "--executor", choices=("local", "ray"), default="local", help="where runs execute"
+    )
+    parser.add_argument(
+        "--ray-address", metavar="ADDR", help="the Ray cluster (default: RAY_ADDRESS, else local)"
+    )
+    parser.add_argument(
+        "--remote",
+        metavar="URL",
+        help="with --executor ray: the git remote the workers reach (default: one of the sweep's)",
+    )
 
 
 def _print(sweep: Sweep, fmt: str) -> None:
@@ -90,35 +79,40 @@ def _open(args: argparse.Namespace) -> Session:
 
 
 def _request(args: argparse.Namespace) -> SweepRequest:
-    from workbench.sweeps.engine import SweepRequest
-    from workbench.sweeps.executor import Budget
-    from workbench.sweeps.variants import parse_variants
+    from workbench.sweeps.options import request_of
 
     prompt = " ".join(args.prompt).strip()
-    variants = parse_variants(args.variant)
-    if not (args.show or args.resume or prompt or all(v.prompt for v in variants)):
+    request = request_of(
+        {**vars(args), "variants": args.variant}, prompt, args.model, args.api_base, _api_key(args)
+    )
+    if not (args.show or args.resume or prompt or all(v.prompt for v in request.variants)):
         raise UsageError(
             "sweep needs a question",
             "for example: workbench sweep --variant model=openai/gpt-4.1 -- fix the bug",
         )
-    return SweepRequest(
-        prompt,
-        variants,
-        repeat=args.repeat,
-        at=args.at,
-        check=args.check,
-        check_timeout_s=args.check_timeout,
-        timeout_s=args.timeout,
-        model=args.model,
-        api_base=args.api_base,
-        api_key=_api_key(args),
-        budget=Budget(args.max_cost, args.max_tokens),
-    )
+    request.checkout = args.executor == "local"  # Ray's runs work on its workers
+    return request
+
+
+def _executor(args: argparse.Namespace, session: Session) -> Executor:
+    """Where the runs execute: children of this machine, or Ray tasks (`--executor ray`)."""
+    if args.executor == "ray":
+        from workbench.sweeps.cluster.executor import RayExecutor
+
+        if args.api_key or args.api_key_file:
+            print(
+                "workbench: the key is not sent to Ray's workers: they use the one in their "
+                "environment (OPENAI_API_KEY, ANTHROPIC_API_KEY ...)",
+                file=sys.stderr,
+            )
+        return RayExecutor(session.location, args.ray_address, args.remote)
+    from workbench.sweeps.executor import LocalExecutor
+
+    return LocalExecutor(args.jobs)
 
 
 def run(args: argparse.Namespace) -> int:
     from workbench.sweeps.engine import find_sweep, run_sweep, start_sweep
-    from workbench.sweeps.executor import LocalExecutor
     from workbench.sweeps.table import run_line
 
     request = _request(args)
@@ -132,13 +126,15 @@ def run(args: argparse.Namespace) -> int:
     started: list[Sweep] = []
 
     async def go(session: Session) -> Sweep:
+        executor = _executor(args, session)
         if args.resume:
             sweep = find_sweep(session, args.resume)
         else:
             sweep = await start_sweep(session, request)
         started.append(sweep)
-        print(f"{sweep.id}: {len(sweep.missing())} runs, {args.jobs} at once", file=sys.stderr)
-        return await run_sweep(session, sweep, request, LocalExecutor(args.jobs), progress)
+        at_once = "on Ray" if args.executor == "ray" else f"{args.jobs} at once"
+        print(f"{sweep.id}: {len(sweep.missing())} runs, {at_once}", file=sys.stderr)
+        return await run_sweep(session, sweep, request, executor, progress)
 
     with _open(args) as session:
         if args.show:

@@ -16,6 +16,7 @@ from workbench.runtime.commands import (
     front_commands,
     session_commands,
     skill_commands,
+    sweep_commands,
     tree_commands,
 )
 from workbench.runtime.commands.registry import (
@@ -37,6 +38,7 @@ COMMANDS: list[AnyCommand] = [
     *agent_commands.COMMANDS,
     *skill_commands.COMMANDS,
     *session_commands.COMMANDS,
+    *sweep_commands.COMMANDS,
     *front_commands.COMMANDS,
 ]
 """Every built-in command, read anew by each front end; a name is taken once per surface."""

@@ -46,6 +46,23 @@ async def _model(wb: Workbench, args: Args) -> str:
     return wb.state().model
 
 
+APPROVAL_SAYS: dict[str, str] = {
+    "never": "tools run without asking",
+    "edits": "each edit and write waits for your yes (y), no (n) or always (a)",
+    "all": "each edit, write and command waits for your yes (y), no (n) or always (a)",
+}
+
+
+def approval_text(mode: str) -> str:
+    """What a mode means, as `/approval` answers."""
+    return f"approval: {mode} — {APPROVAL_SAYS.get(mode, '')}"
+
+
+async def _approval(wb: Workbench, args: Args) -> str:
+    mode = args.get("mode")
+    return wb.set_approval(mode) if mode else wb.cycle_approval()
+
+
 async def _get_queue(wb: Workbench, args: Args) -> dict[str, list[str]]:
     return wb.queues()
 
@@ -87,6 +104,16 @@ COMMANDS: tuple[AnyCommand, ...] = (
         args_usage="[name]",
         rpc_name="set_model",
         background=True,
+    ),
+    CommandSpec(
+        "approval",
+        "which tool calls wait for your yes: never, edits, all (no argument: the next one)",
+        frozenset({"app", "acp", "rpc"}),
+        (Argument("mode", "a mode (never, edits or all)"),),
+        _approval,
+        approval_text,
+        lambda mode: {"approval": mode},
+        rpc_name="set_approval",
     ),
     CommandSpec("get_queue", "the queued messages", RPC, run=_get_queue),
     CommandSpec(

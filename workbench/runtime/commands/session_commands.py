@@ -1,5 +1,5 @@
-"""The session's commands: new, resume and the list of sessions; push, pull and export; and
-which project folders are trusted."""
+"""The session's commands: new, resume and the list of sessions; push, pull and export; which
+project folders are trusted; and the session's MCP servers."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from workbench.errors import WorkbenchError
 from workbench.runtime.commands.registry import AnyCommand, Args, Argument, CommandSpec
 
 if TYPE_CHECKING:
+    from workbench.runtime.mcp_controls import McpReport
     from workbench.runtime.workbench import Workbench
     from workbench.sessions.store.catalog import SessionInfo
 
@@ -68,6 +69,10 @@ async def _export(wb: Workbench, args: Args) -> Any:
     return await wb.export(fmt=export_format(args.get("format")), redact=bool(args.get("redact")))
 
 
+async def _mcp(wb: Workbench, args: Args) -> McpReport:
+    return wb.mcp_report()
+
+
 COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec(
         "sessions",
@@ -102,15 +107,16 @@ COMMANDS: tuple[AnyCommand, ...] = (
         parse=_export_arguments,
     ),
     CommandSpec(
-        "sweep",
-        "run one question as several variants at once, each on its own branch, and compare them",
-        frozenset({"cli"}),
-    ),
-    CommandSpec("sweeps", "list a session's sweeps", frozenset({"cli"})),
-    CommandSpec(
         "trust",
         "trust a project folder's extensions, settings and agents; --list, --revoke",
         frozenset({"cli"}),
+    ),
+    CommandSpec(
+        "mcp",
+        "the MCP servers: each one's state, tools and last error",
+        frozenset({"cli", "app", "acp", "rpc"}),
+        run=_mcp,
+        fence="",
     ),
     CommandSpec("new", "start a new session", frozenset({"app"}), run=_new),
     CommandSpec(

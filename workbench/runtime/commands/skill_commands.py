@@ -3,6 +3,7 @@ graph; activating and deactivating a skill; the loading state."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from workbench.runtime.commands.registry import AnyCommand, Args, Argument, CommandSpec
@@ -23,8 +24,23 @@ async def _deactivate(wb: Workbench, args: Args) -> None:
     await wb.deactivate(args["skill"])
 
 
+async def _last_eval(wb: Workbench, args: Args) -> str:
+    """The skill's last eval (the app shows it; `workbench eval PATH` makes one)."""
+    from workbench.evals.saved import last_eval_text
+
+    skill = str(args.get("skill") or "").strip() or None
+    return await asyncio.to_thread(last_eval_text, wb.project_root, skill)
+
+
 COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec("lint", "check skill folders and report findings", frozenset({"cli"})),
+    CommandSpec(
+        "eval",
+        "a skill's evals run with and without it, graded and compared (the app: the last one)",
+        frozenset({"cli", "app"}),
+        (Argument("skill", "a skill name", False, "skills"),),
+        _last_eval,
+    ),
     CommandSpec(
         "graph", "print the skill graph as a tree, JSON, Mermaid or DOT", frozenset({"cli"})
     ),

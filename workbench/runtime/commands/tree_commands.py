@@ -25,7 +25,8 @@ async def _fork(wb: Workbench, args: Args) -> ForkResult:
 
 
 async def _navigate(wb: Workbench, args: Args) -> Any:
-    return await wb.navigate(args["target"], bool(args.get("summarize")))
+    restore = bool(args.get("restore_files"))
+    return await wb.navigate(args["target"], bool(args.get("summarize")), restore)
 
 
 async def _status(wb: Workbench, args: Args) -> Any:
@@ -74,7 +75,7 @@ async def _switch_branch(wb: Workbench, args: Args) -> dict[str, Any]:
 
 
 async def _edit_and_resend(wb: Workbench, args: Args) -> dict[str, Any]:
-    text = await wb.edit_and_resend(args["target"])
+    text = await wb.edit_and_resend(args["target"], bool(args.get("restore_files")))
     return {"text": text, "branch": wb.state().branch}
 
 
@@ -99,7 +100,11 @@ COMMANDS: tuple[AnyCommand, ...] = (
         "navigate",
         "move a session's position to an entry or a branch head",
         frozenset({"cli", "rpc"}),
-        (Argument("target", "an entry", True), Argument("summarize", kind=bool, in_text=False)),
+        (
+            Argument("target", "an entry", True),
+            Argument("summarize", kind=bool, in_text=False),
+            Argument("restore_files", kind=bool, in_text=False),
+        ),
         _navigate,
     ),
     CommandSpec(
@@ -161,7 +166,10 @@ COMMANDS: tuple[AnyCommand, ...] = (
         "edit_and_resend",
         "go back to just before a question and answer its text, to ask it again",
         frozenset({"rpc"}),
-        (Argument("target", "a question's entry", True),),
+        (
+            Argument("target", "a question's entry", True),
+            Argument("restore_files", kind=bool, in_text=False),
+        ),
         _edit_and_resend,
     ),
 )

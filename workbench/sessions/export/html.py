@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 
 from workbench import __version__
 from workbench.enforcer.state import LoadRecord
+from workbench.sessions.export.sweep_tables import RUN_HEADER, VARIANT_HEADER, SweepTable
 from workbench.sessions.export.transcript import Figures, Item, ToolCallView, Transcript
 from workbench.sessions.workspaces.export_mark import HTML_MARK
 
@@ -68,6 +69,9 @@ border:1px solid var(--good);color:var(--good)}
 .thinking{color:var(--muted);font-style:italic}
 .diff .add{color:var(--good)}.diff .del{color:var(--bad)}.diff .hunk{color:var(--user)}
 .diff .file{font-weight:bold}
+table.sweep{border-collapse:collapse;margin:6px 0;font-size:.9em}
+table.sweep td,table.sweep th{border:1px solid var(--line);padding:2px 8px;text-align:left}
+table.sweep tr.best td{font-weight:bold}
 button{font:inherit;font-size:.85em;background:var(--panel);color:var(--fg);
 border:1px solid var(--line);border-radius:6px;padding:2px 10px;cursor:pointer}
 """
@@ -179,6 +183,7 @@ WHO = {
     "checkpoint": "Checkpoint",
     "merge": "Merge",
     "label": "Label",
+    "sweep": "Sweep",
     "tool_result": "Tool result",
 }
 
@@ -199,8 +204,29 @@ def _item(item: Item) -> str:
         body.append(f'<div class="text">{escape(item.text)}</div>')
     body += [_loads(item.loads)] if item.loads else []
     body += [_call(call) for call in item.calls]
+    body += [_sweep(item.table)] if item.table else []
     attributes = f'class="entry {escape(item.kind)}" id="e-{escape(entry.id)}"'
     return f"<section {attributes}>{head}{''.join(body)}</section>"
+
+
+def _table(header: list[str], rows: list[list[str]], best: bool = False) -> str:
+    """A table of text cells; with `best`, its first row (the best variant) stands out."""
+    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
+    lines = []
+    for n, row in enumerate(rows):
+        mark = ' class="best"' if best and n == 0 else ""
+        lines.append(f"<tr{mark}>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>")
+    return f'<table class="sweep"><tr>{head}</tr>{"".join(lines)}</table>'
+
+
+def _sweep(table: SweepTable) -> str:
+    """A sweep's runs, then its variants best first."""
+    parts = [_table(RUN_HEADER, table.runs)]
+    if table.variants:
+        parts.append(_table(VARIANT_HEADER, table.variants, best=True))
+    if table.stopped:
+        parts.append(f'<div class="why">stopped: {escape(table.stopped)}</div>')
+    return "".join(parts)
 
 
 def _call(call: ToolCallView) -> str:

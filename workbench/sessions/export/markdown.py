@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from workbench.sessions.export.html import MAX_RESULT_CHARS, WHO, cost_text
+from workbench.sessions.export.sweep_tables import RUN_HEADER, VARIANT_HEADER, SweepTable
 from workbench.sessions.export.transcript import Item, ToolCallView, Transcript
 from workbench.sessions.workspaces.export_mark import MARKDOWN_MARK
 
@@ -74,7 +75,26 @@ def _item(item: Item) -> list[str]:
     lines += [""] if item.loads else []
     for call in item.calls:
         lines += _call(call)
+    if item.table:
+        lines += _sweep(item.table)
     return lines
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A GitHub table; each cell our own text, escaped, its `|` too."""
+
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(_inline(c).replace("|", "\\|") for c in cells) + " |"
+
+    return [row(header), "|" + " --- |" * len(header), *(row(r) for r in rows), ""]
+
+
+def _sweep(table: SweepTable) -> list[str]:
+    """A sweep's runs, then its variants best first."""
+    lines = _grid(RUN_HEADER, table.runs)
+    if table.variants:
+        lines += _grid(VARIANT_HEADER, table.variants)
+    return lines + ([f"stopped: {_inline(table.stopped)}", ""] if table.stopped else [])
 
 
 def _call(call: ToolCallView) -> list[str]:

@@ -18,6 +18,7 @@ from workbench.agent.store import Entry
 from workbench.enforcer.state import LoadRecord, records_of
 from workbench.errors import WorkbenchError
 from workbench.sessions.export.credentials import check_export
+from workbench.sessions.export.sweep_tables import SweepTable, newest_records, sweep_table
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.diff import branch_diff
 from workbench.sessions.workspaces.workspace import Workspaces
@@ -42,14 +43,16 @@ class Item:
     """One thing in the conversation: a message (with its tool calls) or a tree record."""
 
     kind: str
-    """user, assistant, notice, compaction, branch_summary, checkpoint, merge, label, tool_result
-    (a result whose call is not on the branch)."""
+    """user, assistant, notice, compaction, branch_summary, checkpoint, merge, label, sweep,
+    tool_result (a result whose call is not on the branch)."""
     entry: Entry
     text: str = ""
     thinking: str = ""
     calls: list[ToolCallView] = field(default_factory=list)
     loads: list[LoadRecord] = field(default_factory=list)
     is_error: bool = False
+    table: SweepTable | None = None
+    """A sweep's runs and variants (kind `sweep`)."""
 
 
 @dataclass
@@ -133,8 +136,14 @@ def build_transcript(
 def _items(entries: list[Entry]) -> list[Item]:
     items: list[Item] = []
     calls: dict[str, ToolCallView] = {}
+    sweeps = newest_records(entries)
     for entry in entries:
         message = entry.message()
+        if entry.type == "sweep":
+            if entry.id in sweeps:  # an older record of the same sweep is not shown
+                table = sweep_table(entry.payload)
+                items.append(Item("sweep", entry, text=table.title, table=table))
+            continue
         if message is None:
             items.append(Item(entry.type, entry, text=_record_text(entry)))
             continue

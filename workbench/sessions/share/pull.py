@@ -59,8 +59,11 @@ class PullResult:
         return "\n".join(lines)
 
 
-def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullResult:
-    """Fetch every session on `remote` and bring each one in (see the module's docstring)."""
+def pull_sessions(
+    location: StorageLocation, remote: str | None = None, session_id: str | None = None
+) -> PullResult:
+    """Fetch every session on `remote` (or the one named) and bring each one in (see the
+    module's docstring)."""
     started = time.perf_counter()
     remote = chosen_remote(location, remote)
     runner = location.runner()
@@ -68,23 +71,23 @@ def pull_sessions(location: StorageLocation, remote: str | None = None) -> PullR
     repo = ConversationRepo(runner.with_env(identity.env()))
     result = PullResult(remote)
     try:
-        for session_id, theirs in sorted(fetch(location, remote).items()):
+        for sid, theirs in sorted(fetch(location, remote, session_id).items()):
             try:
                 shared = _readable(runner, theirs)
             except WorkbenchError as exc:
-                result.skipped[session_id] = f"{exc.message}; {exc.hint}"
+                result.skipped[sid] = f"{exc.message}; {exc.hint}"
                 continue
             if not theirs.branches:
                 continue
-            lock_path = location.lock_dir / f"{session_id}.lock"
+            lock_path = location.lock_dir / f"{sid}.lock"
             try:
-                lock = SessionLock.acquire(lock_path, session_id)
+                lock = SessionLock.acquire(lock_path, sid)
             except WorkbenchError as exc:
-                result.skipped[session_id] = f"{exc.message}; pull again once it is closed"
+                result.skipped[sid] = f"{exc.message}; pull again once it is closed"
                 continue
             try:
                 puller = _Puller(location, repo, runner, theirs, shared, remote)
-                result.sessions[session_id] = puller.run()
+                result.sessions[sid] = puller.run()
                 result.diverged += puller.diverged
             finally:
                 lock.release()

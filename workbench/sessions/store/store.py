@@ -226,6 +226,16 @@ class GitConversationStore:
             self._path = self._read_path(fork_entry) if fork_entry else []
         return record
 
+    def follow_heads(self, branches: list[str]) -> None:
+        """Take up the heads another process wrote on `branches` (a sweep's runs write their
+        own branches while this store stays open), so that reading and merging them sees their
+        entries. A branch the position is on is not another process's to write."""
+        found = self.repo.sessions(self.session_id)
+        heads = found[0].heads if found else {}
+        for name in branches:
+            if name in heads and name != self.branch:
+                self._heads[name] = heads[name]
+
     def forget_branch(self, name: str, position: Position) -> None:
         """Undo `add_branch` for a fork that could not be made (a full disk), back at
         `position`: in memory at once, on disk once a write goes through."""

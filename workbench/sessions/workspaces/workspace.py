@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from workbench.errors import UsageError, WorkbenchError
@@ -128,6 +129,28 @@ class Workspaces:
         else:
             git.run("worktree", "add", "--quiet", "-b", branch, str(path), worktree.base)
         return path
+
+    def add_new(self, worktrees: list[Worktree], checkout: bool = True, at_once: int = 4) -> None:
+        """Make worktrees that do not exist yet, several at once (a sweep's forks): `git worktree
+        add` straight away, without `ensure`'s checks for one that is half-made or gone. One that
+        fails is made again on first use (`ensure`); the first failure is raised once all ended.
+        Without `checkout`, only their project branches are made (one git process): each
+        worktree is checked out from its branch on first use."""
+        git = self.location.project_runner()
+        if not checkout:
+            made = "".join(f"create refs/heads/{w.project_branch} {w.base}\n" for w in worktrees)
+            git.run("update-ref", "--stdin", input=made.encode())
+            return
+
+        def add(worktree: Worktree) -> None:
+            git.run(
+                "worktree", "add", "--quiet", "-b", worktree.project_branch, worktree.path,
+                worktree.base,
+            )  # fmt: skip
+
+        with ThreadPoolExecutor(max(1, at_once)) as pool:
+            for done in [pool.submit(add, worktree) for worktree in worktrees]:
+                done.result()
 
     def _discarded_half_made(self, path: Path) -> bool:
         """Remove the worktree at `path` if a killed `git worktree add` left it half-made; wait

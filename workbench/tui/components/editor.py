@@ -1,7 +1,7 @@
 """The prompt editor: multi-line, Enter sends, slash commands complete as you type.
 
-Enter sends (a steering message while the agent works); Alt+Enter or Ctrl+J queues a follow-up
-(terminals without the kitty keyboard protocol never report Alt+Enter, but all report Ctrl+J).
+Enter sends (a steering message while the agent works); Ctrl+J or Alt+Enter queues a follow-up
+(every terminal reports Ctrl+J; Alt+Enter only some, see `workbench.tui.alt_enter`).
 A newline: Shift+Enter where the terminal reports it (kitty protocol), and everywhere a `\\` at
 the end of the line followed by Enter. Tab or Right completes the highlighted slash command;
 Up/Down choose among the completions while they show.
@@ -9,8 +9,10 @@ Up/Down choose among the completions while they show.
 Keys that arrive in one burst (a paste without bracketed paste, voice typing, `tmux send-keys
 "text" Enter`) are handled in order: Enter and Ctrl+J are handled by the editor itself, in the
 same queue as the characters before them, not as app-level bindings that Textual would run ahead
-of those characters. An Enter followed within `BURST_S` by more text is a newline (a pasted line
-break); an Enter that ends the burst sends.
+of those characters. Enter or Ctrl+J followed within `BURST_S` by more text is a newline (a pasted
+line break: terminals paste one as Enter or as Ctrl+J); one that ends the burst sends. Sending
+takes the text out of the editor at once, in the same step, so a key that follows lands in an
+empty editor: every character ends up once, in what was sent or in the editor.
 """
 
 from __future__ import annotations
@@ -79,8 +81,8 @@ class PromptEditor(TextArea):
         self._complete = complete
         self.completions: list[Completion] = []
         self.chosen = 0
-        self._pending_enter: Timer | None = None
-        """An Enter waiting `BURST_S` to see whether more text follows it."""
+        self._pending: tuple[SubmitKind, Timer] | None = None
+        """An Enter or Ctrl+J waiting `BURST_S` to see whether more text follows it."""
 
     # -- completion -----------------------------------------------------------------------------
 
@@ -115,13 +117,14 @@ class PromptEditor(TextArea):
     # -- keys, in order ------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
-        if self._pending_enter is not None:
-            self._pending_enter.stop()
-            self._pending_enter = None
+        if self._pending is not None:
+            waiting, timer = self._pending
+            self._pending = None
+            timer.stop()
             if event.is_printable:  # more text at once after Enter: a pasted line break
                 self.insert("\n")
             else:
-                self.action_submit("send")
+                self.action_submit(waiting)
         if event.key not in IN_ORDER:
             await super()._on_key(event)
             return
@@ -130,14 +133,19 @@ class PromptEditor(TextArea):
         kind = IN_ORDER[event.key]
         if kind is None:
             self.action_newline()
-        elif kind == "send":
-            self._pending_enter = self.set_timer(BURST_S, self._enter_ends_burst)
-        else:
+        elif event.key == "alt+enter":  # a key no paste holds
             self.action_submit(kind)
+        else:
+            timer = self.set_timer(BURST_S, lambda: self.call_later(self._burst_ended, timer))
+            self._pending = (kind, timer)
 
-    def _enter_ends_burst(self) -> None:
-        self._pending_enter = None
-        self.action_submit("send")
+    def _burst_ended(self, timer: Timer) -> None:
+        """Nothing followed the Enter or Ctrl+J at once: it sends. Run in the editor's queue,
+        after any key of the burst already waiting there (a busy machine fires timers late)."""
+        if self._pending is not None and self._pending[1] is timer:
+            kind, _ = self._pending
+            self._pending = None
+            self.action_submit(kind)
 
     # -- editing --------------------------------------------------------------------------------
 
@@ -146,6 +154,12 @@ class PromptEditor(TextArea):
         self.text = text
         self.move_cursor(self.document.end)
         self.update_suggestion()
+
+    def take_text(self) -> None:
+        """Empty the editor as one step of its own that Ctrl+Z undoes (Ctrl+C's clear)."""
+        self.history.checkpoint()
+        self.clear()
+        self.history.checkpoint()
 
     def action_newline(self) -> None:
         self.insert("\n")
@@ -164,6 +178,7 @@ class PromptEditor(TextArea):
                 return
             text = chosen.strip()
         if text:
+            self.replace_text("")  # now, before the next key: it belongs to the next message
             self.post_message(self.Submitted(text, kind))
 
     def action_take_back(self) -> None:

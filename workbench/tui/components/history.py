@@ -129,7 +129,7 @@ class History(Widget):
             rendered = console.render_lines(item.full(), options, style=base, pad=True)
             lines = [Strip(segments, width) for segments in rendered]
         else:
-            lines = [self._line(text, width, base) for text in item.summary()]
+            lines = [self._line(text, width, base) for text in item.fitted(width)]
         if selected:
             cursor = self.get_component_rich_style("history--cursor")
             lines = [_over(line, cursor) for line in lines]

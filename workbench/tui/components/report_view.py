@@ -27,7 +27,7 @@ class ReportView(ModalScreen[None]):
         padding: 0 1;
     }
     ReportView VerticalScroll { height: auto; max-height: 100%; }
-    ReportView .footer { color: $text-muted; }
+    ReportView .footer { color: $text-muted; dock: bottom; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "close", "Close", show=False)]
 

@@ -1,5 +1,6 @@
 """One skill, read the way the model reads it: its summary, core or full projection, with its
-place in the graph and its lint findings."""
+place in the graph and its lint findings. The summary and core are shown verbatim and wrapped
+between words (a code block would cut them at the edge, mid-word)."""
 
 from __future__ import annotations
 
@@ -40,9 +41,13 @@ class SkillDetail(ModalScreen[None]):
         Binding("escape,q", "close", "Close", show=False),
     ]
 
-    def __init__(self, graph: SkillGraph, name: str, findings: list[Diagnostic]) -> None:
+    def __init__(
+        self, graph: SkillGraph, name: str, findings: list[Diagnostic], last_eval: str = ""
+    ) -> None:
+        """`last_eval`: the summary of the skill's last eval (`workbench eval`), if any."""
         super().__init__()
         self.graph, self.skill_name, self.findings = graph, name, findings
+        self.last_eval = last_eval
         self.level: Level = "core"
 
     def compose(self) -> ComposeResult:
@@ -63,8 +68,11 @@ class SkillDetail(ModalScreen[None]):
             frame.border_title = self.skill_name
             yield Static(facts, classes="facts")
             yield Static(self._findings(), classes="findings")
+            if self.last_eval:
+                yield Static(Text(self.last_eval), classes="findings", id="last-eval")
             with VerticalScroll():
-                yield Markdown(id="projection")
+                yield Static(id="projected")  # summary and core: verbatim, wrapped at words
+                yield Markdown(id="projection")  # full: the Markdown it is
             yield Static("1 summary · 2 core · 3 full · Esc closes", classes="footer")
 
     def _findings(self) -> Text:
@@ -86,8 +94,13 @@ class SkillDetail(ModalScreen[None]):
         assert skill is not None
         self.level = level
         text = project(skill, level)
-        body = text if level == "full" else f"**{level}**\n\n```text\n{text}\n```"
-        await self.query_one("#projection", Markdown).update(body)
+        full = level == "full"
+        projected = self.query_one("#projected", Static)
+        projected.update(Text.assemble((level, "bold"), "\n\n", text))
+        projected.display = not full
+        markdown = self.query_one("#projection", Markdown)
+        await markdown.update(text if full else "")
+        markdown.display = full
         self.query_one(".footer", Static).update(
             " · ".join(
                 f"[b]{i + 1} {name}[/b]" if name == level else f"{i + 1} {name}"

@@ -1,9 +1,9 @@
-"""The footer: model, tokens, cost, cache hit rates, context use, branch, enforcer mode, sandbox
-mode and run state, at a glance."""
+"""The footer: model, tokens, cost, cache hit rates, context use, branch, enforcer and sandbox
+modes, run state and MCP servers that failed, at a glance."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -11,7 +11,13 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from workbench.agent.costs import UsageTotals
-from workbench.agent.events import AgentEnd, AgentStart, ModelChange, UsageUpdate
+from workbench.agent.events import (
+    AgentEnd,
+    AgentStart,
+    ApprovalChange,
+    ModelChange,
+    UsageUpdate,
+)
 from workbench.text import short_count
 from workbench.tui import palette
 
@@ -38,10 +44,14 @@ class Footing:
     context_window: int = 0
     branch: str = ""
     mode: str = ""
+    approval: str = ""
+    """Which tool calls wait for the user's yes; F5 cycles it."""
     sandbox: str = ""
     """The sandbox mode of the tools' commands (`SandboxPolicy.label`)."""
     busy: bool = False
     message: str = ""
+    mcp_failed: list[str] = field(default_factory=list)
+    """The MCP servers that did not start (`/mcp` says why)."""
 
 
 def prompt_tokens(totals: dict[str, Any]) -> int:
@@ -88,6 +98,10 @@ class StatusBar(Static):
             parts.append(Text(f"⎇ {f.branch}", palette.PRIMARY))
         if f.mode:
             parts.append(Text(f"enforcer {f.mode}", palette.ERROR if f.mode == "off" else ""))
+        if f.approval:
+            parts.append(Text(f"approve {f.approval} (F5)" if level < 4 else f"F5 {f.approval}"))
+        if f.mcp_failed:
+            parts.append(Text(f"✗ MCP {', '.join(f.mcp_failed)}", palette.ERROR))
         if f.sandbox:
             loose = palette.WARNING if f.sandbox == "off" else ""
             parts.append(Text(f"sandbox {f.sandbox}", loose))
@@ -114,6 +128,8 @@ class StatusBar(Static):
                 self.change(busy=True)
             case AgentEnd():
                 self.change(busy=False)
+            case ApprovalChange():
+                self.change(approval=event.mode)
 
     def _usage(self, event: UsageUpdate) -> None:
         totals = event.totals

@@ -1,0 +1,75 @@
+"""A real MCP server made with the official SDK, for tests: `python mcp_server.py MARKER [MODE]`.
+
+It writes MARKER when it starts (so a test sees whether it was started at all) and offers:
+`echo` (the text back), `huge` (a result of `lines` lines), `crash` (the process exits mid-call),
+`wait` (waits until cancelled, then writes MARKER.cancelled) and `fail` (an error result).
+MODE `silent` never answers `initialize`; MODE `http` serves streamable HTTP on a free loopback
+port and prints its URL on stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+marker = Path(sys.argv[1])
+mode = sys.argv[2] if len(sys.argv) > 2 else "stdio"
+marker.write_text(f"{os.getpid()}\n", encoding="utf-8")
+server = MCPServer("test-server")
+
+
+@server.tool(description="Say the text back.")
+def echo(text: str) -> str:
+    print(f"echo called with {text}", file=sys.stderr, flush=True)
+    return f"echo: {text}"
+
+
+@server.tool(description="A very long result.")
+def huge(lines: int) -> str:
+    return "\n".join(f"line {n} " + "x" * 60 for n in range(lines))
+
+
+@server.tool(description="Exit in the middle of the call.")
+def crash() -> str:
+    os._exit(3)
+
+
+@server.tool(description="Wait until cancelled.")
+async def wait() -> str:
+    try:
+        await anyio.sleep(3600)
+    except anyio.get_cancelled_exc_class():
+        marker.with_suffix(".cancelled").write_text("cancelled\n", encoding="utf-8")
+        raise
+    return "done"
+
+
+@server.tool(description="Fail.")
+def fail() -> str:
+    raise ToolError("this tool always fails")
+
+
+def serve_http() -> None:
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    app = server.streamable_http_app()
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+if mode == "silent":
+    time.sleep(3600)
+elif mode == "http":
+    serve_http()
+else:
+    server.run()

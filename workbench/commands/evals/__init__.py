@@ -1,0 +1,1 @@
+"""`workbench eval`: a skill's evals run, graded and compared (docs/evals.md)."""
