@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
 from workbench.runtime.commands import builtin
-from workbench.sandbox.policy import MODES
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
@@ -138,7 +137,7 @@ def _add_agent_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--sandbox",
-        choices=MODES,
+        metavar="MODE",
         help="the box of the commands tools run: off, workspace (default where bubblewrap "
         "works: writes only in the project, no network), workspace+net, strict (see "
         "docs/sandbox.md)",

@@ -46,6 +46,11 @@ class Scenario:
     prepare: Callable[[Path, ExitStack], Options]
     drive: Callable[[Pilot[Any]], Awaitable[None]]
 
+    def options(self, project: Path, stack: ExitStack) -> Options:
+        """The session's options; the sandbox mode is fixed (the footer shows it) whether or not
+        this machine has bubblewrap (the scenarios run no command)."""
+        return {"sandbox": "workspace", **self.prepare(project, stack)}
+
 
 async def ask(pilot: Pilot[Any], text: str) -> None:
     """Type a prompt, send it, wait until the agent has stopped."""

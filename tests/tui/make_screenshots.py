@@ -24,7 +24,7 @@ async def _picture(name: str, project: Path, stack: ExitStack) -> str:
     from support.app_scenarios import SCENARIOS
 
     scenario = SCENARIOS[name]
-    app = build_app(project, **scenario.prepare(project, stack))
+    app = build_app(project, **scenario.options(project, stack))
     async with app.run_test(size=PICTURE_SIZE) as pilot:
         await scenario.drive(pilot)
         await pilot.pause(0.2)

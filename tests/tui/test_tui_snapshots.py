@@ -19,7 +19,7 @@ def matches(snap_compare, tmp_path: Path, name: str) -> bool:
     scenario = SCENARIOS[name]
     with ExitStack() as stack:
         project = make_project(tmp_path / "project")
-        app = build_app(project, **scenario.prepare(project, stack))
+        app = build_app(project, **scenario.options(project, stack))
         return snap_compare(app, run_before=scenario.drive, terminal_size=PICTURE_SIZE)
 
 

@@ -54,6 +54,7 @@ def test_tools_as_a_yaml_list_and_no_tools_at_all(tmp_path: Path) -> None:
         ("---\nname: a\n---\n", "`description` is required"),
         ("---\nname: a\ndescription: d\ntools: read, gr ep\n---\n", "'gr ep' is not a tool name"),
         ("---\nname: a\ndescription: d\nmodel: [a]\n---\n", "`model` must be a model string"),
+        ("---\nname: a\ndescription: d\nsandbox: jail\n---\n", "unknown sandbox mode 'jail'"),
     ],
 )
 def test_problems_are_named(tmp_path: Path, text: str, problem: str) -> None:

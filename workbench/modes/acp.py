@@ -194,7 +194,7 @@ class WorkbenchAgent:
             session_id=session.id,
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta=self._mcp_meta(bench),
+            field_meta=_with_sandbox(bench, self._mcp_meta(bench)),
         )
 
     async def load_session(
@@ -225,7 +225,7 @@ class WorkbenchAgent:
         return LoadSessionResponse(
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta=self._mcp_meta(bench),
+            field_meta=_with_sandbox(bench, self._mcp_meta(bench)),
         )
 
     async def list_sessions(
@@ -273,7 +273,10 @@ class WorkbenchAgent:
             session_id=session.id,
             modes=bench.modes(),
             config_options=bench.config_options(),
-            field_meta={**self._mcp_meta(bench), "workbench.fork": result.to_json()},
+            field_meta={
+                **_with_sandbox(bench, self._mcp_meta(bench)),
+                "workbench.fork": result.to_json(),
+            },
         )
 
     def _session(self, session_id: str) -> AcpSession:
@@ -364,3 +367,8 @@ async def run(
     finally:
         await agent.close()
     return 128 + received[0] if received else 0
+
+
+def _with_sandbox(bench: Bench, meta: dict[str, Any] | None) -> dict[str, Any]:
+    """A session's `_meta`, with the box its commands run in (`workbench.sandbox`)."""
+    return {**(meta or {}), "workbench.sandbox": {"mode": bench.wb.state().sandbox}}

@@ -1,9 +1,10 @@
 """The bubblewrap command line that puts one command in the box a policy describes.
 
 Mounts are applied in order, so the order here is the policy: the base view (everything
-read-only, or only the toolchains in `strict`), a private temporary folder, the working tree
-writable, what stays read-only inside it, the git folders a worktree's commit writes, the
-user's `allow_write`, then the secrets hidden, then `allow_read` (which may show one again).
+read-only, or only the toolchains in `strict`), a private temporary folder, a worktree's common
+git folder read-only, the working tree writable, what stays read-only inside it, the git
+folders a worktree's commit writes, the user's `allow_write`, then the secrets hidden, then
+`allow_read` (which may show one again).
 The box dies with us (`--die-with-parent`) and has its own process namespace, so killing
 bubblewrap ends every process the command started.
 """
@@ -13,11 +14,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from workbench.sandbox.policy import READ_ONLY_INSIDE, SandboxPolicy, git_writable
+from workbench.sandbox.policy import READ_ONLY_INSIDE, SandboxPolicy, git_folders
 
 STRICT_VISIBLE = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 """What `strict` shows besides the working tree: the toolchains and the system's settings."""
-SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh")
+ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh")
 """Hidden in `strict`, which shows `/etc`."""
 BOX_PROXY_SOCKET = "/tmp/.workbench-proxy.sock"
 BOX_BRIDGE = "/tmp/.workbench-bridge.py"
@@ -59,16 +60,19 @@ def bwrap_argv(
     for folder in policy.temp_folders():
         argv += ["--tmpfs", str(folder)]
     root = root.resolve()
+    git = git_folders(root)
+    if git.common is not None:
+        argv += ["--ro-bind", str(git.common), str(git.common)]
     argv += ["--bind", str(root), str(root)]
     for name in READ_ONLY_INSIDE:
         if (root / name).exists():
             argv += ["--ro-bind", str(root / name), str(root / name)]
-    for path in (*git_writable(root), *policy.allow_write):
+    for path in (*git.writable, *policy.allow_write):
         if path.exists():
             argv += ["--bind", str(path), str(path)]
     hidden = policy.hidden()
     if policy.mode == "strict":
-        hidden += [Path(p) for p in SYSTEM_SECRETS if Path(p).exists()]
+        hidden += [Path(p) for p in ETC_SECRETS if Path(p).exists()]
     for path in hidden:
         argv += _hide(path)
     for path in policy.allow_read:

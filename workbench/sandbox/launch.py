@@ -66,7 +66,11 @@ class Boxed:
             denied.append("network: refused " + "; ".join(dict.fromkeys(self.proxy.refused)))
         elif not self.policy.networked and NETWORK_DENIED.search(output):
             via = " except the hosts in sandbox.network" if self.policy.network else ""
-            denied.append(f"network: the box has no network{via}")
+            denied.append(
+                f"network: the box has no network{via}, so downloads (pip install, npm "
+                "install) fail; the user can list hosts in sandbox.network or choose "
+                "--sandbox workspace+net"
+            )
         return denied
 
 

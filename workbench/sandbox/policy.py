@@ -61,26 +61,35 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def git_writable(root: Path) -> tuple[Path, ...]:
-    """What `git commit` in the working tree `root` writes outside it: for a worktree (`.git` is
-    a file), its own git folder and the common folder's objects, refs and logs; nothing for a
-    plain checkout, whose `.git` folder lies inside the tree."""
+@dataclass(frozen=True)
+class GitFolders:
+    """A worktree's git folders outside it: the common folder, shown read-only (it may lie
+    under a folder the box replaces, such as /tmp), and what `git commit` writes in it."""
+
+    common: Path | None = None
+    writable: tuple[Path, ...] = ()
+
+
+def git_folders(root: Path) -> GitFolders:
+    """For a worktree (`.git` is a file): the common git folder, and its own git folder plus the
+    common folder's objects, refs and logs as writable; nothing for a plain checkout, whose
+    `.git` folder lies inside the tree."""
     dot_git = root / ".git"
     if not dot_git.is_file():
-        return ()
+        return GitFolders()
     try:
         line = dot_git.read_text(encoding="utf-8").partition("\n")[0]
     except OSError:
-        return ()
+        return GitFolders()
     if not line.startswith("gitdir:"):
-        return ()
+        return GitFolders()
     own = (root / line.removeprefix("gitdir:").strip()).resolve()
     try:
         common = (own / (own / "commondir").read_text(encoding="utf-8").strip()).resolve()
     except OSError:
         common = own
     shared = (common / name for name in GIT_WRITABLE)
-    return (own, *(p for p in shared if p.exists()))
+    return GitFolders(common, (own, *(p for p in shared if p.exists())))
 
 
 @dataclass(frozen=True)
@@ -112,9 +121,8 @@ class SandboxPolicy:
         return self.mode in ("off", "workspace+net")
 
     def label(self) -> str:
-        """The mode as the footer and `/status` show it."""
-        if self.unavailable:
-            return f"{self.mode} (unavailable)"
+        """The mode as the footer and `/status` show it (a box that cannot run here keeps its
+        mode: it refuses commands rather than run them unboxed)."""
         if self.network and not self.networked:
             return f"{self.mode}, net: {len(self.network)} hosts"
         return self.mode

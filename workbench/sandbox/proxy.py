@@ -15,6 +15,7 @@ import contextlib
 import ipaddress
 import tempfile
 from pathlib import Path
+from socket import SOCK_STREAM
 from urllib.parse import urlsplit
 
 DENIED_HEADER = "X-Workbench-Sandbox: denied"
@@ -83,18 +84,31 @@ class AllowListProxy:
         with contextlib.suppress(OSError):
             await writer.drain()
 
-    async def _why_refused(self, host: str, port: int) -> str | None:
+    async def _addresses(self, host: str, port: int) -> tuple[list[str], str | None]:
+        """The addresses to try, or why not. The name is resolved once, here: the
+        connection goes to the address that was checked (no second lookup to rebind)."""
         if not host_allowed(host, self.allowed):
-            return f"not in sandbox.network ({', '.join(self.allowed)})"
-        if self.loopback:
-            return None
+            return [], f"not in sandbox.network ({', '.join(self.allowed)})"
         try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port)
+            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=SOCK_STREAM)
         except OSError as exc:
-            return f"cannot resolve it: {exc}"
-        if any(ipaddress.ip_address(info[4][0]).is_loopback for info in infos):
-            return "it resolves to a loopback address and sandbox.network_loopback is off"
-        return None
+            return [], f"cannot resolve it: {exc}"
+        addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        if not self.loopback and any(ipaddress.ip_address(a).is_loopback for a in addresses):
+            return [], "it resolves to a loopback address and sandbox.network_loopback is off"
+        return addresses, None
+
+    async def _connect(
+        self, addresses: list[str], port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the first address that answers."""
+        failure = OSError(f"no address of the host answered on port {port}")
+        for address in addresses:
+            try:
+                return await asyncio.open_connection(address, port)
+            except OSError as exc:
+                failure = exc
+        raise failure
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -109,13 +123,13 @@ class AllowListProxy:
             writer.close()
             return
         method, host, port, origin_line = target
-        why = await self._why_refused(host, port)
+        addresses, why = await self._addresses(host, port)
         if why is not None:
             await self._refuse(writer, host, why)
             writer.close()
             return
         try:
-            up_reader, up_writer = await asyncio.open_connection(host, port)
+            up_reader, up_writer = await self._connect(addresses, port)
         except OSError as exc:
             await self._refuse(writer, host, f"cannot connect: {exc.strerror or exc}")
             writer.close()

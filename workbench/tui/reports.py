@@ -53,6 +53,8 @@ def status_report(status: BranchStatus, show_path: PathStyle = str) -> Renderabl
         ("cost", f"{status.usage.cost_text()}{since}  ({status.usage.hit_rate_text()})"),
         ("skills loaded", ", ".join(status.skills_loaded) or Text("none", palette.DIM)),
     ]
+    if status.sandbox:
+        rows.append(("sandbox", status.sandbox))
     if status.worktree:
         state = Text("uncommitted changes", palette.WARNING) if status.dirty else Text("clean")
         rows.append(("worktree", Text.assemble(show_path(status.worktree), "  (", state, ")")))

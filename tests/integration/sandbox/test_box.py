@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.git_project import git
-from support.sandbox_dirs import SECRET
+from support.git_project import git, make_project
+from support.sandbox_dirs import SECRET, sleepers, wait_until
 
 from workbench.agent.tools.bash import execute
 from workbench.sandbox import SandboxPolicy
@@ -114,6 +114,19 @@ async def test_git_commit_works_in_a_worktree_but_hooks_and_config_stay_read_onl
         git(work, "worktree", "remove", "--force", str(worktree))
 
 
+@pytest.mark.parametrize("mode", ["workspace", "strict"])
+async def test_git_commit_works_in_a_session_worktree_under_tmp(tmp_path: Path, mode: str):
+    """Where the session keeps it (inside the project's .git), in a project under /tmp, which
+    the box replaces with its own: the common git folder must still be there."""
+    project = make_project(tmp_path / "repo")
+    worktree = project / ".git" / "workbench" / "worktrees" / "s" / "fork"
+    git(project, "worktree", "add", "--quiet", "-b", "wb/s/fork", str(worktree))
+    commit = "echo change > new.txt && git add new.txt && git commit --quiet -m boxed"
+    result = await run(worktree, commit, mode=mode)
+    assert not result.is_error, result.text
+    assert git(project, "log", "-1", "--format=%s", "wb/s/fork").strip() == "boxed"
+
+
 async def test_strict_shows_only_the_project_and_the_toolchains(
     work: Path, outside: Path, home: Path
 ):
@@ -145,28 +158,9 @@ async def test_abort_kills_every_process_in_the_box(work: Path):
     running = asyncio.ensure_future(
         run(work, f"sleep {mark}1 & sleep {mark}2; wait", mode="workspace")
     )
-    assert await _wait(lambda: len(_sleepers(mark)) == 2), "the sleeps never started"
+    while len(sleepers(mark)) < 2:
+        await asyncio.sleep(0.05)
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running
-    assert await _wait(lambda: not _sleepers(mark)), f"still running: {_sleepers(mark)}"
-
-
-def _sleepers(mark: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if argv[:1] == [b"sleep"] and argv[1].startswith(mark.encode()):
-            found.append(int(entry.name))
-    return found
-
-
-async def _wait(done: object, timeout: float = 60) -> bool:
-    for _ in range(int(timeout / 0.05)):
-        if done():  # type: ignore[operator]
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    assert await asyncio.to_thread(wait_until, lambda: not sleepers(mark)), sleepers(mark)

@@ -53,6 +53,23 @@ async def test_a_listed_host_passes_through_the_proxy(work: Path, site: int):
     assert not result.is_error
 
 
+async def test_a_listed_host_is_reached_through_a_connect_tunnel_as_https_would(
+    work: Path, site: int
+):
+    tunnel = (
+        "import os, socket, urllib.parse as p; u = p.urlsplit(os.environ['HTTPS_PROXY']);"
+        "s = socket.create_connection((u.hostname, u.port));"
+        f"s.sendall(b'CONNECT localhost:{site} HTTP/1.1\\r\\n\\r\\n');"
+        "print(s.recv(200).split(b'\\r\\n')[0]);"
+        "s.sendall(b'GET /tunnelled HTTP/1.0\\r\\n\\r\\n');"
+        "print(b''.join(iter(lambda: s.recv(4096), b'')).decode())"
+    )
+    box = SandboxPolicy(mode="strict", network=("localhost",), network_loopback=True)
+    result = await execute({"command": f'python3 -c "{tunnel}"'}, ToolContext(work, sandbox=box))
+    assert "200 Connection established" in result.text, result.text
+    assert "hello from /tunnelled" in result.text
+
+
 async def test_a_host_not_listed_is_refused_with_a_reason(work: Path, site: int):
     result = await fetch(work, f"http://elsewhere.example:{site}/", network_loopback=True)
     assert "hello" not in result.text

@@ -103,8 +103,8 @@ class StatusBar(Static):
         if f.mcp_failed:
             parts.append(Text(f"✗ MCP {', '.join(f.mcp_failed)}", palette.ERROR))
         if f.sandbox:
-            loose = f.sandbox == "off" or "unavailable" in f.sandbox
-            parts.append(Text(f"sandbox {f.sandbox}", palette.WARNING if loose else ""))
+            loose = palette.WARNING if f.sandbox == "off" else ""
+            parts.append(Text(f"sandbox {f.sandbox}", loose))
         if f.busy:
             parts.append(Text("● working", palette.WARNING))
         if f.message:
