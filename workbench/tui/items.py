@@ -19,6 +19,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from workbench.text import count_of
 from workbench.tui import palette
 
 if TYPE_CHECKING:
@@ -276,7 +277,7 @@ class NoteItem(Item):
         lines = on_screen(self.text).splitlines() or [""]
         head = Text.assemble((f"{icon} ", style), (lines[0], style))
         if len(lines) > 1:
-            head.append(f"  (+{len(lines) - 1} lines)", palette.DIM)
+            head.append(f"  (+{count_of(len(lines) - 1, 'line')})", palette.DIM)
         hint = [Text(f"  → {on_screen(self.hint)}", palette.DIM)] if self.hint else []
         return [head, *hint]
 

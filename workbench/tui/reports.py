@@ -49,7 +49,7 @@ def status_report(status: BranchStatus, show_path: PathStyle = str) -> Renderabl
     rows: list[tuple[str, RenderableType]] = [
         ("conversation", f"{count_of(status.entries_since_fork, 'entry', 'entries')}{since}"),
         ("tokens", status.usage.tokens_text().replace(" / ", " · ")),
-        ("cost", f"{status.usage.cost_text()}{since}  ({status.usage.hit_rate_text()})"),
+        ("cost", f"{status.usage.amount_text()}{since}  ({status.usage.hit_rate_text()})"),
         ("skills loaded", ", ".join(status.skills_loaded) or Text("none", palette.DIM)),
     ]
     if status.worktree:
@@ -101,7 +101,7 @@ def merge_report(result: MergeResult) -> RenderableType:
         )
         rows = [("files", Text("no file commits to merge", palette.DIM))]
     rows.append(("merge entry", f"{result.entry.id[:SHORT]} on {result.into}"))
-    rows.append(("the experiment cost", f"{result.usage.cost_text()}"))
+    rows.append(("the experiment cost", result.usage.amount_text()))
     if result.removed_worktree:
         rows.append(("worktree", f"removed the worktree of {result.branch}"))
     files = [Text(f"  {path}") for path in result.files]

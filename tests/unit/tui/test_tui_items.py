@@ -76,7 +76,7 @@ def test_notices_of_the_enforcer_and_summaries_are_told_apart() -> None:
     )
     skill, merged, left = items
     assert skill.kind == "skill"
-    assert merged.summary()[0].plain == "≡ Branch b was merged into main.  (+1 lines)"
+    assert merged.summary()[0].plain == "≡ Branch b was merged into main.  (+1 line)"
     assert left.text.startswith("Summary of the path left behind:\n## Goal")
     assert not merged.live_full and skill.live_full
 

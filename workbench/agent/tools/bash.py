@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from workbench.errors import WorkbenchError
 from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, tail
+from workbench.text import count_of
 from workbench.tool import Tool, ToolContext, ToolResult
 
 READ_CHUNK = 65536
@@ -178,7 +179,8 @@ def _report(out: OutputBuffer, exit_code: int | None, timeout: float | None) -> 
     text = shown if shown.strip() else "(no output)"
     if truncated:
         text += (
-            f"\n\n[Output truncated: showing the last {shown.count(chr(10)) + 1} lines of "
+            f"\n\n[Output truncated: showing the last "
+            f"{count_of(shown.count(chr(10)) + 1, 'line')} of "
             f"{format_size(out.total)}. Full output: {full_output}]"
         )
     if exit_code is None:

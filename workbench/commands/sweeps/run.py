@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from workbench.commands._session import add_session_option, project_root
 from workbench.errors import UsageError
+from workbench.text import count_of
 
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
@@ -131,7 +132,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             sweep = await start_sweep(session, request)
         started.append(sweep)
-        print(f"{sweep.id}: {len(sweep.missing())} runs, {args.jobs} at once", file=sys.stderr)
+        print(
+            f"{sweep.id}: {count_of(len(sweep.missing()), 'run')}, {args.jobs} at once",
+            file=sys.stderr,
+        )
         return await run_sweep(session, sweep, request, LocalExecutor(args.jobs), progress)
 
     with _open(args) as session:

@@ -20,6 +20,7 @@ from workbench import __version__
 from workbench.enforcer.state import LoadRecord
 from workbench.sessions.export.transcript import Figures, Item, ToolCallView, Transcript
 from workbench.sessions.workspaces.export_mark import HTML_MARK
+from workbench.text import count_of
 
 MAX_RESULT_CHARS = 200_000
 """A tool result longer than this is cut in the export (and says so)."""
@@ -94,7 +95,8 @@ def render_html(transcript: Transcript) -> str:
         f"<style>{STYLE}</style></head><body><main>",
         f"<h1>{escape(t.title)}</h1>",
         f'<div class="meta">session {escape(t.session_id)} · branch <b>{escape(t.branch)}</b>'
-        f" · {t.entries} entries · exported {escape(_when(t.made))} by workbench "
+        f" · {count_of(t.entries, 'entry', 'entries')} · exported {escape(_when(t.made))} "
+        "by workbench "
         f"{escape(__version__)}</div>",
         _figures(t.figures, t),
         "<h2>Place in the tree</h2>",
@@ -165,7 +167,8 @@ def _place(t: Transcript) -> str:
         mark = ' class="here"' if name == t.branch else ""
         here = "  ◀ this export" if name == t.branch else ""
         lines.append(
-            f"{'  ' * depth}<span{mark}>⎇ {escape(name)}</span> ({own} entries){escape(here)}"
+            f"{'  ' * depth}<span{mark}>⎇ {escape(name)}</span> "
+            f"({count_of(own, 'entry', 'entries')}){escape(here)}"
         )
     return f'<div class="meta">{ancestry}</div><pre class="tree">{chr(10).join(lines)}</pre>'
 

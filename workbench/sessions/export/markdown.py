@@ -23,6 +23,7 @@ from markdown_it.token import Token
 from workbench.sessions.export.html import MAX_RESULT_CHARS, WHO, cost_text
 from workbench.sessions.export.transcript import Item, ToolCallView, Transcript
 from workbench.sessions.workspaces.export_mark import MARKDOWN_MARK
+from workbench.text import count_of
 
 OPENING_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 """CommonMark's: at most three spaces in (four make indented code); a backtick fence's info
@@ -43,9 +44,10 @@ def render_markdown(transcript: Transcript) -> str:
     lines = [
         f"## {_inline(t.title)} — branch {_code(t.branch)}",
         "",
-        f"Session {_code(t.session_id)} · {t.entries} entries · {f.replies} replies · "
+        f"Session {_code(t.session_id)} · {count_of(t.entries, 'entry', 'entries')} · "
+        f"{count_of(f.replies, 'reply', 'replies')} · "
         f"{f.input_tokens:,} tokens in, {f.output_tokens:,} out · cost {cost} · "
-        f"{len(loads)} skill loads, {len(violations)} violations",
+        f"{count_of(len(loads), 'skill load')}, {count_of(len(violations), 'violation')}",
         "",
         "Place in the tree: "
         + " → ".join(_code(name) for name, _ in t.place.ancestry)

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.agent.compaction_plan import file_lists_as_markdown
 from workbench.agent.costs import USAGE_UNKNOWN
 from workbench.agent.store import Entry
 from workbench.enforcer.state import LoadRecord, records_of
@@ -143,7 +144,10 @@ def _items(entries: list[Entry]) -> list[Item]:
             view.result, view.is_error = message.text, message.is_error
             view.loads = records_of(message)
             continue
-        item = Item(entry.type, entry, message.text, message.thinking, is_error=message.is_error)
+        text = message.text
+        if entry.type in ("compaction", "branch_summary"):
+            text = file_lists_as_markdown(text)
+        item = Item(entry.type, entry, text, message.thinking, is_error=message.is_error)
         item.loads = records_of(message)
         for call in message.tool_calls:
             view = ToolCallView(call.name, _json(call.arguments), _key(call.arguments))
@@ -172,7 +176,7 @@ def _record_text(entry: Entry) -> str:
             f"\nfiles: {files}" if files else ""
         )
     if entry.type == "merge":
-        summary = str(payload.get("summary") or "")
+        summary = file_lists_as_markdown(str(payload.get("summary") or ""))
         head = f"merged {payload.get('branch')} into {payload.get('into')}"
         return f"{head}\n\n{summary}" if summary else head
     if entry.type == "label":

@@ -14,7 +14,7 @@ from typing import Any, cast
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import WorkbenchError
 from workbench.sessions.store.jsontext import json_bytes
-from workbench.text import SUMMARY_WIDTH, one_line
+from workbench.text import SUMMARY_WIDTH, count_of, one_line
 
 HEADING = re.compile(r"#{1,6}(\s|$)")
 LIST_MARK = re.compile(r"^([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?")
@@ -61,7 +61,9 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
         return one_line(f"{payload.get('label')} -> {str(payload.get('target', ''))[:10]}")
     if type == "sweep":
         runs = payload.get("runs") or []
-        return one_line(f"{payload.get('id')}: {len(runs)} runs of {payload.get('prompt', '')}")
+        return one_line(
+            f"{payload.get('id')}: {count_of(len(runs), 'run')} of {payload.get('prompt', '')}"
+        )
     return one_line(payload.get("text") or "") or f"({type})"
 
 

@@ -30,6 +30,7 @@ from workbench.agent.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
+from workbench.text import count_of
 from workbench.tui.components.history import History
 from workbench.tui.components.item_row import ItemRow
 from workbench.tui.components.typing import TypesToEditor
@@ -320,7 +321,8 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         if event.success:
             self.note("info", f"Retry {event.attempt} worked.", key="retry")
         else:
-            self.note("error", f"Gave up after {event.attempt} retries: {event.error}", key="retry")
+            retries = count_of(event.attempt, "retry", "retries")
+            self.note("error", f"Gave up after {retries}: {event.error}", key="retry")
         self._notes.pop("retry", None)
 
     def _on_compaction_start(self, event: CompactionStart) -> None:
