@@ -19,6 +19,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from workbench.skipped import was_skipped, why_skipped
 from workbench.text import count_of
 from workbench.tui import palette
 
@@ -107,12 +108,18 @@ class ReplyItem(Item):
     stop_reason: str | None = None
     error: str | None = None
 
-    def status_text(self) -> Text:
+    def status_words(self) -> str:
+        """`(aborted)`, `(failed: why)`, or "" for a reply that ended as it should."""
         if self.stop_reason == "aborted":
-            return Text("  (aborted)", palette.WARNING)
+            return "(aborted)"
         if self.stop_reason in ("error", "truncated"):
-            return Text(f"  (failed: {self.error or 'the model call failed'})", palette.ERROR)
-        return Text()
+            return f"(failed: {self.error or 'the model call failed'})"
+        return ""
+
+    def status_text(self) -> Text:
+        words = self.status_words()
+        style = palette.WARNING if self.stop_reason == "aborted" else palette.ERROR
+        return Text(f"  {words}", style) if words else Text()
 
     def summary(self) -> list[Text]:
         mark = Text("● ", palette.REPLY_MARK)
@@ -183,7 +190,7 @@ class ToolItem(Item):
             part = " (partly)" if self.skill.get("partial") else ""
             suffix.append(f"  skill {self.skill.get('skill')}{part}{verdict}", style)
         if self.status == "skipped":
-            suffix.append(f"  skipped: {self.result}", palette.SKIPPED)
+            suffix.append(f"  skipped: {why_skipped(self.result)}", palette.SKIPPED)
         elif self.status in ("error", "not run"):
             first = self.result.splitlines()[0] if self.result else "never ran"
             suffix.append(f"  {first}", palette.ERROR)
@@ -323,6 +330,9 @@ class ItemBuilder:
                 opened = ToolItem(message.tool_call_id or "", message.tool_name or "tool", {})
                 self.items.append(opened)
             finish_tool(opened, message.text, message.is_error, message.details, skipped=None)
+            duration = message.details.get("duration_ms")
+            if isinstance(duration, (int, float)) and opened.status != "skipped":
+                opened.duration_ms = duration
         elif message.role == "notice":
             kind: NoteKind = "skill" if "skill_notice" in message.details else "info"
             self.items.append(NoteItem("warning" if message.is_error else kind, message.text))
@@ -339,11 +349,9 @@ class ItemBuilder:
 def finish_tool(
     tool: ToolItem, text: str, is_error: bool, details: dict[str, Any], skipped: bool | None
 ) -> None:
-    """Record a tool's outcome; `skipped` None means: tell from the recorded text."""
-    from workbench.agent.loop import LENGTH_LIMITED, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING
-
+    """Record a tool's outcome; `skipped` None means: tell from the recorded result."""
     if skipped is None:
-        skipped = text in (SKIPPED_FOR_STEERING, SKIPPED_FOR_ABORT, LENGTH_LIMITED)
+        skipped = was_skipped(details, text, is_error)
     tool.result = text
     tool.output = ""
     tool.status = "skipped" if skipped else ("error" if is_error else "ok")

@@ -61,6 +61,7 @@ details.tool{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding
 details.tool>summary{cursor:pointer;padding:4px 0;font-family:ui-monospace,monospace;
 font-size:.9em}
 details.tool.error>summary{color:var(--bad)}
+details.tool.skipped>summary{color:var(--warn);font-style:italic}
 .load{display:inline-block;font-size:.8em;border-radius:10px;padding:0 8px;margin-left:6px;
 border:1px solid var(--good);color:var(--good)}
 .load.violation,.load.blocked,.load.denied,.load.cycle{border-color:var(--bad);color:var(--bad)}
@@ -207,14 +208,13 @@ def _item(item: Item) -> str:
 
 
 def _call(call: ToolCallView) -> str:
-    status = "no result" if call.result is None else ("error" if call.is_error else "done")
-    summary = f"{escape(call.name)} {escape(call.key)} · {escape(status)}"
+    summary = f"{escape(call.name)} {escape(call.key)} · {escape(call.status)}"
     result = call.result or ""
     cut = ""
     if len(result) > MAX_RESULT_CHARS:
         cut = f"\n… {len(result) - MAX_RESULT_CHARS:,} more characters not shown in the export"
         result = result[:MAX_RESULT_CHARS]
-    css = "tool error" if call.is_error else "tool"
+    css = "tool skipped" if call.skipped else "tool error" if call.is_error else "tool"
     return (
         f'<details class="{css}"><summary>{summary}{_loads(call.loads)}</summary>'
         f"<div>arguments</div><pre>{escape(call.arguments)}</pre>"

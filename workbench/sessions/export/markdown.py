@@ -80,7 +80,6 @@ def _item(item: Item) -> list[str]:
 
 
 def _call(call: ToolCallView) -> list[str]:
-    status = "no result" if call.result is None else ("error" if call.is_error else "done")
     key = f" {_inline(call.key)}" if call.key else ""
     loads = "".join(
         f" · skill {_inline(load.skill)}: {_inline(load.verdict)}" for load in call.loads
@@ -89,7 +88,7 @@ def _call(call: ToolCallView) -> list[str]:
     if len(result) > MAX_RESULT_CHARS:
         result = result[:MAX_RESULT_CHARS] + "\n… (cut in the export)"
     return [
-        f"<details><summary>{_inline(call.name)}{key} · {status}{loads}</summary>",
+        f"<details><summary>{_inline(call.name)}{key} · {_inline(call.status)}{loads}</summary>",
         "",
         *_fenced(call.arguments, "json"),
         *_fenced(result, ""),

@@ -22,6 +22,7 @@ from workbench.sessions.export.credentials import check_export
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.diff import branch_diff
 from workbench.sessions.workspaces.workspace import Workspaces
+from workbench.skipped import skipped_line, was_skipped
 
 
 @dataclass
@@ -36,6 +37,17 @@ class ToolCallView:
     result: str | None = None
     is_error: bool = False
     loads: list[LoadRecord] = field(default_factory=list)
+    skipped: bool = False
+    """The call never ran (`workbench.skipped`)."""
+
+    @property
+    def status(self) -> str:
+        """`done`, `error`, `⊘ skipped: <why>` or `no result`."""
+        if self.result is None:
+            return "no result"
+        if self.skipped:
+            return skipped_line(self.result)
+        return "error" if self.is_error else "done"
 
 
 @dataclass
@@ -142,6 +154,7 @@ def _items(entries: list[Entry]) -> list[Item]:
         if message.role == "tool_result" and message.tool_call_id in calls:
             view = calls.pop(message.tool_call_id or "")
             view.result, view.is_error = message.text, message.is_error
+            view.skipped = was_skipped(message.details, message.text, message.is_error)
             view.loads = records_of(message)
             continue
         text = message.text

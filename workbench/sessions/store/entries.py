@@ -14,6 +14,7 @@ from typing import Any, cast
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import WorkbenchError
 from workbench.sessions.store.jsontext import json_bytes
+from workbench.skipped import skipped_line, was_skipped
 from workbench.text import SUMMARY_WIDTH, count_of, one_line
 
 HEADING = re.compile(r"#{1,6}(\s|$)")
@@ -47,8 +48,11 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
         calls = [call.get("name", "?") for call in payload.get("tool_calls") or []]
         return one_line("calls " + ", ".join(calls)) if calls else "(empty reply)"
     if type == "tool_result":
+        name, text = payload.get("tool_name") or "tool", str(payload.get("text", ""))
+        if was_skipped(payload.get("details") or {}, text, bool(payload.get("is_error"))):
+            return one_line(f"{name} {skipped_line(text)}")
         marker = " (error)" if payload.get("is_error") else ""
-        return one_line(f"{payload.get('tool_name') or 'tool'}{marker}: {payload.get('text', '')}")
+        return one_line(f"{name}{marker}: {text}")
     if type == "checkpoint":
         return one_line(f"{str(payload.get('commit', ''))[:10]} {payload.get('message', '')}")
     if type == "merge":

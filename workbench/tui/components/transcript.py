@@ -30,7 +30,6 @@ from workbench.agent.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
-from workbench.text import count_of
 from workbench.tui.components.history import History
 from workbench.tui.components.item_row import ItemRow
 from workbench.tui.components.typing import TypesToEditor
@@ -311,18 +310,11 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         self.fold(min(len(self.live) - last_user, LIVE_ROWS))
 
     def _on_retry_start(self, event: RetryStart) -> None:
-        text = (
-            f"The model call failed: {event.error}. Retry {event.attempt} of "
-            f"{event.max_retries} in {event.delay_ms / 1000:.1f} s."
-        )
-        self.note("warning", text, "Esc stops the run; your message stays in the history", "retry")
+        hint = "Esc stops the run; your message stays in the history"
+        self.note("warning", event.text(), hint, "retry")
 
     def _on_retry_end(self, event: RetryEnd) -> None:
-        if event.success:
-            self.note("info", f"Retry {event.attempt} worked.", key="retry")
-        else:
-            retries = count_of(event.attempt, "retry", "retries")
-            self.note("error", f"Gave up after {retries}: {event.error}", key="retry")
+        self.note("info" if event.success else "error", event.text(), key="retry")
         self._notes.pop("retry", None)
 
     def _on_compaction_start(self, event: CompactionStart) -> None:
