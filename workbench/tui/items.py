@@ -19,6 +19,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from workbench.messages import TYPED
 from workbench.skipped import was_skipped, why_skipped
 from workbench.text import count_of
 from workbench.tui import palette
@@ -93,11 +94,26 @@ class Item:
 @dataclass
 class UserItem(Item):
     text: str
+    typed: str = ""
+    """What the user typed when an extension rewrote it (`/skill:NAME request`): the one line
+    shown; the text the model got (the skill's) is folded under it."""
+
+    @property
+    def live_full(self) -> bool:
+        return not self.typed
 
     def summary(self) -> list[Text]:
+        if self.typed:
+            return [Text.assemble(*self._typed_line(), ("  (skill text folded)", palette.DIM))]
         return _preview(Text("❯ ", palette.USER_MARK), self.text, "bold")
 
+    def _typed_line(self) -> tuple[tuple[str, str], ...]:
+        return ("❯ ", palette.USER_MARK), (self.typed, "bold")
+
     def full(self) -> RenderableType:
+        if self.typed:
+            sent = Text(_clip(self.text, DETAIL_LINES), palette.DIM)
+            return Group(Text.assemble(*self._typed_line()), Padding(sent, (0, 0, 0, 2)))
         return Text.assemble(("❯ ", palette.USER_MARK), (self.text, "bold"))
 
 
@@ -312,7 +328,7 @@ class ItemBuilder:
 
     def add_message(self, message: Message) -> None:
         if message.role == "user":
-            self.items.append(UserItem(message.text))
+            self.items.append(UserItem(message.text, str(message.details.get(TYPED) or "")))
         elif message.role == "assistant":
             if message.text or message.thinking or message.stop_reason in ("aborted", "error"):
                 error = message.details.get("error")

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import WorkbenchError
+from workbench.messages import TYPED
 from workbench.sessions.store.jsontext import json_bytes
 from workbench.skipped import skipped_line, was_skipped
 from workbench.text import SUMMARY_WIDTH, count_of, one_line
@@ -47,6 +48,8 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
             return text
         calls = [call.get("name", "?") for call in payload.get("tool_calls") or []]
         return one_line("calls " + ", ".join(calls)) if calls else "(empty reply)"
+    if type == "user" and (payload.get("details") or {}).get(TYPED):
+        return one_line(str(payload["details"][TYPED]))
     if type == "tool_result":
         name, text = payload.get("tool_name") or "tool", str(payload.get("text", ""))
         if was_skipped(payload.get("details") or {}, text, bool(payload.get("is_error"))):
