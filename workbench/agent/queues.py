@@ -54,6 +54,10 @@ class MessageQueue:
         reasons = [m.details.get("skip_reason") for m in self._messages]
         return reasons[0] if reasons and all(reasons) else None
 
+    def last(self) -> Message | None:
+        """The message queued last (its `timestamp` says when)."""
+        return self._messages[-1] if self._messages else None
+
     def push(self, message: Message) -> None:
         self._messages.append(message)
         self._on_change()

@@ -318,6 +318,7 @@ class Workbench:
     queues = handed_to("queue_controls", QueueControls.queues)
     edit_queued = handed_to("queue_controls", QueueControls.edit_queued)
     remove_queued = handed_to("queue_controls", QueueControls.remove_queued)
+    last_queued = handed_to("queue_controls", QueueControls.last_queued)
     clear_queue = handed_to("queue_controls", QueueControls.clear_queue)
     trust_project = handed_to("trust_controls", TrustControls.trust_project)
     push = handed_to("share_controls", ShareControls.push)
