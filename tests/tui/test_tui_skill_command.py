@@ -18,7 +18,7 @@ async def test_a_skill_command_shows_as_typed_with_the_skill_folded(make_app) ->
         await pilot.press("escape")  # close the completion list: the words stay as typed
         await pilot.press("enter")
         await idle(pilot)
-        asked = [item for item in items(app) if isinstance(item, UserItem)][0]
+        asked = next(item for item in items(app) if isinstance(item, UserItem))
         assert "<skill name=" in asked.text, "the model gets the skill's text"
         row = next(row for row in app.transcript.live if row.item is asked)
         assert isinstance(row, ItemRow)
