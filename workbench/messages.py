@@ -18,6 +18,10 @@ Role = Literal["user", "assistant", "tool_result", "notice", "compaction", "bran
 `compaction` and `branch_summary`: goal-first summaries that stand in for older history."""
 
 StopReason = Literal["stop", "tool_calls", "length", "aborted", "error", "truncated"]
+TYPED = "typed"
+"""The `details` key of a user message an extension rewrote (a `/skill:NAME` command, which
+becomes the skill's text and the request): what the user typed, which the chat, the tree and
+`git log` show in its place."""
 
 
 def new_id() -> str:

@@ -99,9 +99,9 @@ async def test_a_prompt_streams_the_reply_and_its_tool_calls(project):
         diff = next(c for c in ends["c2"].content if c.type == "diff")
         assert (diff.path, diff.old_text, diff.new_text) == (
             str(project / "notes.txt"),
-            "beta",
-            "gamma",
-        )
+            "alpha\nbeta\n",
+            "alpha\ngamma\n",
+        ), "the whole file before and after: editors draw the diff over the file"
         assert "hi" in ends["c3"].content[0].content.text
         order = kinds(updates)
         assert order.index("tool_call") < order.index("tool_call_update")

@@ -94,7 +94,10 @@ async def test_rate_limit_is_retried_after_the_servers_delay(project, server) ->
     start, end = of_type(events, "retry_start"), of_type(events, "retry_end")
     assert [(s["attempt"], s["delay_ms"]) for s in start] == [(1, 50.0)]
     assert "slow down" in start[0]["error"]
-    assert end == [{"type": "retry_end", "attempt": 1, "success": True, "error": None}]
+    assert end == [
+        {"type": "retry_end", "attempt": 1, "success": True, "error": None, "kind": "rate_limit"}
+    ]
+    assert start[0]["kind"] == "rate_limit"
     assert len(server.requests) == 2, "litellm and the SDK must not retry on their own"
 
 
@@ -115,7 +118,12 @@ async def test_a_stream_cut_off_without_finish_reason_is_truncated(project, serv
     assert await run(workbench, "hi") == "error"
     reply = workbench.agent.state.messages[-1]
     assert reply.stop_reason == "truncated" and reply.text == "This answer stops "
-    assert "cut off" in of_type(events, "error")[0]["message"]
+    error = of_type(events, "error")[0]
+    assert "cut off" in error["message"]
+    assert error["hint"] == (
+        "its first 18 characters are kept in the conversation: send “continue” to go on from "
+        "there, or send your request again"
+    )
 
 
 async def test_a_dropped_connection_mid_stream_keeps_the_partial_reply(project, server) -> None:
@@ -127,6 +135,29 @@ async def test_a_dropped_connection_mid_stream_keeps_the_partial_reply(project, 
     reply = workbench.agent.state.messages[-1]
     assert reply.stop_reason == "error" and reply.text == "Partial words "
     assert of_type(events, "agent_end")[0]["stop_reason"] == "error"
+
+
+async def test_a_refused_key_names_the_provider_and_where_the_key_came_from(
+    project, server, monkeypatch
+) -> None:
+    server.add(Status(401, "Incorrect API key provided"), Status(401, "no key"))
+    workbench, events = await open_session(project, server)
+    assert await run(workbench, "hi") == "error"
+    error = of_type(events, "error")[0]
+    assert (
+        f"the server at {server.url} refused the API key for {MODEL} (openai)" in (error["message"])
+    )
+    assert "Incorrect API key provided" in error["message"]
+    assert error["hint"] == "the key came from --api-key: check it there"
+    assert len(server.requests) == 1, "a refused key is not retried"
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    options = WorkbenchOptions(cwd=project, model=MODEL, api_base=server.url, skills=SkillGraph([]))
+    keyless = await Workbench.open(options)
+    events = recorded(keyless)
+    assert await run(keyless, "hi") == "error"
+    hint = of_type(events, "error")[0]["hint"]
+    assert hint == "the server wants a key: pass it with --api-key, or set OPENAI_API_KEY"
 
 
 async def test_context_overflow_compacts_and_retries_once(project, server) -> None:

@@ -402,3 +402,19 @@ async def test_the_tree_shows_what_each_branch_cost_and_the_commit_draft_carries
         await until(pilot, lambda: "Committed " in chat_text(app), "the commit notice")
         body = git(project, "log", "-1", "--format=%B")
         assert body.count("Workbench-Cost:") == 1, body
+
+
+async def test_the_palette_shows_a_commands_usage_as_written(make_app) -> None:
+    from textual.command import CommandList
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await type_text(pilot, "/push")
+        options = app.screen.query_one(CommandList)
+        await until(pilot, lambda: options.option_count > 0, "the matches")
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert any("/push [remote] [--redact]" in line for line in shown), shown
+        await pilot.press("escape")

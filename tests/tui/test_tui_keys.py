@@ -71,7 +71,7 @@ async def test_enter_while_a_tool_chain_runs_steers_and_skips_the_rest(
         (project / "go").touch()
         await idle(pilot)
         assert [t.status for t in tools(app)] == ["ok", "skipped", "skipped"]
-        assert "skipped: Skipped due to queued user message." in tools(app)[1].header().plain
+        assert "skipped: due to queued user message." in tools(app)[1].header().plain
         assert user_texts(app) == ["run the checks", "use pytest -x"]
         assert "Understood: pytest -x it is." in chat_text(app)
         assert queue.steering == [] and not queue.has_class("-shown")

@@ -39,7 +39,7 @@ def test_a_reply_streaming_with_messages_queued(snap_compare, tmp_path) -> None:
     a heading "What changes", two bullets, and the start of "How it is checked". Above the
     editor: "Steering: keep the old behaviour behind a flag" and "Follow-up: then update the
     README", with the hint about Alt+Up and Esc. The footer says "working"; the model is
-    openai/pictures, nothing spent yet ($0.0000: the server reports usage when the reply ends)."""
+    openai/pictures, its cost unknown (litellm has no price for it), said once: no "no cost"."""
     assert matches(snap_compare, tmp_path, "streaming")
 
 

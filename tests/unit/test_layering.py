@@ -23,6 +23,7 @@ LAYERS: dict[str, float] = {
     "logfile": 0,
     "text": 0,
     "visible": 0,
+    "skipped": 0,
     "skills": 1,
     "messages": 2,
     "tool": 2,

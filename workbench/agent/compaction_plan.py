@@ -13,6 +13,7 @@ code, which errs on the side of compacting early).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from workbench.agent.models.client import ModelRequest
@@ -267,6 +268,21 @@ def summary_request(plan: CompactionPlan, focus: str | None, max_tokens: int) ->
         purpose="summary",
         max_tokens=max_tokens,
     )
+
+
+FILE_LISTS = {"read-files": "Files read", "modified-files": "Files changed"}
+FILE_LIST = re.compile(r"<(read-files|modified-files)>\n(.*?)\n?</\1>", re.DOTALL)
+
+
+def file_lists_as_markdown(summary: str) -> str:
+    """A summary's file lists (the tags `summary_message` writes for the model) as Markdown
+    lists under a heading, for a person reading an export."""
+
+    def listed(match: re.Match[str]) -> str:
+        files = [f"- `{name}`" for name in match.group(2).splitlines() if name.strip()]
+        return f"**{FILE_LISTS[match.group(1)]}:**\n\n" + "\n".join(files)
+
+    return FILE_LIST.sub(listed, summary)
 
 
 def summary_message(plan: CompactionPlan, body: str, tokens_before: int) -> Message:

@@ -107,6 +107,10 @@ class UsageTotals:
     def cost_text(self) -> str:
         return "cost unknown" if self.cost is None else f"${self.cost:.4f}"
 
+    def amount_text(self) -> str:
+        """`$0.0123` or `unknown`: the cost where a label already says "cost"."""
+        return "unknown" if self.cost is None else f"${self.cost:.4f}"
+
     def tokens_text(self) -> str:
         """`12,345 in / 678 out / 40,000 cache read / 2,000 cache write`: the parts that are
         there (uncached input and output always)."""

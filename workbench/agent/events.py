@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from workbench.agent.costs import message_totals
 from workbench.messages import Message, Usage
+from workbench.text import count_of
 from workbench.tool import ToolResult
 
 AgentStopReason = Literal["completed", "aborted", "error"]
@@ -213,13 +214,23 @@ class CompactionEnd(Event):
 
 @dataclass
 class RetryStart(Event):
-    """A model call failed with a retryable error; the next attempt starts after `delay_ms`."""
+    """A model call failed with a retryable error; the next attempt starts after `delay_ms`.
+    `kind`: the error's class (`rate_limit`, `overloaded`, `server`, ...)."""
 
     type: ClassVar[str] = "retry_start"
     attempt: int
     max_retries: int
     delay_ms: float
     error: str
+    kind: str = ""
+
+    def text(self) -> str:
+        """What every front end says: a rate limit is the provider asking to wait, not a
+        failure."""
+        then = f"retry {self.attempt} of {self.max_retries} in {self.delay_ms / 1000:.1f} s"
+        if self.kind == "rate_limit":
+            return f"Rate-limited by the provider ({self.error}): {then}."
+        return f"The model call failed ({self.error}): {then}."
 
 
 @dataclass
@@ -228,6 +239,16 @@ class RetryEnd(Event):
     attempt: int
     success: bool
     error: str | None = None
+    kind: str = ""
+    """The class of the error the retries were for."""
+
+    def text(self) -> str:
+        tries = count_of(self.attempt, "retry", "retries")
+        if not self.success:
+            return f"Gave up after {tries}: {self.error}"
+        if self.kind == "rate_limit":
+            return f"Rate-limited, retried, fine ({tries})."
+        return f"The model call failed, then worked ({tries})."
 
 
 @dataclass

@@ -34,7 +34,7 @@ from workbench.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from workbench.agent.model_call import ModelCaller
+from workbench.agent.model_call import ModelCaller, kept_hint
 from workbench.agent.models.client import ModelClient, ModelError, ModelRequest
 from workbench.agent.queues import MessageQueue
 from workbench.agent.state import AgentState
@@ -212,7 +212,8 @@ class Agent:
                     raise
                 self.state.emit(TurnEnd(reply, results))
                 if reply.stop_reason in ("error", "truncated"):
-                    raise ModelError("other", reply.details.get("error", "the model call failed"))
+                    error = reply.details.get("error", "the model call failed")
+                    raise ModelError("other", error, hint=kept_hint(reply))
                 pending = self.steering.take()
                 if not reply.tool_calls and not pending:
                     break

@@ -34,6 +34,7 @@ from workbench.agent.state import AgentState
 from workbench.agent.tool_execution import SKIPPED_FOR_ABORT, ToolRunner
 from workbench.hooks import ContextEvent, HookBus
 from workbench.messages import Message, StopReason
+from workbench.text import count_of
 
 T = TypeVar("T")
 
@@ -57,7 +58,7 @@ class ModelCaller:
 
     async def _with_retries(self, call: Callable[[], Awaitable[T]]) -> T:
         policy = self.retry
-        attempt = 0
+        attempt, kind = 0, ""
         while True:
             try:
                 if policy.gate is not None:
@@ -66,21 +67,22 @@ class ModelCaller:
             except ModelError as exc:
                 if not exc.retryable or attempt >= policy.max_retries:
                     if attempt:
-                        self.state.emit(RetryEnd(attempt, success=False, error=exc.message))
+                        self.state.emit(RetryEnd(attempt, False, exc.message, kind))
                     raise
-                attempt += 1
+                attempt, kind = attempt + 1, exc.kind
                 delay = policy.delay(attempt, exc)
                 if policy.gate is not None and exc.kind in HOLDING_KINDS:
                     policy.gate.hold(self._provider(), delay)
-                self.state.emit(RetryStart(attempt, policy.max_retries, delay * 1000, exc.message))
+                start = RetryStart(attempt, policy.max_retries, delay * 1000, exc.message, kind)
+                self.state.emit(start)
                 try:
                     await asyncio.sleep(delay)
                 except asyncio.CancelledError:
-                    self.state.emit(RetryEnd(attempt, success=False, error="aborted"))
+                    self.state.emit(RetryEnd(attempt, success=False, error="aborted", kind=kind))
                     raise
                 continue
             if attempt:
-                self.state.emit(RetryEnd(attempt, success=True))
+                self.state.emit(RetryEnd(attempt, success=True, kind=kind))
             return result
 
     def _provider(self) -> str:
@@ -207,3 +209,15 @@ class ModelCaller:
         if message.usage is not None:
             message.usage.cost = self.state.model.info.cost(message.usage)
         return message
+
+
+def kept_hint(reply: Message) -> str:
+    """What a reply cut off mid-stream kept, and how to go on from it."""
+    if reply.text:
+        kept = f"its first {count_of(len(reply.text), 'character')} are kept in the conversation"
+    else:
+        kept = "nothing of it was kept"
+    dropped = reply.details.get("dropped_tool_calls") or []
+    if dropped:
+        kept += f"; its unfinished calls ({', '.join(dropped)}) were not run"
+    return f"{kept}: send “continue” to go on from there, or send your request again"

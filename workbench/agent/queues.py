@@ -67,6 +67,10 @@ class MessageQueue:
             self._filled.clear()
         self._on_change()
 
+    def last(self) -> Message | None:
+        """The message queued last (its `timestamp` says when)."""
+        return self._messages[-1] if self._messages else None
+
     def push(self, message: Message) -> None:
         self._messages.append(message)
         self._changed()

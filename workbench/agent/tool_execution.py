@@ -30,6 +30,7 @@ from workbench.agent.tools.arguments import check_arguments
 from workbench.errors import WorkbenchError
 from workbench.hooks import HookBus, ToolCallEvent, ToolResultEvent
 from workbench.messages import Message, ToolCall
+from workbench.skipped import SKIPPED_KEY
 from workbench.tool import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
@@ -99,10 +100,10 @@ class ToolRunner:
         """Record an error result for a call that did not run (or did not finish)."""
         if skipped:
             self.state.emit(ToolExecutionStart(call.id, call.name, call.arguments))
-        result = ToolResult(reason, is_error=True)
+        result = ToolResult(reason, is_error=True, details={SKIPPED_KEY: True} if skipped else {})
         end = ToolExecutionEnd(call.id, call.name, call.arguments, result, ran_ms, skipped)
         self.state.emit(end)
-        message = _result_message(call, result)
+        message = _result_message(call, result, None if skipped else ran_ms)
         await self.state.record(message)
         return message
 
@@ -112,7 +113,7 @@ class ToolRunner:
         args, result, ran = await self._outcome(call, reply)
         duration = (time.perf_counter() - started) * 1000
         self.state.emit(ToolExecutionEnd(call.id, call.name, args, result, duration))
-        message = _result_message(call, result)
+        message = _result_message(call, result, duration)
         await self.state.record(message)
         if ran:
             await self._checkpoint()
@@ -188,12 +189,17 @@ class ToolRunner:
             return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}", is_error=True)
 
 
-def _result_message(call: ToolCall, result: ToolResult) -> Message:
+def _result_message(call: ToolCall, result: ToolResult, duration_ms: float | None) -> Message:
+    """The result as recorded; how long the call ran goes with it, so that a reopened branch
+    shows the durations the live one did."""
+    details = (
+        result.details if duration_ms is None else {**result.details, "duration_ms": duration_ms}
+    )
     return Message(
         role="tool_result",
         text=result.text,
         tool_call_id=call.id,
         tool_name=call.name,
         is_error=result.is_error,
-        details=result.details,
+        details=details,
     )

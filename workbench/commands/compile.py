@@ -25,6 +25,7 @@ from workbench.skills.discover import load_paths, shown
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
 from workbench.skills.projection import LEVELS, estimate_tokens, project, skill_tags
+from workbench.text import count_of
 
 MARKER = "skill.yaml"
 INDEX = "index.yaml"
@@ -130,5 +131,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"no skills found; wrote an empty index to {shown(out)}")
         return 0
     averages = ", ".join(f"{level} ~{totals[level] // count}" for level in LEVELS)
-    print(f"compiled {count} skills to {shown(out)} (estimated tokens per skill: {averages})")
+    print(
+        f"compiled {count_of(count, 'skill')} to {shown(out)} "
+        f"(estimated tokens per skill: {averages})"
+    )
     return 0

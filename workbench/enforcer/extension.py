@@ -22,6 +22,7 @@ from workbench.enforcer.reload import LiveSkills, Loader
 from workbench.enforcer.state import LOAD_KEY
 from workbench.extension_api import ExtensionAPI
 from workbench.hooks import InputEvent
+from workbench.messages import TYPED
 from workbench.skills.discover import SkillSet
 from workbench.skills.graph import SkillGraph
 from workbench.skills.projection import LEVELS
@@ -120,6 +121,7 @@ def _on_input(enforcer: Enforcer) -> Callable[[InputEvent], None]:
             if request
             else f"Follow the skill `{name}` above. If the task is unclear, ask me one question."
         )
+        event.details[TYPED] = f"/skill:{name} {request}".strip()
         event.text = outcome.text + "\n\n" + ask
         if outcome.record is not None:
             event.details[LOAD_KEY] = outcome.record.to_dict()

@@ -25,6 +25,7 @@ from workbench.enforcer.verdict import Where
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import LAYER_RANK, Skill
 from workbench.skills.projection import LEVELS, project, skill_tags, token_ceiling
+from workbench.text import count_of
 
 SCOPE_HELP = (
     'scope is "", "all", "compound", "molecule", "atom", "unlayered", "standalone", '
@@ -173,7 +174,8 @@ def prime_query(
 
     def head(shown: int) -> str:
         return (
-            f"{len(matches)} skills match {scope or 'all'!r}"
+            f"{count_of(len(matches), 'skill')} {'matches' if len(matches) == 1 else 'match'} "
+            f"{scope or 'all'!r}"
             + (f" with tags {', '.join(sorted(wanted_tags))}" if wanted_tags else "")
             + f"; {shown} shown ({level}), most relevant first."
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from workbench.enforcer.state import LoadingState, LoadRecord
+from workbench.text import count_of
 
 LAST_LOADS = 5
 _LAYERS = ("compound", "molecule", "atom", None)
@@ -45,7 +46,7 @@ def format_status(state: LoadingState, mode: str = "warn") -> str:
     if state.activated:
         lines.append("Activated: " + ", ".join(sorted(state.activated)))
     recent = state.history[-LAST_LOADS:]
-    lines.append(f"Last {len(recent)} loads:" if recent else "Last loads: none")
+    lines.append(f"Last {count_of(len(recent), 'load')}:" if recent else "Last loads: none")
     lines.extend(_line(record) for record in recent)
     flagged = state.violations
     lines.append(f"Violations and notices ({len(flagged)}):" if flagged else "Violations: none")

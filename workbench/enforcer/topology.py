@@ -20,6 +20,7 @@ from workbench.enforcer.verdict import Where, delegates_below
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import Skill
 from workbench.skills.projection import first_sentence, fit, token_ceiling
+from workbench.text import count_of
 
 DEFAULT_BUDGET_TOKENS = 2000
 MIN_BUDGET_TOKENS = 600
@@ -95,10 +96,13 @@ class Hints:
     def standalone_count(self, count: int) -> str:
         if self.query:
             return (
-                f"{count} skills may be loaded directly; "
+                f"{count_of(count, 'skill')} may be loaded directly; "
                 'prime_query(scope="standalone", level="summary") lists them.'
             )
-        return f"{count} skills may be loaded directly (their frontmatter marks them standalone)."
+        return (
+            f"{count_of(count, 'skill')} may be loaded directly "
+            "(their frontmatter marks them standalone)."
+        )
 
     def more_skills(self, left: int) -> str:
         if self.query:
@@ -168,7 +172,8 @@ class _Topology:
     def counted(self, compound: Skill) -> str:
         molecules = self.below(compound.name)
         atoms = {a for m in molecules for a in self.below(m)}
-        return f"{self.head(compound)} [{len(molecules)} molecules, {len(atoms)} atoms]"
+        counts = f"{count_of(len(molecules), 'molecule')}, {count_of(len(atoms), 'atom')}"
+        return f"{self.head(compound)} [{counts}]"
 
     def tree(self, detail: str) -> Iterator[str]:
         """Compound lines at `detail`: `full` (atoms named), `molecules` (counted), `counts`;
@@ -184,7 +189,7 @@ class _Topology:
                     named = ", ".join(atoms) if atoms else "(no atoms)"
                     yield f"  - {escape(molecule)}: {named}"
                 else:
-                    yield f"  - {escape(molecule)} [{len(atoms)} atoms]"
+                    yield f"  - {escape(molecule)} [{count_of(len(atoms), 'atom')}]"
 
     def standalone_part(self, named: bool, hints: Hints) -> str:
         if not self.standalone:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from workbench.enforcer.state import LoadingState
 from workbench.skills.graph import SkillGraph
 from workbench.skills.model import LAYER_BELOW, Skill
+from workbench.text import count_of
 
 MAX_NAMED = 3
 """How many alternatives a suggestion names before it says how many more there are."""
@@ -112,7 +113,7 @@ class Checker:
             return Verdict(
                 skill,
                 "repeat",
-                f"`{skill.name}` was already loaded {ago} load{'s' if ago > 1 else ''} ago.",
+                f"`{skill.name}` was already loaded {count_of(ago, 'load')} ago.",
                 "Its text is still in your context above: use it instead of loading it again.",
                 via,
             )

@@ -111,12 +111,16 @@ def locations_of(
 
 
 def snapshot(cwd: Path, tool_name: str, args: dict[str, Any]) -> str | None:
-    """The text a write is about to replace (None: no such file, or too big or not text)."""
+    """The text an edit or write is about to change (None: no such file, or too big or not
+    text): editors draw a diff over the whole file, so it is sent whole, before and after."""
     path = args.get("path")
-    if tool_name != "write" or not isinstance(path, str) or not path:
+    if tool_name not in ("edit", "write") or not isinstance(path, str) or not path:
         return None
+    return _text_of(absolute(cwd, path))
+
+
+def _text_of(target: Path) -> str | None:
     try:
-        target = absolute(cwd, path)
         if not target.is_file() or target.stat().st_size > SNAPSHOT_LIMIT:
             return None
         return target.read_text(encoding="utf-8")
@@ -147,8 +151,11 @@ def result_content(
     if not result.is_error and isinstance(path, str) and path:
         target = str(absolute(cwd, path))
         if tool_name == "edit":
+            after = _text_of(Path(target)) if before is not None else None
             old, new = args.get("old_text"), args.get("new_text")
-            if isinstance(old, str) and isinstance(new, str):
+            if before is not None and after is not None:
+                content.append(tool_diff_content(target, after, before))
+            elif isinstance(old, str) and isinstance(new, str):  # replayed: only the snippet
                 content.append(tool_diff_content(target, new, old))
         elif tool_name == "write" and isinstance(args.get("content"), str):
             created = result.details.get("created") is True

@@ -16,6 +16,7 @@ from workbench.agent.events import (
     ErrorEvent,
     MessageEnd,
     Notice,
+    RetryEnd,
     RetryStart,
 )
 from workbench.agent.subagents.report import FINE_VERDICTS
@@ -60,11 +61,8 @@ class _Transcript:
                 self.notices.append(event.text)
             case SkillLoadEvent():
                 self._skill_load(event)
-            case RetryStart():
-                _tell(
-                    f"{event.error}; retry {event.attempt}/{event.max_retries} "
-                    f"in {event.delay_ms / 1000:.1f} s"
-                )
+            case RetryStart() | RetryEnd(success=True):
+                _tell(event.text())
             case AgentEnd(stop_reason="error"):
                 self.failed = True
 

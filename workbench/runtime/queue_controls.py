@@ -47,6 +47,20 @@ class QueueControls:
     def remove_queued(self, name: QueueName, index: int) -> None:
         self._queue(name).remove(index)
 
+    def last_queued(self) -> tuple[QueueName, int, str] | None:
+        """The message queued last, steering or follow-up: its queue, index and text (what
+        Alt+Up takes back)."""
+        names: tuple[QueueName, ...] = ("steering", "follow_up")
+        queued = [
+            (message.timestamp, name, len(queue) - 1, message.text)
+            for name in names
+            if (message := (queue := self._queue(name)).last()) is not None
+        ]
+        if not queued:
+            return None
+        _, name, index, text = max(queued)
+        return name, index, text
+
     def clear_queue(self, name: QueueName | None = None) -> None:
         agent = self._agent
         for queue in (self._queue(name),) if name else (agent.steering, agent.follow_ups):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from workbench.agent.events import Notice
@@ -130,3 +130,26 @@ async def open_session_model(
         lambda: current.cwd,
         cache_policy(current.settings, options.no_cache),
     )
+
+
+async def chosen_model(
+    open_model: Callable[[str | None, str | None], Awaitable[ModelClient]],
+    options: WorkbenchOptions,
+    messages: list[Message],
+    pulled_from: str,
+    name: str | None,
+) -> ModelClient | None:
+    """The model `/model NAME` picks, with the endpoint the branch recorded for it (a pulled
+    session's asked about first, as on opening); `name` None: the branch's latest model (a
+    resumed session), or None when the branch records none."""
+    recorded_here = options if options.model is None else replace(options, model=None)
+    mine = [m for m in messages if name is None or _written_by(m) == name]
+    recorded = await model_to_reopen(recorded_here, mine, pulled_from, options.confirm)
+    if recorded is None:
+        return None if name is None else await open_model(name, None)
+    return await open_model(recorded.name, recorded.api_base)
+
+
+def _written_by(message: Message) -> str | None:
+    record = message.details.get("model") if message.role == "assistant" else None
+    return record.get("name") if isinstance(record, dict) else None

@@ -13,6 +13,7 @@ from workbench.enforcer.skill_view import SKILL_TOOLS
 from workbench.enforcer.state import LoadingState
 from workbench.errors import WorkbenchError
 from workbench.extension_api import DeliverAs, ExtensionAPI
+from workbench.runtime.current import Current
 from workbench.runtime.events import WorkbenchEvent
 
 
@@ -26,8 +27,13 @@ class SkillControls:
         api: ExtensionAPI,
         allowed: list[str] | None,
         emit: Callable[[WorkbenchEvent], None],
+        current: Current,
     ) -> None:
         self._enforcer = enforcer
+        self._current = current
+        remembered = current.session.store.state.enforcer_mode if current.session else ""
+        if remembered in MODES:  # set for this session before (an editor's mode menu)
+            enforcer.mode = remembered
         self._agent = agent
         self._api = api
         self._allowed = allowed
@@ -51,10 +57,15 @@ class SkillControls:
         return True
 
     def set_enforcer_mode(self, mode: str) -> None:
-        """Switch enforcement for the rest of this session (the settings file is not changed)."""
+        """Switch enforcement for this session, kept with it (a reopened session comes back
+        in this mode); the settings file is not changed."""
         if mode not in MODES:
             raise WorkbenchError(f"no enforcer mode {mode!r}", f"modes: {', '.join(MODES)}")
         self._enforcer.mode = mode
+        session = self._current.session
+        if session is not None and session.store.state.enforcer_mode != mode:
+            session.store.state.enforcer_mode = mode
+            session.store.save_state()
 
     def loading_state(self) -> LoadingState:
         """Loaded skills by layer, the active compound and the load history of this branch."""

@@ -32,16 +32,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
 from workbench.agent.approval import ApprovalControls, opening_approval
 from workbench.agent.context_files import context_files
-from workbench.agent.events import AgentEvent, ErrorEvent, ModelChange, Notice
+from workbench.agent.events import AgentEvent, ErrorEvent, Notice
 from workbench.agent.extensions import ExtensionReport, load_extensions
 from workbench.agent.loop import Agent
-from workbench.agent.models.catalog import ModelChoice, model_choices
 from workbench.agent.models.client import ModelClient
 from workbench.agent.queues import MessageQueue
 from workbench.agent.store import ConversationStore, MemoryStore
@@ -63,12 +61,13 @@ from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.listeners import Listeners
 from workbench.runtime.mcp_controls import McpControls
+from workbench.runtime.model_controls import ModelControls
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.parts import handed_to
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
-from workbench.runtime.session_model import open_session_model, recorded_models, reopen_model
+from workbench.runtime.session_model import open_session_model, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.sweep_controls import SweepControls
@@ -206,9 +205,12 @@ class Workbench:
             self._use_workspace,
         )
         self.skill_controls = SkillControls(
-            self.enforcer, self.agent, self.api, self.options.tools, emit
+            self.enforcer, self.agent, self.api, self.options.tools, emit, current
         )
         self.queue_controls = QueueControls(self.agent, current.next_turn, emit)
+        self.model_controls = ModelControls(
+            current, self.agent, self.options, self._open_model, emit
+        )
         self.trust_controls = TrustControls(
             current,
             self.options,
@@ -305,7 +307,6 @@ class Workbench:
     merge = handed_to("conversation", ConversationTree.merge)
     label = handed_to("conversation", ConversationTree.label)
     new_session = handed_to("conversation", ConversationTree.new_session)
-    resume = handed_to("conversation", ConversationTree.resume)
     set_enforcer_mode = handed_to("skill_controls", SkillControls.set_enforcer_mode)
     loading_state = handed_to("skill_controls", SkillControls.loading_state)
     skills_status = handed_to("skill_controls", SkillControls.skills_status)
@@ -314,6 +315,9 @@ class Workbench:
     queues = handed_to("queue_controls", QueueControls.queues)
     edit_queued = handed_to("queue_controls", QueueControls.edit_queued)
     remove_queued = handed_to("queue_controls", QueueControls.remove_queued)
+    last_queued = handed_to("queue_controls", QueueControls.last_queued)
+    set_model = handed_to("model_controls", ModelControls.set_model)
+    model_choices = handed_to("model_controls", ModelControls.model_choices)
     clear_queue = handed_to("queue_controls", QueueControls.clear_queue)
     trust_project = handed_to("trust_controls", TrustControls.trust_project)
     mcp_report = handed_to("mcp", McpControls.report)
@@ -424,16 +428,10 @@ class Workbench:
         if outcome:
             self.listeners.emit(Notice(str(outcome)))
 
-    async def set_model(self, name: str) -> None:
-        """Switch models; a run in progress uses the new one from its next model call."""
-        self.agent.state.model = await self._open_model(name)
-        info = self.agent.state.model.info
-        self.listeners.emit(ModelChange(info.name, info.offline, info.context_window))
-
-    def model_choices(self) -> list[ModelChoice]:
-        """What `/model` offers: this branch's recent models, the configured, the known ones."""
-        recent = [model.name for model in recorded_models(self.agent.state.messages)]
-        return model_choices(recent, self.current.settings, os.environ)
+    async def resume(self, session_id: str) -> None:
+        """Open another session of this project in place of this one, with its model."""
+        await self.conversation.resume(session_id)
+        await self.model_controls.set_model(None)
 
     async def wait_idle(self) -> str | None:
         return await self.agent.wait()

@@ -20,6 +20,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.filter import LineFilter
+from textual.markup import escape as escape_markup
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -431,8 +432,9 @@ class WorkbenchApp(DialogApp):
     # -- the command palette ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        for command in slash.commands():
-            yield SystemCommand(command.usage, command.help, lambda c=command: self._palette_run(c))
+        for command in slash.commands():  # (escaped: `[remote]` is not a style to the palette)
+            title = escape_markup(command.usage)
+            yield SystemCommand(title, command.help, lambda c=command: self._palette_run(c))
         yield from super().get_system_commands(screen)
 
     def _palette_run(self, command: AnyCommand) -> None:

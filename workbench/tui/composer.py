@@ -21,7 +21,6 @@ from workbench.tui.components.queue_list import QueueList
 
 if TYPE_CHECKING:
     from workbench.runtime import Workbench
-    from workbench.runtime.queue_controls import QueueName
     from workbench.tui.host import Host
 
 
@@ -87,19 +86,16 @@ class Composer:
         workbench = self.host.workbench
         if workbench is None:
             return
-        queued = workbench.queues()
-        name: QueueName | None = (
-            "follow_up" if queued["follow_up"] else "steering" if queued["steering"] else None
-        )
-        if name is None:
+        last = workbench.last_queued()
+        if last is None:
             return
-        index = len(queued[name]) - 1
+        name, index, text = last
         try:
             workbench.remove_queued(name, index)
         except WorkbenchError:
             return  # the agent took it meanwhile: it is in the chat now
         rest = self.host.editor.text
-        self.host.editor.replace_text(queued[name][index] + (f"\n{rest}" if rest else ""))
+        self.host.editor.replace_text(text + (f"\n{rest}" if rest else ""))
 
     async def abort(self) -> None:
         """Esc: stop the run and give the queued messages back to the editor."""

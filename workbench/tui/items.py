@@ -19,6 +19,9 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from workbench.messages import TYPED
+from workbench.skipped import was_skipped, why_skipped
+from workbench.text import count_of
 from workbench.tui import palette
 
 if TYPE_CHECKING:
@@ -94,11 +97,26 @@ class Item:
 @dataclass
 class UserItem(Item):
     text: str
+    typed: str = ""
+    """What the user typed when an extension rewrote it (`/skill:NAME request`): the one line
+    shown; the text the model got (the skill's) is folded under it."""
+
+    @property
+    def live_full(self) -> bool:
+        return not self.typed
 
     def summary(self) -> list[Text]:
+        if self.typed:
+            return [Text.assemble(*self._typed_line(), ("  (skill text folded)", palette.DIM))]
         return _preview(Text("❯ ", palette.USER_MARK), self.text, "bold")
 
+    def _typed_line(self) -> tuple[tuple[str, str], ...]:
+        return ("❯ ", palette.USER_MARK), (self.typed, "bold")
+
     def full(self) -> RenderableType:
+        if self.typed:
+            sent = Text(_clip(self.text, DETAIL_LINES), palette.DIM)
+            return Group(Text.assemble(*self._typed_line()), Padding(sent, (0, 0, 0, 2)))
         return Text.assemble(("❯ ", palette.USER_MARK), (self.text, "bold"))
 
 
@@ -109,12 +127,18 @@ class ReplyItem(Item):
     stop_reason: str | None = None
     error: str | None = None
 
-    def status_text(self) -> Text:
+    def status_words(self) -> str:
+        """`(aborted)`, `(failed: why)`, or "" for a reply that ended as it should."""
         if self.stop_reason == "aborted":
-            return Text("  (aborted)", palette.WARNING)
+            return "(aborted)"
         if self.stop_reason in ("error", "truncated"):
-            return Text(f"  (failed: {self.error or 'the model call failed'})", palette.ERROR)
-        return Text()
+            return f"(failed: {self.error or 'the model call failed'})"
+        return ""
+
+    def status_text(self) -> Text:
+        words = self.status_words()
+        style = palette.WARNING if self.stop_reason == "aborted" else palette.ERROR
+        return Text(f"  {words}", style) if words else Text()
 
     def summary(self) -> list[Text]:
         mark = Text("● ", palette.REPLY_MARK)
@@ -185,7 +209,7 @@ class ToolItem(Item):
             part = " (partly)" if self.skill.get("partial") else ""
             suffix.append(f"  skill {self.skill.get('skill')}{part}{verdict}", style)
         if self.status == "skipped":
-            suffix.append(f"  skipped: {self.result}", palette.SKIPPED)
+            suffix.append(f"  skipped: {why_skipped(self.result)}", palette.SKIPPED)
         elif self.status in ("error", "not run"):
             first = self.result.splitlines()[0] if self.result else "never ran"
             suffix.append(f"  {first}", palette.ERROR)
@@ -279,7 +303,7 @@ class NoteItem(Item):
         lines = on_screen(self.text).splitlines() or [""]
         head = Text.assemble((f"{icon} ", style), (lines[0], style))
         if len(lines) > 1:
-            head.append(f"  (+{len(lines) - 1} lines)", palette.DIM)
+            head.append(f"  (+{count_of(len(lines) - 1, 'line')})", palette.DIM)
         hint = [Text(f"  → {on_screen(self.hint)}", palette.DIM)] if self.hint else []
         return [head, *hint]
 
@@ -307,7 +331,7 @@ class ItemBuilder:
 
     def add_message(self, message: Message) -> None:
         if message.role == "user":
-            self.items.append(UserItem(message.text))
+            self.items.append(UserItem(message.text, str(message.details.get(TYPED) or "")))
         elif message.role == "assistant":
             if message.text or message.thinking or message.stop_reason in ("aborted", "error"):
                 error = message.details.get("error")
@@ -325,6 +349,9 @@ class ItemBuilder:
                 opened = ToolItem(message.tool_call_id or "", message.tool_name or "tool", {})
                 self.items.append(opened)
             finish_tool(opened, message.text, message.is_error, message.details, skipped=None)
+            duration = message.details.get("duration_ms")
+            if isinstance(duration, (int, float)) and opened.status != "skipped":
+                opened.duration_ms = duration
         elif message.role == "notice":
             kind: NoteKind = "skill" if "skill_notice" in message.details else "info"
             self.items.append(NoteItem("warning" if message.is_error else kind, message.text))
@@ -341,11 +368,9 @@ class ItemBuilder:
 def finish_tool(
     tool: ToolItem, text: str, is_error: bool, details: dict[str, Any], skipped: bool | None
 ) -> None:
-    """Record a tool's outcome; `skipped` None means: tell from the recorded text."""
-    from workbench.agent.loop import LENGTH_LIMITED, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING
-
+    """Record a tool's outcome; `skipped` None means: tell from the recorded result."""
     if skipped is None:
-        skipped = text in (SKIPPED_FOR_STEERING, SKIPPED_FOR_ABORT, LENGTH_LIMITED)
+        skipped = was_skipped(details, text, is_error)
     tool.result = text
     tool.output = ""
     tool.status = "skipped" if skipped else ("error" if is_error else "ok")

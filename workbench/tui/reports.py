@@ -50,7 +50,7 @@ def status_report(status: BranchStatus, show_path: PathStyle = str) -> Renderabl
     rows: list[tuple[str, RenderableType]] = [
         ("conversation", f"{count_of(status.entries_since_fork, 'entry', 'entries')}{since}"),
         ("tokens", status.usage.tokens_text().replace(" / ", " · ")),
-        ("cost", f"{status.usage.cost_text()}{since}  ({status.usage.hit_rate_text()})"),
+        ("cost", f"{status.usage.amount_text()}{since}  ({status.usage.hit_rate_text()})"),
         ("skills loaded", ", ".join(status.skills_loaded) or Text("none", palette.DIM)),
     ]
     if status.sandbox:

@@ -81,7 +81,7 @@ def test_an_unknown_price_anywhere_makes_the_branch_cost_unknown(project: Path) 
         run(session.store.append("tool_result", subagent_result(None)))
         status = run(session.status())
     assert status.cost is None
-    assert "  cost: cost unknown" in status.render_text()
+    assert "  cost: unknown · " in status.render_text()
     done = cli(project, "status", "exp", "--format", "json")
     assert json.loads(done.stdout)["cost"] is None
 

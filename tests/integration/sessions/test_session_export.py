@@ -111,6 +111,23 @@ def test_markdown_export_for_a_pull_request(project: Path) -> None:
     assert "- skill `atom-x`" not in md and "atom-x: atom-x needs a molecule first" in md
     assert "```diff\n" in md and "+TABLE = '<table>'" in md
     assert "`main` → `exp`" in md
+    assert "2 skill loads, 1 violation\n" in md, "a count agrees with its noun"
+
+
+def test_a_merge_entry_lists_the_files_it_changed(project: Path, tmp_path: Path) -> None:
+    sid = make_session(project)
+
+    async def summarize(messages: list[Message]) -> str:
+        return "## Goal\nA faster parser.\n\n<modified-files>\nfast.py\n</modified-files>"
+
+    with Session.open(project, sid) as session:
+        run(session.merge("exp", summarize=summarize))
+    out = tmp_path / "merged.html"
+    done = cli(project, "export", "--session", sid, "--branch", "main", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    page = out.read_text()
+    assert "modified-files" not in page, "the summary's file list is not shown as a raw tag"
+    assert "<strong>Files changed:</strong>" in page and "<code>fast.py</code>" in page
 
 
 def test_export_defaults_to_the_current_branch_and_a_named_file(project: Path) -> None:

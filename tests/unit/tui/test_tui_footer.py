@@ -32,3 +32,12 @@ def test_context_use_warns_past_70_and_alarms_past_90_percent() -> None:
     assert "context 60% of 100.0k" in calm.plain and style_of(calm, "context 60%") == ""
     assert palette.WARNING in style_of(warm, "context 75%")
     assert palette.ERROR in style_of(hot, "context 95%")
+
+
+def test_the_footer_never_contradicts_itself() -> None:
+    unknown = footer(model="openai/custom", cost=None).plain
+    assert "cost unknown" in unknown and "no cost" not in unknown, unknown
+    priced = footer(model="openai/gpt-4o", cost=0.5).plain
+    assert "$0.5000" in priced and "no cost" not in priced, priced
+    opening = footer().plain
+    assert "opening…" in opening and "$" not in opening and "cost" not in opening, opening

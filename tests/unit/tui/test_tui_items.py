@@ -36,7 +36,7 @@ def test_calls_are_matched_to_results_and_skips_are_told_apart() -> None:
     assert bash.key_argument() == "pytest -x -q"
     header = read.header().plain
     assert "read" in header and "skills/a/SKILL.md" in header and "skill a violation" in header
-    assert "skipped: Skipped due to queued user message." in edit.header().plain
+    assert "skipped: due to queued user message." in edit.header().plain
     read.skill = {**record, "verdict": "ok", "partial": True}
     assert "skill a (partly)" in read.header().plain, "a head or a limited read says so"
 
@@ -76,7 +76,7 @@ def test_notices_of_the_enforcer_and_summaries_are_told_apart() -> None:
     )
     skill, merged, left = items
     assert skill.kind == "skill"
-    assert merged.summary()[0].plain == "≡ Branch b was merged into main.  (+1 lines)"
+    assert merged.summary()[0].plain == "≡ Branch b was merged into main.  (+1 line)"
     assert left.text.startswith("Summary of the path left behind:\n## Goal")
     assert not merged.live_full and skill.live_full
 

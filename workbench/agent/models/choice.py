@@ -167,6 +167,15 @@ def open_model(
         apply_overrides(price_map.listed_info(name), entry),
         api_base=api_base or entry.get("api_base") or settings.get("api_base"),
         api_key=api_key or entry.get("api_key") or settings.get("api_key"),
+        key_source=(
+            "--api-key"
+            if api_key
+            else f"the setting models.{name}.api_key"
+            if entry.get("api_key")
+            else "the setting api_key"
+            if settings.get("api_key")
+            else ""
+        ),
         cache=policy,
         settle=settled,
     )

@@ -129,13 +129,21 @@ RETRYABLE_KINDS: frozenset[str] = frozenset(
 
 
 class ModelError(Exception):
-    """A failed model call, classified; `retry_after` is the server's hint in seconds."""
+    """A failed model call, classified; `retry_after` is the server's hint in seconds, `hint`
+    what the user can do about it (shown as `WorkbenchError`'s is)."""
 
-    def __init__(self, kind: ErrorKind, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        retry_after: float | None = None,
+        hint: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.retry_after = retry_after
+        self.hint = hint
 
     @property
     def retryable(self) -> bool:

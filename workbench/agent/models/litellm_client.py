@@ -255,10 +255,13 @@ class LitellmModel:
         extra: dict[str, Any] | None = None,
         cache: CachePolicy | None = None,
         settle: Callable[[], ModelInfo] | None = None,
+        key_source: str = "",
     ) -> None:
         self.info = info
         self.api_base = api_base
         self.api_key = api_key
+        self.key_source = key_source
+        """Where `api_key` came from (`--api-key`, a setting), for a refused key's hint."""
         self.extra = extra or {}
         self.cache = cache or CachePolicy()
         self._settle = settle
@@ -309,12 +312,32 @@ class LitellmModel:
                 f"no API key for {self.info.name}: pass --api-key (any value for a local "
                 "server) or set the provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...)",
             )
+        if error.kind == "auth":
+            return self._refused(error)
         if error.kind in ("connection", "server") and "connection error" in text:
             where = self.api_base or f"{self.info.name}'s provider"
             return ModelError(
                 "connection", f"could not connect to {where}: is the server running there?"
             )
         return error
+
+    def _refused(self, error: ModelError) -> ModelError:
+        """A refused key (401, 403): which provider refused it, and where the key came from."""
+        try:
+            provider = str(_litellm().get_llm_provider(self.info.name)[1])
+        except Exception:  # litellm cannot tell: the model string's prefix says it
+            provider = self.info.name.partition("/")[0]
+        variable = f"{provider.upper()}_API_KEY"
+        where = f"the server at {self.api_base}" if self.api_base else provider
+        if self.key_source:
+            hint = f"the key came from {self.key_source}: check it there"
+        elif self.api_base and self.info.name.startswith("openai/") and not _openai_key():
+            hint = "the server wants a key: pass it with --api-key, or set OPENAI_API_KEY"
+        else:
+            hint = f"the key came from {variable}: set it to a valid {provider} key, or pass "
+            hint += "--api-key"
+        message = f"{where} refused the API key for {self.info.name} ({provider}): "
+        return ModelError("auth", message + error.message, hint=hint)
 
     def _not_a_stream(self) -> str:
         where = f"the server at {self.api_base}" if self.api_base else f"{self.info.name}'s server"

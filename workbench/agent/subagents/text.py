@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Sequence
 
 from workbench.agent.subagents.report import ChildReport
+from workbench.text import count_of
 
 MARKS = {"pending": "·", "running": "…", "completed": "✓", "failed": "✗"}
 TASK_EXCERPT_CHARS = 40
@@ -24,7 +25,7 @@ def _tokens(count: int) -> str:
 
 def usage_line(report: ChildReport) -> str:
     """`2 turns · 1.2k in / 310 out · $0.0042 · model`: what the child cost."""
-    parts = [f"{report.turns} turn{'s' if report.turns != 1 else ''}"]
+    parts = [count_of(report.turns, "turn")]
     usage = report.usage
     parts.append(f"{_tokens(usage.input)} in / {_tokens(usage.output)} out")
     if usage.cache_read:
@@ -151,14 +152,15 @@ def result_text(mode: str, reports: Sequence[ChildReport], budget: int) -> str:
     finished = [r for r in reports if r.finished]
     succeeded = sum(r.ok for r in finished)
     if mode == "parallel":
-        head = f"Parallel: {succeeded} of {len(reports)} tasks succeeded."
+        head = f"Parallel: {succeeded} of {count_of(len(reports), 'task')} succeeded."
     else:
         failed = next((r for r in finished if not r.ok), None)
         head = (
             f"Chain stopped at step {failed.step} of {len(reports)} ({failed.agent}): "
             f"{failed.error}"
             if failed
-            else f"Chain: all {len(reports)} steps succeeded; the last step's answer is the result."
+            else f"Chain: all {count_of(len(reports), 'step')} succeeded; the last step's answer "
+            "is the result."
         )
     sections = [child_section(r, share, with_task=True) for r in finished]
     return "\n\n".join([head, *sections])

@@ -22,6 +22,7 @@ from workbench.errors import WorkbenchError
 from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, tail
 from workbench.permission import NO, YES, PermissionRequest, always
 from workbench.sandbox import Boxed, Grant, boxed
+from workbench.text import count_of
 from workbench.tool import Tool, ToolContext, ToolResult
 
 READ_CHUNK = 65536
@@ -184,7 +185,8 @@ def _report(
     text = shown if shown.strip() else "(no output)"
     if truncated:
         text += (
-            f"\n\n[Output truncated: showing the last {shown.count(chr(10)) + 1} lines of "
+            f"\n\n[Output truncated: showing the last "
+            f"{count_of(shown.count(chr(10)) + 1, 'line')} of "
             f"{format_size(out.total)}. Full output: {full_output}]"
         )
     if exit_code is None:

@@ -12,6 +12,7 @@ from typing import Any
 from workbench.agent.tools.paths import resolve_path
 from workbench.errors import WorkbenchError
 from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, head
+from workbench.text import count_of
 from workbench.tool import Tool, ToolContext, ToolResult
 
 BINARY_SNIFF_BYTES = 8192
@@ -87,7 +88,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(f"[{shown} is empty]", details={"path": shown, "total_lines": 0})
     if offset > total:
         raise WorkbenchError(
-            f"offset {offset} is beyond the end of {shown} ({total} lines)",
+            f"offset {offset} is beyond the end of {shown} ({count_of(total, 'line')})",
             f"use an offset between 1 and {total}",
         )
     wanted = lines[offset - 1 : offset - 1 + limit if limit else None]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from workbench.commands._session import add_session_option, project_root
 from workbench.errors import UsageError
 from workbench.sweeps.options import add_run_options
+from workbench.text import count_of
 
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
@@ -133,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
             sweep = await start_sweep(session, request)
         started.append(sweep)
         at_once = "on Ray" if args.executor == "ray" else f"{args.jobs} at once"
-        print(f"{sweep.id}: {len(sweep.missing())} runs, {at_once}", file=sys.stderr)
+        runs = count_of(len(sweep.missing()), "run")
+        print(f"{sweep.id}: {runs}, {at_once}", file=sys.stderr)
         return await run_sweep(session, sweep, request, executor, progress)
 
     with _open(args) as session:

@@ -20,6 +20,7 @@ from workbench.sessions.export.markdown import render_markdown
 from workbench.sessions.export.transcript import Transcript, build_transcript
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.workspace import Workspaces
+from workbench.text import count_of
 
 FORMATS = ("html", "md")
 
@@ -40,7 +41,8 @@ class ExportResult:
     def render_text(self) -> str:
         where = self.path if self.path else "stdout"
         return (
-            f"exported {self.branch} ({self.entries} entries) as {self.format} to {where}: "
+            f"exported {self.branch} ({count_of(self.entries, 'entry', 'entries')}) "
+            f"as {self.format} to {where}: "
             f"{self.bytes:,} bytes in {self.seconds:.2f} s"
         ) + "".join(f"\n{line}" for line in notes(self.untracked, self.redacted))
 

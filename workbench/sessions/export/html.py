@@ -21,6 +21,7 @@ from workbench.enforcer.state import LoadRecord
 from workbench.sessions.export.sweep_tables import RUN_HEADER, VARIANT_HEADER, SweepTable
 from workbench.sessions.export.transcript import Figures, Item, ToolCallView, Transcript
 from workbench.sessions.workspaces.export_mark import HTML_MARK
+from workbench.text import count_of
 
 MAX_RESULT_CHARS = 200_000
 """A tool result longer than this is cut in the export (and says so)."""
@@ -61,6 +62,7 @@ details.tool{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding
 details.tool>summary{cursor:pointer;padding:4px 0;font-family:ui-monospace,monospace;
 font-size:.9em}
 details.tool.error>summary{color:var(--bad)}
+details.tool.skipped>summary{color:var(--warn);font-style:italic}
 .load{display:inline-block;font-size:.8em;border-radius:10px;padding:0 8px;margin-left:6px;
 border:1px solid var(--good);color:var(--good)}
 .load.violation,.load.blocked,.load.denied,.load.cycle{border-color:var(--bad);color:var(--bad)}
@@ -98,7 +100,8 @@ def render_html(transcript: Transcript) -> str:
         f"<style>{STYLE}</style></head><body><main>",
         f"<h1>{escape(t.title)}</h1>",
         f'<div class="meta">session {escape(t.session_id)} · branch <b>{escape(t.branch)}</b>'
-        f" · {t.entries} entries · exported {escape(_when(t.made))} by workbench "
+        f" · {count_of(t.entries, 'entry', 'entries')} · exported {escape(_when(t.made))} "
+        "by workbench "
         f"{escape(__version__)}</div>",
         _figures(t.figures, t),
         "<h2>Place in the tree</h2>",
@@ -169,7 +172,8 @@ def _place(t: Transcript) -> str:
         mark = ' class="here"' if name == t.branch else ""
         here = "  ◀ this export" if name == t.branch else ""
         lines.append(
-            f"{'  ' * depth}<span{mark}>⎇ {escape(name)}</span> ({own} entries){escape(here)}"
+            f"{'  ' * depth}<span{mark}>⎇ {escape(name)}</span> "
+            f"({count_of(own, 'entry', 'entries')}){escape(here)}"
         )
     return f'<div class="meta">{ancestry}</div><pre class="tree">{chr(10).join(lines)}</pre>'
 
@@ -230,14 +234,13 @@ def _sweep(table: SweepTable) -> str:
 
 
 def _call(call: ToolCallView) -> str:
-    status = "no result" if call.result is None else ("error" if call.is_error else "done")
-    summary = f"{escape(call.name)} {escape(call.key)} · {escape(status)}"
+    summary = f"{escape(call.name)} {escape(call.key)} · {escape(call.status)}"
     result = call.result or ""
     cut = ""
     if len(result) > MAX_RESULT_CHARS:
         cut = f"\n… {len(result) - MAX_RESULT_CHARS:,} more characters not shown in the export"
         result = result[:MAX_RESULT_CHARS]
-    css = "tool error" if call.is_error else "tool"
+    css = "tool skipped" if call.skipped else "tool error" if call.is_error else "tool"
     return (
         f'<details class="{css}"><summary>{summary}{_loads(call.loads)}</summary>'
         f"<div>arguments</div><pre>{escape(call.arguments)}</pre>"

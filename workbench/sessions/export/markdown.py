@@ -24,6 +24,7 @@ from workbench.sessions.export.html import MAX_RESULT_CHARS, WHO, cost_text
 from workbench.sessions.export.sweep_tables import RUN_HEADER, VARIANT_HEADER, SweepTable
 from workbench.sessions.export.transcript import Item, ToolCallView, Transcript
 from workbench.sessions.workspaces.export_mark import MARKDOWN_MARK
+from workbench.text import count_of
 
 OPENING_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 """CommonMark's: at most three spaces in (four make indented code); a backtick fence's info
@@ -44,9 +45,10 @@ def render_markdown(transcript: Transcript) -> str:
     lines = [
         f"## {_inline(t.title)} — branch {_code(t.branch)}",
         "",
-        f"Session {_code(t.session_id)} · {t.entries} entries · {f.replies} replies · "
+        f"Session {_code(t.session_id)} · {count_of(t.entries, 'entry', 'entries')} · "
+        f"{count_of(f.replies, 'reply', 'replies')} · "
         f"{f.input_tokens:,} tokens in, {f.output_tokens:,} out · cost {cost} · "
-        f"{len(loads)} skill loads, {len(violations)} violations",
+        f"{count_of(len(loads), 'skill load')}, {count_of(len(violations), 'violation')}",
         "",
         "Place in the tree: "
         + " → ".join(_code(name) for name, _ in t.place.ancestry)
@@ -98,7 +100,6 @@ def _sweep(table: SweepTable) -> list[str]:
 
 
 def _call(call: ToolCallView) -> list[str]:
-    status = "no result" if call.result is None else ("error" if call.is_error else "done")
     key = f" {_inline(call.key)}" if call.key else ""
     loads = "".join(
         f" · skill {_inline(load.skill)}: {_inline(load.verdict)}" for load in call.loads
@@ -107,7 +108,7 @@ def _call(call: ToolCallView) -> list[str]:
     if len(result) > MAX_RESULT_CHARS:
         result = result[:MAX_RESULT_CHARS] + "\n… (cut in the export)"
     return [
-        f"<details><summary>{_inline(call.name)}{key} · {status}{loads}</summary>",
+        f"<details><summary>{_inline(call.name)}{key} · {_inline(call.status)}{loads}</summary>",
         "",
         *_fenced(call.arguments, "json"),
         *_fenced(result, ""),

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.agent.compaction_plan import file_lists_as_markdown
 from workbench.agent.costs import USAGE_UNKNOWN
 from workbench.agent.store import Entry
 from workbench.enforcer.state import LoadRecord, records_of
@@ -22,6 +23,7 @@ from workbench.sessions.export.sweep_tables import SweepTable, newest_records, s
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.diff import branch_diff
 from workbench.sessions.workspaces.workspace import Workspaces
+from workbench.skipped import skipped_line, was_skipped
 
 
 @dataclass
@@ -36,6 +38,17 @@ class ToolCallView:
     result: str | None = None
     is_error: bool = False
     loads: list[LoadRecord] = field(default_factory=list)
+    skipped: bool = False
+    """The call never ran (`workbench.skipped`)."""
+
+    @property
+    def status(self) -> str:
+        """`done`, `error`, `⊘ skipped: <why>` or `no result`."""
+        if self.result is None:
+            return "no result"
+        if self.skipped:
+            return skipped_line(self.result)
+        return "error" if self.is_error else "done"
 
 
 @dataclass
@@ -150,9 +163,13 @@ def _items(entries: list[Entry]) -> list[Item]:
         if message.role == "tool_result" and message.tool_call_id in calls:
             view = calls.pop(message.tool_call_id or "")
             view.result, view.is_error = message.text, message.is_error
+            view.skipped = was_skipped(message.details, message.text, message.is_error)
             view.loads = records_of(message)
             continue
-        item = Item(entry.type, entry, message.text, message.thinking, is_error=message.is_error)
+        text = message.text
+        if entry.type in ("compaction", "branch_summary"):
+            text = file_lists_as_markdown(text)
+        item = Item(entry.type, entry, text, message.thinking, is_error=message.is_error)
         item.loads = records_of(message)
         for call in message.tool_calls:
             view = ToolCallView(call.name, _json(call.arguments), _key(call.arguments))
@@ -181,7 +198,7 @@ def _record_text(entry: Entry) -> str:
             f"\nfiles: {files}" if files else ""
         )
     if entry.type == "merge":
-        summary = str(payload.get("summary") or "")
+        summary = file_lists_as_markdown(str(payload.get("summary") or ""))
         head = f"merged {payload.get('branch')} into {payload.get('into')}"
         return f"{head}\n\n{summary}" if summary else head
     if entry.type == "label":

@@ -13,8 +13,10 @@ from typing import Any, cast
 
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import WorkbenchError
+from workbench.messages import TYPED
 from workbench.sessions.store.jsontext import json_bytes
-from workbench.text import SUMMARY_WIDTH, one_line
+from workbench.skipped import skipped_line, was_skipped
+from workbench.text import SUMMARY_WIDTH, count_of, one_line
 
 HEADING = re.compile(r"#{1,6}(\s|$)")
 LIST_MARK = re.compile(r"^([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?")
@@ -46,9 +48,14 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
             return text
         calls = [call.get("name", "?") for call in payload.get("tool_calls") or []]
         return one_line("calls " + ", ".join(calls)) if calls else "(empty reply)"
+    if type == "user" and (payload.get("details") or {}).get(TYPED):
+        return one_line(str(payload["details"][TYPED]))
     if type == "tool_result":
+        name, text = payload.get("tool_name") or "tool", str(payload.get("text", ""))
+        if was_skipped(payload.get("details") or {}, text, bool(payload.get("is_error"))):
+            return one_line(f"{name} {skipped_line(text)}")
         marker = " (error)" if payload.get("is_error") else ""
-        return one_line(f"{payload.get('tool_name') or 'tool'}{marker}: {payload.get('text', '')}")
+        return one_line(f"{name}{marker}: {text}")
     if type == "checkpoint":
         return one_line(f"{str(payload.get('commit', ''))[:10]} {payload.get('message', '')}")
     if type == "merge":
@@ -61,7 +68,9 @@ def entry_text(type: str, payload: dict[str, Any]) -> str:
         return one_line(f"{payload.get('label')} -> {str(payload.get('target', ''))[:10]}")
     if type == "sweep":
         runs = payload.get("runs") or []
-        return one_line(f"{payload.get('id')}: {len(runs)} runs of {payload.get('prompt', '')}")
+        return one_line(
+            f"{payload.get('id')}: {count_of(len(runs), 'run')} of {payload.get('prompt', '')}"
+        )
     return one_line(payload.get("text") or "") or f"({type})"
 
 

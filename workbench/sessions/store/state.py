@@ -88,6 +88,8 @@ class SessionState:
     """The git remote the session was first pulled from ("": made here)."""
     made_by: str = ""
     """Who wrote its first entry, for a pulled session (the git author; "": made here)."""
+    enforcer_mode: str = ""
+    """The enforcer mode set for this session (an editor's mode menu); "": the settings'."""
 
     @classmethod
     def new(cls, session_id: str, now: float, root: Path) -> SessionState:
@@ -133,6 +135,7 @@ class SessionState:
                 version=raw.get("version", STATE_VERSION),
                 remote=raw.get("remote", ""),
                 made_by=raw.get("made_by", ""),
+                enforcer_mode=raw.get("enforcer_mode", ""),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise WorkbenchError(

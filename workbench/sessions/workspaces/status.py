@@ -116,8 +116,9 @@ def token_totals(usage: UsageTotals) -> dict[str, int]:
 
 
 def cost_line(usage: UsageTotals) -> str:
-    """`$0.1234 · 12,000 in / 800 out / 40,000 cache read · cache hit rate 75%`."""
-    return f"{usage.cost_text()} · {usage.tokens_text()} · {usage.hit_rate_text()}"
+    """`$0.1234 · 12,000 in / 800 out / 40,000 cache read · cache hit rate 75%` (`unknown · …`
+    when a reply had no price: the line is labelled cost)."""
+    return f"{usage.amount_text()} · {usage.tokens_text()} · {usage.hit_rate_text()}"
 
 
 def branch_status(store: GitConversationStore, workspaces: Workspaces, branch: str) -> BranchStatus:

@@ -11,6 +11,7 @@ keystrokes stay responsive.
 
 from __future__ import annotations
 
+import re
 import time
 
 from markdown_it import MarkdownIt
@@ -44,6 +45,16 @@ def reply_parser() -> MarkdownIt:
     return parser
 
 
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~])")
+
+
+def with_status(item: ReplyItem) -> str:
+    """The reply's Markdown with how it ended under it (`(aborted)`, `(failed: why)`), as
+    the folded history shows it: live and reopened, a cut-off reply says so."""
+    words = MARKDOWN_PUNCTUATION.sub(r"\\\1", item.status_words())
+    return f"{item.text}\n\n*{words}*" if words else item.text
+
+
 class ReplyView(Markdown):
     """A reply's Markdown, fed through its one stream (see the module docstring)."""
 
@@ -54,7 +65,7 @@ class ReplyView(Markdown):
     """
 
     def __init__(self, item: ReplyItem) -> None:
-        super().__init__(item.text, parser_factory=reply_parser)
+        super().__init__(with_status(item), parser_factory=reply_parser)
         self.item = item
         self._buffer: list[str] = []
         self._stream: MarkdownStream | None = None
@@ -136,9 +147,10 @@ class ReplyView(Markdown):
         await self._write()
         if self._stream is not None:
             await self._stream.stop()
-        if text != self.item.text:
-            await self.update(text)
+        changed = text != self.item.text
         self.item.text, self.item.stop_reason, self.item.error = text, stop_reason, error
+        if changed or self.item.status_words():
+            await self.update(with_status(self.item))
 
     def toggle(self) -> None:
         """Nothing to expand: a live reply is shown whole."""

@@ -22,6 +22,7 @@ from textual.widgets.tree import TreeNode
 from workbench.agent.events import ToolExecutionEnd
 from workbench.enforcer.events import SkillLoadEvent
 from workbench.skills.graph import SkillGraph
+from workbench.text import count_of
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 
@@ -193,7 +194,7 @@ class SkillPanel(TypingPanel, Tree[str]):
         title = f"{'▶ ' if marked else ''}Skills · {len(self.graph)} · {len(self.loaded)} loaded"
         total = sum(self.violations.values())
         if total:
-            title += f" · ⚠ {total} violation{'s' if total != 1 else ''}"
+            title += f" · ⚠ {count_of(total, 'violation')}"
         self.border_title = title
         self.set_class(bool(total), "-violations")
 

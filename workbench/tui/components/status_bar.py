@@ -25,13 +25,14 @@ if TYPE_CHECKING:
     from workbench.runtime.events import WorkbenchEvent
 
 WARN_AT, ERROR_AT = 0.70, 0.90
+OPENING = "opening…"
 
 
 @dataclass
 class Footing:
     """What the footer shows; the app updates it from state snapshots and events."""
 
-    model: str = "opening…"
+    model: str = OPENING
     offline: bool = False
     tokens_in: int = 0
     """Every prompt token, cached or not."""
@@ -156,14 +157,15 @@ def _optional_parts(f: Footing, level: int) -> list[Text]:
     parts = [model]
     if level == 0:
         parts.append(Text(f"↑{short_count(f.tokens_in)} ↓{short_count(f.tokens_out)}"))
-    if not f.offline:
+    if f.offline:
+        if level < 2:
+            parts.append(Text("no cost", palette.DIM))
+    elif f.model != OPENING:  # no price is known before the model is
         unknown = "cost unknown" if level < 2 else "cost ?"
         parts.append(Text(unknown if f.cost is None else f"${f.cost:.4f}"))
     if f.hit_session is not None and level < 3:
         last = f"{f.hit_last:.0%} last, " if f.hit_last is not None and level < 2 else ""
         parts.append(Text(f"cache {last}{f.hit_session:.0%} all"))
-    elif level < 2:
-        parts.append(Text("no cost", palette.DIM))
     if f.context_window:
         share = f.context_tokens / f.context_window
         style = palette.ERROR if share > ERROR_AT else palette.WARNING if share > WARN_AT else ""

@@ -310,17 +310,11 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         self.fold(min(len(self.live) - last_user, LIVE_ROWS))
 
     def _on_retry_start(self, event: RetryStart) -> None:
-        text = (
-            f"The model call failed: {event.error}. Retry {event.attempt} of "
-            f"{event.max_retries} in {event.delay_ms / 1000:.1f} s."
-        )
-        self.note("warning", text, "Esc stops the run; your message stays in the history", "retry")
+        hint = "Esc stops the run; your message stays in the history"
+        self.note("warning", event.text(), hint, "retry")
 
     def _on_retry_end(self, event: RetryEnd) -> None:
-        if event.success:
-            self.note("info", f"Retry {event.attempt} worked.", key="retry")
-        else:
-            self.note("error", f"Gave up after {event.attempt} retries: {event.error}", key="retry")
+        self.note("info" if event.success else "error", event.text(), key="retry")
         self._notes.pop("retry", None)
 
     def _on_compaction_start(self, event: CompactionStart) -> None:

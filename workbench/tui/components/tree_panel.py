@@ -21,7 +21,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from workbench.agent.costs import UsageTotals
-from workbench.text import one_line
+from workbench.text import count_of, one_line
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
 
@@ -111,7 +111,7 @@ class TreePanel(TypingPanel, Tree[Target]):
             if branch.parent_branch is None:
                 self._branch(self.root, branch, tree, own, forks)
         count = len(tree.branches)
-        self.border_title = f"Conversation · {count} branch{'es' if count != 1 else ''}"
+        self.border_title = f"Conversation · {count_of(count, 'branch', 'branches')}"
         self.show_focus(self.has_focus)
         if self._here is not None:
             self._here.set_label(Text.assemble(("▶ ", palette.WARNING), self._here.label))
