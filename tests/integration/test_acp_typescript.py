@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from support.ci import missing
 from support.git_project import make_project
 from support.workbench_process import write_script
 
@@ -24,15 +24,13 @@ CLIENT = Path(__file__).resolve().parents[1] / "acp_ts"
 
 def _node() -> str:
     node = shutil.which("node")
-    missing = None
+    problem = None
     if node is None:
-        missing = "node is not installed"
+        problem = "node is not installed"
     elif not (CLIENT / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
-        missing = "run `npm ci --prefix tests/acp_ts` first"
-    if missing is not None:
-        if os.environ.get("WORKBENCH_CI") or os.environ.get("CI"):
-            pytest.fail(f"the TypeScript ACP client cannot run under CI: {missing}")
-        pytest.skip(missing)
+        problem = "run `npm ci --prefix tests/acp_ts` first"
+    if problem is not None:
+        missing(f"the TypeScript ACP client cannot run: {problem}")
     assert node is not None
     return node
 

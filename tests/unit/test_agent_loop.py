@@ -364,7 +364,8 @@ async def test_a_stream_without_a_finish_reason_is_reported_as_cut_off(tmp_path:
         {
             "type": "error",
             "message": "the model's reply was cut off: the stream ended without a finish reason",
-            "hint": None,
+            "hint": "its first 11 characters are kept in the conversation: send “continue” to go "
+            "on from there, or send your request again",
         }
     ]
 

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 from workbench.messages import Message
+from workbench.runtime.model.session_model import RecordedModel, model_to_reopen, recorded_models
 from workbench.runtime.options import WorkbenchOptions
-from workbench.runtime.session_model import RecordedModel, model_to_reopen, recorded_models
 
 URL = "http://10.0.0.7:8000/v1"
 

@@ -61,13 +61,13 @@ from workbench.runtime.current import Current
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.listeners import Listeners
 from workbench.runtime.mcp_controls import McpControls
-from workbench.runtime.model_controls import ModelControls
+from workbench.runtime.model.model_controls import ModelControls
+from workbench.runtime.model.session_model import open_session_model, reopen_model
 from workbench.runtime.opening import open_session, resumes
 from workbench.runtime.options import WorkbenchOptions, WorkbenchState
 from workbench.runtime.parts import handed_to
 from workbench.runtime.queue_controls import QueueControls
 from workbench.runtime.readiness import Readiness
-from workbench.runtime.session_model import open_session_model, reopen_model
 from workbench.runtime.share_controls import ShareControls
 from workbench.runtime.skill_controls import SkillControls
 from workbench.runtime.sweep_controls import SweepControls

@@ -169,10 +169,8 @@ class WorkbenchApp(DialogApp):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The side panels stay open (on a narrow screen) only while one of them has focus."""
-        if not event.widget.is_attached:  # its view closed before the focus was told
-            return
-        screen = event.widget.screen
-        if screen.query("#side"):
+        screen = event.widget.screen if event.widget.is_attached else None  # (a closed view)
+        if screen is not None and screen.query("#side"):
             in_side = any(node.id == "side" for node in event.widget.ancestors)
             screen.set_class(in_side, "-side-open")
 
@@ -432,9 +430,8 @@ class WorkbenchApp(DialogApp):
     # -- the command palette ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        for command in slash.commands():  # (escaped: `[remote]` is not a style to the palette)
-            title = escape_markup(command.usage)
-            yield SystemCommand(title, command.help, lambda c=command: self._palette_run(c))
+        for c in slash.commands():  # escaped: `[remote]` is no style to the palette
+            yield SystemCommand(escape_markup(c.usage), c.help, lambda c=c: self._palette_run(c))
         yield from super().get_system_commands(screen)
 
     def _palette_run(self, command: AnyCommand) -> None:

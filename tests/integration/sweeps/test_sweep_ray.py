@@ -6,6 +6,7 @@ entries and files back. Nothing works only because the driver and the workers sh
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from support import netguard
+from support.ci import missing
 from support.git_project import git, make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench, workbench_command
@@ -50,6 +52,8 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """`ray start --head --block`, its processes in a group of their own, ended at the end."""
+    if importlib.util.find_spec("ray") is None:
+        missing("ray is not installed (pip install -e '.[dev,ray]')")
     home, folder = tmp_path_factory.mktemp("worker-home"), tmp_path_factory.mktemp("worker-cwd")
     port = free_port()
     env = {

@@ -13,8 +13,8 @@ from workbench.agent.models.catalog import ModelChoice, model_choices
 from workbench.agent.models.client import ModelClient
 from workbench.runtime.current import Current
 from workbench.runtime.events import WorkbenchEvent
+from workbench.runtime.model.session_model import chosen_model, recorded_models
 from workbench.runtime.options import WorkbenchOptions
-from workbench.runtime.session_model import chosen_model, recorded_models
 
 
 class ModelControls:
