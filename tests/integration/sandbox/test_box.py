@@ -14,6 +14,7 @@ from support.git_project import git, make_project
 from support.sandbox_dirs import SECRET, sleepers, wait_until
 
 from workbench.agent.tools.bash import execute
+from workbench.permission import PermissionRequest
 from workbench.sandbox import SandboxPolicy
 from workbench.tool import ToolContext, ToolResult
 
@@ -164,3 +165,36 @@ async def test_abort_kills_every_process_in_the_box(work: Path):
     with pytest.raises(asyncio.CancelledError):
         await running
     assert await asyncio.to_thread(wait_until, lambda: not sleepers(mark)), sleepers(mark)
+
+
+@pytest.mark.parametrize("answer", ["allow", "reject"])
+async def test_a_denied_command_runs_once_outside_only_when_the_user_says_so(
+    work: Path, outside: Path, answer: str
+):
+    target = outside / "escaped.txt"
+    asked: list[PermissionRequest] = []
+
+    async def user(request: PermissionRequest) -> str:  # the front end's prompt, answered
+        asked.append(request)
+        return answer
+
+    policy = SandboxPolicy(mode="workspace")
+    context = ToolContext(work, sandbox=policy, tool_call_id="c1", ask=user)
+    result = await execute({"command": f"echo out > {target}"}, context)
+    [request] = asked
+    assert request.kind == "outside_sandbox" and request.detail == f"echo out > {target}"
+    assert "write outside the project" in request.title
+    if answer == "allow":
+        assert target.read_text() == "out\n"
+        assert not result.is_error and "run once outside the sandbox" in result.text
+        assert result.details["outside_sandbox"] == "granted"
+    else:
+        assert not target.exists()
+        assert result.is_error and "Sandbox (workspace) denied" in result.text
+        assert result.details["outside_sandbox"] == "refused"
+
+
+async def test_without_anyone_to_ask_a_denied_command_stays_denied(work: Path, outside: Path):
+    target = outside / "escaped.txt"
+    result = await run(work, f"echo out > {target}", mode="workspace")  # headless: no asker
+    assert not target.exists() and "outside_sandbox" not in result.details

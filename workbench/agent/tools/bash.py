@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from workbench.errors import WorkbenchError
 from workbench.output_limits import MAX_BYTES, MAX_LINES, format_size, tail
-from workbench.permission import NO, YES, PermissionRequest, always
+from workbench.permission import ALLOW, NO, ONCE_OR_NO, YES, PermissionRequest, always
 from workbench.sandbox import Boxed, Grant, boxed
 from workbench.text import count_of
 from workbench.tool import Tool, ToolContext, ToolResult
@@ -211,8 +211,30 @@ def _report(
 
 
 async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    """Run the command in the session's box (see the module)."""
-    return await _run(args, ctx, None)
+    """Run the command in the session's box (see the module); when the box denied it and a
+    user can answer, ask whether to run it once outside, and record the answer in the result."""
+    boxed_result = await _run(args, ctx, None)
+    denied = boxed_result.details.get("sandbox_denied") if boxed_result.details else None
+    if not denied or ctx.ask is None:
+        return boxed_result
+    command = str(args.get("command", ""))
+    reason = "; ".join(denied)
+    request = PermissionRequest(
+        "outside_sandbox",
+        "bash",
+        f"The sandbox denied this command ({reason}). Run it once outside the box?",
+        command,
+        ONCE_OR_NO,
+        ctx.tool_call_id,
+    )
+    if await ctx.ask(request) != ALLOW:
+        boxed_result.details["outside_sandbox"] = "refused"
+        return boxed_result
+    result = await execute_outside_box(args, ctx, Grant(command, reason))
+    result.text = f"[The user let this command run once outside the sandbox.]\n\n{result.text}"
+    result.details["outside_sandbox"] = "granted"
+    result.details["sandbox_denied"] = denied
+    return result
 
 
 async def execute_outside_box(args: dict[str, Any], ctx: ToolContext, grant: Grant) -> ToolResult:
