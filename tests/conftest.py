@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from support import netguard
 
+from workbench.sandbox.choice import NETWORK_TOLD
+
 PROVIDER_KEY_VARS = (
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
@@ -59,6 +61,9 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     saved = {k: os.environ.get(k) for k in ("HOME", "PI_CODING_AGENT_DIR")}
     os.environ["HOME"] = str(home)
     os.environ["PI_CODING_AGENT_DIR"] = str(home / ".pi" / "agent")
+    # a user who has read the sandbox's one-time network notice (its own test reads it afresh)
+    (home / ".pi" / "agent").mkdir(parents=True)
+    (home / ".pi" / "agent" / NETWORK_TOLD).touch()
     try:
         yield home
     finally:

@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.ci import missing
 from support.workbench_process import write_user_settings
 
 from workbench.agent.tools.bash import execute
-from workbench.config import Settings
+from workbench.config import Settings, agent_dir
 from workbench.errors import WorkbenchError
 from workbench.sandbox import choose_sandbox, narrowest
+from workbench.sandbox.choice import NETWORK_TOLD
 from workbench.sandbox.detect import bwrap_problem
 from workbench.tool import ToolContext
 
@@ -38,8 +40,9 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 
 @pytest.fixture
 def with_bwrap() -> None:
-    if bwrap_problem() is not None:
-        pytest.skip("bubblewrap cannot run here")
+    problem = bwrap_problem()
+    if problem is not None:
+        missing(problem)
 
 
 def test_modes_only_narrow() -> None:
@@ -55,6 +58,18 @@ def test_the_default_is_workspace_and_the_user_chooses(tmp_path: Path, with_bwra
     chosen = choose_sandbox(Settings.load(root)).policy
     assert (chosen.mode, chosen.network) == ("workspace+net", ("pypi.org",))
     assert choose_sandbox(Settings.load(root), "off").policy.mode == "off"
+
+
+def test_the_first_run_in_the_default_box_says_once_that_the_network_is_off(
+    tmp_path: Path, with_bwrap: None
+) -> None:
+    root = project(tmp_path)
+    (agent_dir() / NETWORK_TOLD).unlink()  # a new user (the tests' users were told)
+    [told] = choose_sandbox(Settings.load(root)).notices
+    assert "no network" in told and "pip install" in told and "sandbox.network" in told
+    assert choose_sandbox(Settings.load(root)).notices == []  # once
+    (agent_dir() / NETWORK_TOLD).unlink()
+    assert choose_sandbox(Settings.load(root), "workspace").notices == []  # chosen: known
 
 
 def test_an_untrusted_project_may_ask_for_stricter_never_looser(

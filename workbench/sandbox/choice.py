@@ -85,6 +85,8 @@ def choose_sandbox(settings: Settings, flag: str | None = None) -> SandboxChoice
     )
     problem = bwrap_problem(policy.bwrap) if policy.on else None
     if problem is None:
+        if chosen is None and wanted == "workspace" and not policy.network:
+            notices += _network_off_once()
         return SandboxChoice(policy, notices)
     fallback = section.get("fallback", "refuse" if chosen or asked else "off")
     if fallback not in ("off", "refuse"):
@@ -97,3 +99,25 @@ def choose_sandbox(settings: Settings, flag: str | None = None) -> SandboxChoice
         return SandboxChoice(SandboxPolicy(mode="off"), notices)
     notices.append(f"sandbox: {problem}; the bash tool refuses commands ({INSTALL_HINT})")
     return SandboxChoice(replace(policy, unavailable=problem), notices)
+
+
+NETWORK_TOLD = "sandbox-network-told"
+"""A file in the user's agent folder: the default box's missing network was told once."""
+
+
+def _network_off_once() -> list[str]:
+    """The first run in the default `workspace` box says that its commands have no network
+    (so `pip install` fails) and how to allow it; later runs say nothing."""
+    told = agent_dir() / NETWORK_TOLD
+    if told.exists():
+        return []
+    try:
+        told.parent.mkdir(parents=True, exist_ok=True)
+        told.touch()
+    except OSError:
+        return []  # a read-only home: better not said than said at every start
+    return [
+        "sandbox: the model's commands run in a box (writes only in the project) with no "
+        "network, so `pip install` or `npm install` fail; allow hosts with `sandbox.network` in "
+        "settings, or choose `--sandbox workspace+net` (docs/sandbox.md). Said once."
+    ]
