@@ -20,7 +20,7 @@ def test_context_files_run_from_general_to_specific(tmp_path: Path) -> None:
     (repo / "pkg" / "CLAUDE.md").write_text("package rules")
     (repo / "pkg" / "sub" / "AGENTS.md").write_text("sub rules")
     (repo / "pkg" / "sub" / "CLAUDE.md").write_text("ignored: AGENTS.md wins in a folder")
-    agent_dir().mkdir(parents=True)
+    agent_dir().mkdir(parents=True, exist_ok=True)
     (agent_dir() / "AGENTS.md").write_text("my global rules")
     found = context_files(repo / "pkg" / "sub")
     assert found.notices == []
@@ -84,7 +84,7 @@ def test_links_inside_the_project_and_to_the_users_config_are_read(tmp_path: Pat
     (tmp_path / "AGENTS.md").symlink_to(tmp_path / "docs" / "rules.md")
     sub = tmp_path / "sub"
     sub.mkdir()
-    agent_dir().mkdir(parents=True)
+    agent_dir().mkdir(parents=True, exist_ok=True)
     (agent_dir() / "shared.md").write_text("my shared rules")
     (sub / "CLAUDE.md").symlink_to(agent_dir() / "shared.md")
     found = context_files(sub)

@@ -36,7 +36,9 @@ async def run_script(
     the session's messages."""
     script = folder / "script.json"
     script.write_text(json.dumps(turns), encoding="utf-8")
-    workbench = await Workbench.open(WorkbenchOptions(cwd=project, model=f"scripted:{script}"))
+    # (sandbox off: the box keeps `.pi/` read-only, and this model writes a skill there)
+    options = WorkbenchOptions(cwd=project, model=f"scripted:{script}", sandbox="off")
+    workbench = await Workbench.open(options)
     events: list[Any] = []
     workbench.subscribe(events.append)
     try:

@@ -179,7 +179,7 @@ def test_settings_paths_are_read_and_a_tilde_is_the_home_folder(
     tmp_path: Path, isolated_user_dirs: Path
 ) -> None:
     write(isolated_user_dirs / "my-skills", "mine", "Mine.")
-    agent_dir().mkdir(parents=True)
+    agent_dir().mkdir(parents=True, exist_ok=True)
     (agent_dir() / "settings.json").write_text('{"skills": ["~/my-skills"]}')
     project = tmp_path / "project"
     project.mkdir()

@@ -151,7 +151,7 @@ def test_the_homes_agents_skills_stay_the_users_when_working_below_home(
 ) -> None:
     # was a bug: with ~/.pi/ present (every pi user has it) home is the project root of a
     # folder below it, so ~/.agents/skills was read first as a project root
-    agent_dir().mkdir(parents=True)
+    agent_dir().mkdir(parents=True, exist_ok=True)
     cwd = isolated_user_dirs / "scratch" / "nested"
     cwd.mkdir(parents=True)
     skill(isolated_user_dirs / ".agents" / "skills" / "home-skill")
