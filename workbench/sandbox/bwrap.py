@@ -57,8 +57,12 @@ def bwrap_argv(
         argv.append("--unshare-net")
     argv += _base(policy)
     argv += ["--dev", "/dev", "--proc", "/proc"]
-    for folder in policy.temp_folders():
+    temporary = policy.temp_folders()
+    for folder in temporary:
         argv += ["--tmpfs", str(folder)]
+    for prefix in dict.fromkeys(Path(p).resolve() for p in (sys.prefix, sys.base_prefix)):
+        if any(prefix.is_relative_to(folder) for folder in temporary):  # (a checkout in /tmp)
+            argv += ["--ro-bind", str(prefix), str(prefix)]  # our interpreter stays visible
     root = root.resolve()
     git = git_folders(root)
     if git.common is not None:
