@@ -128,7 +128,7 @@ async def test_retries_and_a_final_error_say_what_happened_and_what_to_do(
         await opened(pilot)
         await ask(pilot, app, "first")
         notes = [i.text for i in items(app) if isinstance(i, NoteItem)]
-        assert "Retry 1 worked." in notes
+        assert "Rate-limited, retried, fine (1 retry)." in notes
         assert "Got through." in chat_text(app)
         await ask(pilot, app, "second")
         errors = [i for i in items(app) if isinstance(i, NoteItem) and i.kind == "error"]
@@ -254,11 +254,11 @@ async def test_the_footer_shows_the_sessions_cost_and_cache_hit_rates(project: P
         server.add(AnthropicReply("second", usage=usage(read=990, write=0)))
         options = {"api_base": server.url, "api_key": "test-key"}
         app = build_app(project, model="anthropic/claude-sonnet-4-5", **options)
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with app.run_test(size=(180, 48)) as pilot:  # wide enough for every part
             await opened(pilot)
             await ask(pilot, app, "one")
             await ask(pilot, app, "two")
-            footer = plain(app.status_bar.render(), 160)
+            footer = plain(app.status_bar.render(), 180)
             # 990 read of 2,000 prompt tokens in all; the last call read 990 of 1,000
             assert "cache 99% last, 50% all" in footer, footer
             assert "↑2.0k ↓14" in footer, footer

@@ -203,7 +203,8 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
             "the worktree question",
         )
         await pilot.press("n")
-        await until(pilot, lambda: "Merged notes into main" in chat_text(app), "the notice")
+        merged = "Branch notes was merged into main."  # the merge entry: the chat reloads
+        await until(pilot, lambda: merged in chat_text(app), "the merge in the chat")
         assert (project / "NOTES.md").read_text() == "notes\n"
         await pilot.press("f3")  # the result took no key: F3 goes to the tree
         await until(pilot, lambda: tree.has_focus, "the tree focused")

@@ -102,7 +102,8 @@ def test_sigterm_to_a_headless_parent_ends_its_children(project: Path) -> None:
         project, "parent", [{"tool_calls": [{"name": "subagent", "arguments": {"tasks": tasks}}]}]
     )
     process = subprocess.Popen(
-        workbench_command("--mode", "json", "--model", parent, "go"),
+        # unboxed: the test reads the commands' real process ids (a box has its own)
+        workbench_command("--mode", "json", "--sandbox", "off", "--model", parent, "go"),
         cwd=project,
         stdout=subprocess.PIPE,
         text=True,

@@ -68,6 +68,14 @@ def model_label(name: str) -> str:
     return name
 
 
+def _state_parts(f: Footing) -> list[Text]:
+    """Whether the agent works, and the footer's message."""
+    parts = [Text("● working", palette.WARNING)] if f.busy else []
+    if f.message:
+        parts.append(Text(f.message, f"bold {palette.WARNING_COLOUR}"))
+    return parts
+
+
 class StatusBar(Static):
     """See the module docstring."""
 
@@ -97,20 +105,18 @@ class StatusBar(Static):
         parts = _optional_parts(f, level) if level < 4 else []
         if f.branch:
             parts.append(Text(f"⎇ {f.branch}", palette.PRIMARY))
+        if level == 4:  # narrowest: the run state and a message before the modes a cut may take
+            parts += _state_parts(f)
         if f.mode:
             parts.append(Text(f"enforcer {f.mode}", palette.ERROR if f.mode == "off" else ""))
-        if f.approval:
+        if f.approval and (level < 4 or f.approval != "never"):  # (narrowest: only if it asks)
             parts.append(Text(f"approve {f.approval} (F5)" if level < 4 else f"F5 {f.approval}"))
         if f.mcp_failed:
             parts.append(Text(f"✗ MCP {', '.join(f.mcp_failed)}", palette.ERROR))
         if f.sandbox:
             loose = palette.WARNING if f.sandbox == "off" else ""
             parts.append(Text(f"sandbox {f.sandbox}", loose))
-        if f.busy:
-            parts.append(Text("● working", palette.WARNING))
-        if f.message:
-            parts.append(Text(f.message, f"bold {palette.WARNING_COLOUR}"))
-        return parts
+        return parts + _state_parts(f) if level < 4 else parts
 
     def change(self, **values: Any) -> None:
         for key, value in values.items():
