@@ -68,3 +68,17 @@ def test_an_export_with_a_credential_is_refused_and_redact_writes_it_clean(
     markdown = cli(project, "export", "--redact", "--format", "md", "-o", "-")
     assert markdown.returncode == 0 and KEY not in markdown.stdout
     assert "untracked files included: .env" in markdown.stderr
+
+
+def test_a_virtual_environment_made_in_the_project_is_not_part_of_the_export(
+    project: Path,
+) -> None:
+    make_session(project, "set it up")
+    venv = project / "v"  # `python3 -m venv v`, which `.gitignore` does not list
+    (venv / "lib" / "site-packages" / "boto").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "lib" / "site-packages" / "boto" / "example.rst").write_text(f"key = {KEY}\n")
+    (project / ".env").write_text("DEBUG=1\n")
+    done = cli(project, "export", "--format", "md")
+    assert done.returncode == 0, done.stderr  # the example key inside the venv is not read
+    assert "untracked files included: .env\n" in done.stdout

@@ -66,13 +66,15 @@ def branch_diff(
 
 
 def worktree_diff(git: GitRunner, base: str, path: str | None) -> WorktreeDiff:
-    """`git diff BASE` of the working tree, untracked files included as added (not exports)."""
+    """`git diff BASE` of the working tree, untracked files included as added (not exports,
+    and not a virtual environment made in the project that `.gitignore` does not list)."""
     paths = pathspec(path)
     listed = git.run(
         "ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", *paths
     )
     top = Path(git.run("rev-parse", "--show-toplevel"))
-    untracked = [name for name in listed.split("\0") if name and not is_export(top / name)]
+    names = [name for name in listed.split("\0") if name and not is_export(top / name)]
+    untracked = _outside_virtualenvs(names)
     with tempfile.TemporaryDirectory(prefix="workbench-diff-") as scratch:
         index = Path(scratch) / "index"
         real = Path(git.run("rev-parse", "--path-format=absolute", "--git-path", "index"))
@@ -85,3 +87,13 @@ def worktree_diff(git: GitRunner, base: str, path: str | None) -> WorktreeDiff:
             reader.run(*add, input=specs.encode())
         text = reader.run("diff", "--no-color", "--no-ext-diff", "--no-renames", base, "--", *paths)
     return WorktreeDiff(text, untracked)
+
+
+def _outside_virtualenvs(names: list[str]) -> list[str]:
+    """`names` without the files of untracked virtual environments (a folder that holds
+    `pyvenv.cfg`): thousands of installed files, none of them the branch's work."""
+    roots = tuple(name.removesuffix("pyvenv.cfg") for name in names if name.endswith("pyvenv.cfg"))
+    roots = tuple(r for r in roots if r.endswith("/"))  # (the project itself is not one)
+    if not roots:
+        return names
+    return [name for name in names if not name.startswith(roots)]
