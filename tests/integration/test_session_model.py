@@ -15,20 +15,15 @@ def asked(server: OpenAIServer) -> list[str]:
     return [request["messages"][-1]["content"] for request in server.requests]
 
 
+def first_run(project, server):
+    """A first `-p` on `openai/x` at the local server: the session records both."""
+    model = ["--model", "openai/x", "--api-base", server.url, "--api-key", "k"]
+    return run_workbench("-p", *model, "one", cwd=project, timeout=90)
+
+
 def test_continue_without_flags_reopens_the_sessions_model_and_endpoint(project, server):
     server.add(Reply(text="first answer"), Reply(text="second answer"))
-    first = run_workbench(
-        "-p",
-        "--model",
-        "openai/x",
-        "--api-base",
-        server.url,
-        "--api-key",
-        "k",
-        "one",
-        cwd=project,
-        timeout=90,
-    )
+    first = first_run(project, server)
     assert (first.returncode, first.stdout) == (0, "first answer\n"), first.stderr
     again = run_workbench("-p", "-c", "two", cwd=project, timeout=90)
     assert (again.returncode, again.stdout) == (0, "second answer\n"), again.stderr
@@ -38,18 +33,7 @@ def test_continue_without_flags_reopens_the_sessions_model_and_endpoint(project,
 
 def test_flags_win_over_the_recorded_model(project, server):
     server.add(Reply(text="first answer"))
-    first = run_workbench(
-        "-p",
-        "--model",
-        "openai/x",
-        "--api-base",
-        server.url,
-        "--api-key",
-        "k",
-        "one",
-        cwd=project,
-        timeout=90,
-    )
+    first = first_run(project, server)
     assert first.returncode == 0, first.stderr
     demo = run_workbench("-p", "-c", "--model", "demo", "hello", cwd=project, timeout=90)
     assert demo.returncode == 0, demo.stderr
