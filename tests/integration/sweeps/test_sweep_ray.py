@@ -49,11 +49,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def needs_ray() -> None:
+    if importlib.util.find_spec("ray") is None:
+        missing("ray is not installed (pip install -e '.[dev,ray]')")
+
+
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """`ray start --head --block`, its processes in a group of their own, ended at the end."""
-    if importlib.util.find_spec("ray") is None:
-        missing("ray is not installed (pip install -e '.[dev,ray]')")
+    needs_ray()
     home, folder = tmp_path_factory.mktemp("worker-home"), tmp_path_factory.mktemp("worker-cwd")
     port = free_port()
     env = {
@@ -191,6 +195,7 @@ def test_ctrl_c_on_a_local_ray_instance_leaves_no_process_and_keeps_what_the_run
 ) -> None:
     """No address: the sweep starts a Ray instance of its own, and a Ctrl+C ends it, its tasks
     and their children."""
+    needs_ray()
     for key, value in {**LOCAL_RAY, "OPENAI_API_KEY": "none"}.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
