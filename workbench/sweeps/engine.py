@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from workbench.agent.models.rate_gate import GATE_VARIABLE
@@ -53,8 +54,9 @@ class SweepRequest:
     """The box of the runs' commands and of the checks (`choose_sandbox`: settings and
     `--sandbox`); each run's agent gets its mode and can only narrow it."""
     checkout: bool = True
-    """Make each run's worktree here now (the runs of this machine work in them); False when
-    the runs work elsewhere (on Ray's workers): a worktree is then made on its first use."""
+    """Make each run's worktree here when its run starts (the runs of this machine work in
+    them); False when the runs work elsewhere (on Ray's workers): a worktree is then made on
+    its first use."""
 
 
 def sweeps_of(session: Session) -> list[Sweep]:
@@ -101,7 +103,7 @@ def _fork_all(
     else:
         store.move_to_branch(before.branch)
     made = [store.record(run.branch).worktree for run in runs]
-    session.workspaces.add_new([w for w in made if w is not None], request.checkout)
+    session.workspaces.add_new([w for w in made if w is not None])
     return fork_entry, runs
 
 
@@ -183,7 +185,11 @@ def _launch(
     narrowed = narrowest(request.sandbox.mode, None if asked is None else mode(asked, run.variant))
     box = replace(request.sandbox, mode=narrowed)
     record = session.store.record(run.branch)
-    worktree = session.workspace(run.branch, create=request.checkout)
+    worktree = session.workspace(run.branch, create=False)
+    made = record.worktree
+    prepare = None
+    if request.checkout and made is not None and not made.removed:
+        prepare = partial(session.workspaces.ensure, made)
     return Launch(
         session=session.id,
         branch=run.branch,
@@ -200,6 +206,7 @@ def _launch(
         timeout_s=request.timeout_s,
         gate=gate,
         sandbox=box,
+        prepare=prepare,
     )
 
 

@@ -64,6 +64,9 @@ class Launch:
     """The rate gate the sweep's runs share (`workbench.agent.models.rate_gate`)."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the check; the run's agent gets its mode (`--sandbox`) and may narrow it."""
+    prepare: Callable[[], Path] | None = None
+    """Makes the worktree when the run starts (a checkout takes most of a fork's time: made
+    up front, every run would wait for all of them); None: it exists, or is made elsewhere."""
 
     def command(self, folder: Path) -> ChildCommand:
         argv = ["--mode", "json", "-p", "--session", self.session, "--branch", self.branch]
@@ -140,8 +143,11 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
     figures = Figures(run, launch.prompt)
     started = time.monotonic()
     run.outcome, run.error, run.check, run.tool_calls = "running", None, None, 0
+    run.seconds = 0.0  # a resumed run starts its count again
     changed(run)
     try:
+        if launch.prepare is not None:
+            await asyncio.to_thread(launch.prepare)
         child = await start_child(launch.command(folder))
         try:
             async with asyncio.timeout(launch.timeout_s):

@@ -18,8 +18,8 @@ workspace of their nearest ancestor that has one: ultimately the project checkou
 from __future__ import annotations
 
 import shutil
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from workbench.errors import UsageError, WorkbenchError
@@ -44,6 +44,9 @@ class Workspaces:
     def __init__(self, location: StorageLocation, worktree_root: Path) -> None:
         self.location = location
         self.worktree_root = worktree_root
+        self._adding = threading.Lock()
+        """One `git worktree add` at a time: one that runs beside another can read the other's
+        half-made registration and fail (`failed to read worktrees/X/commondir`)."""
 
     @property
     def available(self) -> bool:
@@ -121,6 +124,12 @@ class Workspaces:
         path = Path(worktree.path)
         if (path / ".git").exists() and not self._discarded_half_made(path):
             return path
+        with self._adding:
+            return self._add(worktree, path)
+
+    def _add(self, worktree: Worktree, path: Path) -> Path:
+        if (path / ".git").exists():  # made meanwhile, by the one this waited for
+            return path
         git = self.location.project_runner()
         git.run("worktree", "prune")  # forget registrations whose directory is gone
         branch = worktree.project_branch
@@ -130,27 +139,12 @@ class Workspaces:
             git.run("worktree", "add", "--quiet", "-b", branch, str(path), worktree.base)
         return path
 
-    def add_new(self, worktrees: list[Worktree], checkout: bool = True, at_once: int = 4) -> None:
-        """Make worktrees that do not exist yet, several at once (a sweep's forks): `git worktree
-        add` straight away, without `ensure`'s checks for one that is half-made or gone. One that
-        fails is made again on first use (`ensure`); the first failure is raised once all ended.
-        Without `checkout`, only their project branches are made (one git process): each
-        worktree is checked out from its branch on first use."""
-        git = self.location.project_runner()
-        if not checkout:
-            made = "".join(f"create refs/heads/{w.project_branch} {w.base}\n" for w in worktrees)
-            git.run("update-ref", "--stdin", input=made.encode())
-            return
-
-        def add(worktree: Worktree) -> None:
-            git.run(
-                "worktree", "add", "--quiet", "-b", worktree.project_branch, worktree.path,
-                worktree.base,
-            )  # fmt: skip
-
-        with ThreadPoolExecutor(max(1, at_once)) as pool:
-            for done in [pool.submit(add, worktree) for worktree in worktrees]:
-                done.result()
+    def add_new(self, worktrees: list[Worktree]) -> None:
+        """Make the project branches of worktrees that do not exist yet, in one git process (a
+        sweep's forks): each worktree is checked out from its branch on first use (`ensure`),
+        when its run starts, so that a sweep does not wait for every checkout before its first."""
+        made = "".join(f"create refs/heads/{w.project_branch} {w.base}\n" for w in worktrees)
+        self.location.project_runner().run("update-ref", "--stdin", input=made.encode())
 
     def _discarded_half_made(self, path: Path) -> bool:
         """Remove the worktree at `path` if a killed `git worktree add` left it half-made; wait
