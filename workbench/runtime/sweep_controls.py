@@ -73,10 +73,10 @@ class SweepControls:
     async def sweep(self, args: dict[str, Any]) -> Sweep:
         """Run the sweep `args` asks for (`prompt`, `variants`, `repeat`, `jobs`, `check`,
         `check_timeout`, `timeout`, `max_cost`, `max_tokens`, `at`: the options of `workbench
-        sweep`) from the current position, and return it once every run ended or was stopped.
-        The variants' model defaults to the session's."""
+        sweep`) from the current position, or only what sweep `resume` is missing, and return it
+        once every run ended or was stopped. The variants' model defaults to the session's."""
         from workbench.sandbox import choose_sandbox
-        from workbench.sweeps.engine import run_sweep, start_sweep
+        from workbench.sweeps.engine import find_sweep, run_sweep, start_sweep
         from workbench.sweeps.executor import LocalExecutor
         from workbench.sweeps.options import request_of
 
@@ -99,13 +99,22 @@ class SweepControls:
         if args.get("sandbox"):  # ... or the one the user names for this sweep
             box = choose_sandbox(session.settings, str(args["sandbox"])).policy
         request.sandbox = box
-        if not request.prompt and not all(v.prompt for v in request.variants):
+        resume = str(args.get("resume") or "")
+        if resume and (request.prompt or request.variants):
+            raise UsageError(
+                "--resume runs a recorded sweep as it was asked: no question or variants",
+                f"/sweep --resume {resume}",
+            )
+        if not resume and not request.prompt and not all(v.prompt for v in request.variants):
             raise UsageError("a sweep needs a question", "for example: /sweep -- fix the bug")
         jobs = int(args.get("jobs") or os.cpu_count() or 1)
-        async with self._tree_lock:
-            sweep = await start_sweep(session, request)
-        position = session.store.state.position
-        self._emit(TreeUpdate("fork", position.branch, position.entry))
+        if resume:
+            sweep = await session.store.run(lambda: find_sweep(session, resume))
+        else:
+            async with self._tree_lock:
+                sweep = await start_sweep(session, request)
+            position = session.store.state.position
+            self._emit(TreeUpdate("fork", position.branch, position.entry))
         self._emit(SweepStart(sweep.to_record(), jobs))
         told = Told(sweep.id, self._emit, lambda branch: self._follow(session, branch))
         run = run_sweep(session, sweep, request, LocalExecutor(jobs), told.progress)

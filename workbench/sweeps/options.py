@@ -2,8 +2,8 @@
 command line, `/sweep` in the app or an editor, `sweep` over RPC.
 
 `add_run_options` gives a parser the options of the runs (variants, repeats, jobs, check, time
-and spend limits); `request_of` makes the engine's `SweepRequest` from what was read;
-`read_slash` reads the text of `/sweep ... -- question` with those same options.
+and spend limits, the sweep to resume); `request_of` makes the engine's `SweepRequest` from what
+was read; `read_slash` reads the text of `/sweep ... -- question` with those same options.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-cost", type=float, metavar="USD")
     parser.add_argument("--max-tokens", type=int, metavar="N")
+    parser.add_argument("--resume", metavar="ID", help="run only what sweep ID is missing")
 
 
 def request_of(
@@ -90,7 +91,8 @@ class _SlashParser(argparse.ArgumentParser):
 
 def read_slash(text: str) -> dict[str, Any]:
     """`/sweep [options] -- question` as the fields of the RPC form (`variants`, `repeat`,
-    `jobs`, `check` ..., `prompt`); an empty text asks for none (the app shows the last sweep)."""
+    `jobs`, `check`, `resume` ..., `prompt`); an empty text asks for none (the app shows the last
+    sweep)."""
     parser = _SlashParser(prog="/sweep", add_help=False)
     add_run_options(parser)
     parser.add_argument("prompt", nargs="*")

@@ -218,11 +218,12 @@ class Controller:
     # -- sweeps ---------------------------------------------------------------------------------
 
     async def cmd_sweep(self, args: str) -> None:
-        """With a question, run the sweep (its view opens as it starts); without, show the
-        running or the last one again."""
+        """With a question, run the sweep (its view opens as it starts); with `--resume ID`,
+        run what that sweep is missing; without either, show the running or the last one."""
         sweep = _spec("sweep")
         arguments = sweep.parse_text(args)
-        if arguments["prompt"] is None and not arguments["variants"]:
+        resume = arguments["resume"]
+        if arguments["prompt"] is None and not arguments["variants"] and not resume:
             if self.host.sweep_board.sweep is None:
                 recorded = await asyncio.to_thread(self.wb.sweep_controls.sweeps)
                 if not recorded:
@@ -230,7 +231,10 @@ class Controller:
                 self.host.sweep_board.show(recorded[-1])
             self.host.show_sweep()
             return
-        self.host.note("info", "Starting a sweep: forking a branch and a worktree for each run…")
+        starting = "Starting a sweep: forking a branch for each run…"
+        if resume:
+            starting = f"Resuming {resume}: its runs that did not end…"
+        self.host.note("info", starting)
         done = await sweep.call(self.wb, arguments)
         best = done.summary()[0]
         said = f"{done.id}: {count_of(len(done.runs), 'run')} ended; best {best['name']} "

@@ -67,7 +67,7 @@ def test_rpc_sweep_streams_each_runs_progress_and_answers_the_comparison(
     assert [s["sweep"] for s in rpc.wait_type("response", id="l1")["data"]] == ["sweep-1"]
 
 
-def test_rpc_stop_sweep_ends_every_run_and_the_sweep_answers_with_them_aborted(
+def test_rpc_stop_sweep_ends_every_run_aborted_and_resume_runs_only_those_again(
     tmp_path: Path, server: OpenAIServer, rpc_process
 ) -> None:
     project = make_project(tmp_path / "repo")
@@ -82,6 +82,14 @@ def test_rpc_stop_sweep_ends_every_run_and_the_sweep_answers_with_them_aborted(
     assert rpc.wait_type("response", id="x1")["data"] == {"stopped": True}
     assert [r["outcome"] for r in answer["data"]["runs"]] == ["aborted", "aborted"]
     assert survivors(rpc.process.pid) == []
+    server.add(*[writes_its_file] * 4)
+    rpc.send(type="sweep", id="r1", resume="sweep-1")  # only what the stop left undone
+    resumed = rpc.wait_type("response", id="r1")
+    assert resumed["success"] is True, resumed
+    assert resumed["data"]["sweep"] == "sweep-1"
+    assert [r["outcome"] for r in resumed["data"]["runs"]] == ["done", "done"]
+    rpc.send(type="sweeps", id="l1")
+    assert [s["sweep"] for s in rpc.wait_type("response", id="l1")["data"]] == ["sweep-1"]
     assert rpc.close() == 0
 
 

@@ -33,7 +33,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key")
     parser.add_argument("--api-key-file")
     parser.add_argument("--show", metavar="ID", help="print sweep ID again")
-    parser.add_argument("--resume", metavar="ID", help="run only what sweep ID is missing")
     parser.add_argument(
         "--executor", choices=("local", "ray"), default="local", help="where runs execute"
     )

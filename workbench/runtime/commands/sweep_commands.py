@@ -2,8 +2,9 @@
 branch, compared), `sweeps` (the session's) and `stop_sweep`.
 
 The slash form takes the options of `workbench sweep` (`/sweep --variant model=a --variant
-model=b --check "pytest -q" -- question`); the RPC form takes them as fields (`variants`: the
-list of `--variant` texts). The result is the sweep: its table as text, its comparison as JSON.
+model=b --check "pytest -q" -- question`, or `/sweep --resume sweep-2` to run only what a sweep
+is missing); the RPC form takes them as fields (`variants`: the list of `--variant` texts,
+`resume`: the sweep's id). The result is the sweep: its table as text, its comparison as JSON.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ COMMANDS: tuple[AnyCommand, ...] = (
         "run one question as several variants at once, each on its own branch, and compare them",
         SURFACES,
         (
-            Argument("prompt", "a question", rpc_required=True),
+            Argument("prompt", "a question"),
             Argument("variants", kind=list, in_text=False),
             Argument("repeat", kind=int, in_text=False),
             Argument("jobs", kind=int, in_text=False),
@@ -63,11 +64,12 @@ COMMANDS: tuple[AnyCommand, ...] = (
             Argument("max_cost", kind=float, in_text=False),
             Argument("max_tokens", kind=int, in_text=False),
             Argument("at", in_text=False),
+            Argument("resume", in_text=False),
         ),
         _sweep,
         _sweep_text,
         lambda sweep: sweep.to_json(),
-        args_usage="[--variant K=V ...] [--repeat N] [--check CMD] -- question",
+        args_usage="[--variant K=V ...] [--repeat N] [--check CMD] -- question | --resume ID",
         parse=_read,
         example='/sweep --variant model=openai/gpt-4.1 --check "pytest -q" -- fix the bug',
         fence="",
