@@ -16,7 +16,10 @@ from support.sweep_answers import CHECK, slow, writes_its_file
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from workbench.sweeps.events import SweepProgress, SweepStart
+from workbench.sweeps.record import Run, Sweep
 from workbench.sweeps.runs import SWEEP_MARKER
+from workbench.sweeps.variants import Variant
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.report_view import ReportView
@@ -136,7 +139,7 @@ async def test_alt_m_commits_the_chosen_runs_files_and_merges_them_into_the_bran
     assert "sweep-1: the good run 1" in git(project, "log", "--format=%s", "-3")
 
 
-async def test_esc_stops_every_run_and_each_keeps_what_it_did(
+async def test_esc_stops_every_run_and_each_keeps_what_it_did_and_resume_runs_them_again(
     project: Path, server: OpenAIServer
 ) -> None:
     server.add(*[slow] * 2)
@@ -167,6 +170,14 @@ async def test_esc_stops_every_run_and_each_keeps_what_it_did(
         await terminal_keys(pilot, "\x1b")  # over now: Esc closes the view
         await until(pilot, lambda: not isinstance(app.screen, SweepView), "the view to close")
 
+        server.add(*[writes_its_file] * 4)  # `/sweep --resume` runs what the stop left undone
+        await terminal_keys(pilot, "/sweep --resume sweep-1\r", burst=True)
+        await until(pilot, lambda: isinstance(app.screen, SweepView), "the view again", 60)
+        outcomes = lambda: [r.outcome for r in board.sweep.runs] if board.sweep else []  # noqa: E731
+        await until(pilot, lambda: outcomes() == ["done", "done"], "the runs to end", 90)
+        [resumed] = app.workbench.sweep_controls.sweeps()  # the same sweep, not a new one
+        assert [r.outcome for r in resumed.runs] == ["done", "done"]
+
 
 async def test_a_letter_typed_in_the_sweep_view_is_text_for_the_editor_and_slash_sweep_reopens_it(
     project: Path, server: OpenAIServer
@@ -186,3 +197,26 @@ async def test_a_letter_typed_in_the_sweep_view_is_text_for_the_editor_and_slash
         assert isinstance(app.screen, SweepView)
         runs = app.screen.query_one("#runs", DataTable)
         assert [row[1] for row in rows(runs)] == ["done", "done"]
+
+
+async def test_a_running_runs_seconds_move_while_its_process_prints_nothing(
+    project: Path, server: OpenAIServer
+) -> None:
+    """Its row is told when its process prints; between, the view counts its seconds on."""
+    variants = [Variant("a", "model=openai/a", model="openai/a")]
+    run = Run("sweep-1.a-1", "a", 1)
+    sweep = Sweep("sweep-1", "s", "main", None, "think long", None, variants, [run], 0.0)
+    run.outcome, run.seconds = "running", 4.0
+    app = sweep_app(project, server)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        now = [50.0]
+        app.sweep_board.clock = lambda: now[0]
+        app.on_workbench_event(SweepStart(sweep.to_record(), 1))
+        app.on_workbench_event(SweepProgress("sweep-1", run.to_json(), None))
+        await until(pilot, lambda: isinstance(app.screen, SweepView), "the sweep view")
+        table = app.screen.query_one("#runs", DataTable)
+        assert rows(table)[0][5] == "4.0"
+        now[0] += 6  # six seconds without a word from the run's process
+        await until(pilot, lambda: rows(table)[0][5] == "10.0", "its seconds to move")
+        assert rows(table)[0][1] == "running"

@@ -60,3 +60,18 @@ def test_progress_of_another_sweep_changes_nothing() -> None:
     other = Run("sweep-2.a-1", "a", 1, outcome="running")
     board.apply(SweepProgress("sweep-2", other.to_json(), "bash"))
     assert [r.outcome for r in board.sweep.runs] == ["queued", "queued"]  # type: ignore[union-attr]
+
+
+def test_a_running_runs_seconds_count_on_while_its_process_prints_nothing() -> None:
+    board, sweep = started()
+    now = [100.0]
+    board.clock = lambda: now[0]
+    run = sweep.runs[0]
+    run.outcome, run.seconds = "running", 2.5
+    board.apply(progress(run, "bash"))
+    now[0] += 7  # seven seconds of a command that prints nothing
+    assert texts(board.run_row(run))[5] == "9.5"
+    run.outcome, run.seconds = "done", 12.0
+    board.apply(progress(run))
+    now[0] += 30
+    assert texts(board.run_row(run))[5] == "12.0"  # ended: its own figure, no more counting

@@ -4,6 +4,9 @@ and drawn as rows: one per run, then the variants best first (the ordering is th
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from rich.text import Text
 
 from workbench.sweeps.events import SweepEnd, SweepProgress, SweepStart
@@ -57,21 +60,27 @@ class SweepBoard:
         self.sweep: Sweep | None = None
         self.running = False
         self.tools: dict[str, str | None] = {}
+        self.heard: dict[str, float] = {}
+        """When each run's figures last came (`clock`): a running run's seconds go on from
+        there while its process prints nothing."""
+        self.clock: Callable[[], float] = time.monotonic
 
     def show(self, sweep: Sweep) -> None:
         """A recorded sweep (`/sweep` with nothing running)."""
-        self.sweep, self.running, self.tools = sweep, False, {}
+        self.sweep, self.running, self.tools, self.heard = sweep, False, {}, {}
 
     def apply(self, event: SweepStart | SweepProgress | SweepEnd) -> None:
         match event:
             case SweepStart():
-                self.sweep, self.running, self.tools = Sweep.from_record(event.sweep), True, {}
+                self.sweep, self.running = Sweep.from_record(event.sweep), True
+                self.tools, self.heard = {}, {}
             case SweepProgress() if self.sweep is not None and self.sweep.id == event.sweep:
                 run = Run.from_json(event.run)
                 if event.tool == "check":  # its agent is done, its check not yet: not passed
                     run.outcome = "running"
                 self.sweep.runs = [run if r.branch == run.branch else r for r in self.sweep.runs]
                 self.tools[run.branch] = event.tool
+                self.heard[run.branch] = self.clock()
             case SweepEnd() if self.sweep is not None and self.sweep.id == event.sweep:
                 self.sweep.runs = [Run.from_json(r) for r in event.comparison["runs"]]
                 self.sweep.stopped, self.running, self.tools = event.stopped, False, {}
@@ -84,9 +93,17 @@ class SweepBoard:
             tool or "",
             str(run.tokens.total),
             _cost(run.cost),
-            f"{run.seconds:.1f}",
+            self.seconds(run),
             _check(run),
         )
+
+    def seconds(self, run: Run) -> str:
+        """The run's seconds; a running one's counted on from its last figures (its process
+        may print nothing for a while: the model thinks, a command runs)."""
+        seconds = run.seconds
+        if self.running and run.outcome == "running" and run.branch in self.heard:
+            seconds += self.clock() - self.heard[run.branch]
+        return f"{seconds:.1f}"
 
     def variant_rows(self) -> list[tuple[str | Text, ...]]:
         """The variants best first: pass rate, then mean cost, then mean time (`Sweep.summary`);

@@ -1,7 +1,8 @@
 """The sweep view: one live row per run (queued, running with its tool, tokens, cost and seconds,
 done with its check ✓ or ✗), then the variants best first.
 
-Enter on a run opens its branch's status (and from there its diff); Alt+M merges it; Esc stops
+A running run's seconds move once a second, between its process's reports. Enter on a run
+opens its branch's status (and from there its diff); Alt+M merges it; Esc stops
 every run while they go (each keeps what it did), and closes the view once they are over. A
 letter typed here is text: the view closes and the editor takes it. The rows are the app's
 `SweepBoard`, kept from the session's events; the view only draws it and asks for actions.
@@ -25,6 +26,8 @@ from workbench.tui.sweep.board import RUN_COLUMNS, VARIANT_COLUMNS, SweepBoard
 
 SweepAction = Literal["status", "merge", "stop"]
 
+TICK_S = 1.0
+"""How often a running run's seconds move (their cells alone are redrawn)."""
 RUNNING_KEYS = "↑↓ choose a run · Enter its status and diff · Alt+M merge it · Esc stops every run"
 ENDED_KEYS = "↑↓ choose a run · Enter its status and diff · Alt+M merge it · Esc closes"
 
@@ -79,6 +82,17 @@ class SweepView(ModalScreen[None]):
         self.ready = True
         self.redraw()
         self.query_one("#runs", DataTable).focus()
+        self.set_interval(TICK_S, self.tick)
+
+    def tick(self) -> None:
+        """The seconds of the running runs move on, between the events of their processes."""
+        sweep = self.board.sweep
+        if sweep is None or not self.board.running:
+            return
+        runs = self.query_one("#runs", DataTable)
+        for run in sweep.runs:
+            if run.outcome == "running" and run.branch in runs.rows:
+                runs.update_cell(run.branch, "secs", self.board.seconds(run))
 
     def _title(self) -> str:
         sweep = self.board.sweep
