@@ -25,6 +25,8 @@ from support.git_project import git, make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench, workbench_command
 
+from workbench.agent.models.rate_gate import RateGate
+
 USAGE = {"prompt_tokens": 120, "completion_tokens": 30}
 LOCAL_RAY = {
     "RAY_AUTH_MODE": "disabled",
@@ -157,6 +159,45 @@ def test_each_run_is_a_ray_task_on_a_worker_of_its_own_and_comes_back_through_gi
     after = snapshot(project)
     del after["branches"]
     assert after == before
+
+
+def test_a_hold_on_one_nodes_gate_reaches_the_gate_of_every_other_node_through_the_keeper(
+    tmp_path: Path, ray_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a 429 writes in one node's gate folder reaches the others' through the sweep's
+    keeper, a named actor on the cluster (two folders stand for two nodes' temporary folders:
+    without the keeper, each node's runs would go on asking)."""
+    for key, value in LOCAL_RAY.items():
+        monkeypatch.setenv(key, value)
+    from workbench.sweeps.cluster.executor import import_ray
+    from workbench.sweeps.cluster.gate import Mirror, start_keeper
+
+    ray = import_ray(local=False)
+    ray.init(address=ray_cluster.address, log_to_driver=False)
+    one, two = RateGate(tmp_path / "node-1"), RateGate(tmp_path / "node-2")
+    provider = "http://127.0.0.1:9/v1"
+
+    def reaches(gate: RateGate, at_least: float) -> None:
+        deadline = time.monotonic() + 60
+        while gate.until(provider) < at_least:
+            assert time.monotonic() < deadline, f"no hold reached {gate.folder}"
+            time.sleep(0.05)
+
+    try:
+        keeper = start_keeper(ray, f"workbench-rate-{tmp_path.name}")
+        mirrors = [Mirror(ray, gate, keeper) for gate in (one, two)]
+        for mirror in mirrors:
+            mirror.start()
+        try:
+            one.hold(provider, 60)  # a 429 on node 1
+            reaches(two, time.time() + 50)
+            two.hold(provider, 300)  # a longer one on node 2, later
+            reaches(one, time.time() + 250)
+        finally:
+            for mirror in mirrors:
+                mirror.stop()
+    finally:
+        ray.shutdown()
 
 
 def test_without_ray_the_ray_executor_says_how_to_install_it(

@@ -6,7 +6,8 @@ hit again as soon as the first one retries. The gate is a folder (named by `GATE
 sweep makes one for its runs) with a small file per provider holding the time before which no
 request to it may start. A process that is rate limited moves that time later (never earlier,
 under a file lock); every process waits for it before each request. Without the variable there is
-no gate and each process backs off on its own.
+no gate and each process backs off on its own. (Across machines, a sweep on Ray copies the holds
+of each node's folder through one keeper: `workbench.sweeps.cluster.gate`.)
 """
 
 from __future__ import annotations
@@ -45,20 +46,31 @@ class RateGate:
         except (OSError, ValueError):
             return 0.0
 
+    def held(self) -> dict[str, float]:
+        """Each provider's time by its file's name: what another machine's gate copies."""
+        found: dict[str, float] = {}
+        for path in self.folder.glob("*") if self.folder.is_dir() else ():
+            with contextlib.suppress(OSError, ValueError):
+                found[path.name] = float(path.read_text(encoding="ascii") or 0)
+        return found
+
     def hold(self, provider: str, seconds: float) -> None:
         """Hold every process back from `provider` for `seconds` from now (or longer, when
         another process already asked for longer)."""
+        self.hold_until(self._path(provider).name, time.time() + seconds)
+
+    def hold_until(self, name: str, until: float) -> None:
+        """`hold` by the provider's file name (`held`), to an epoch time: never earlier."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        with open(self._path(provider), "a+", encoding="ascii") as handle:
+        with open(self.folder / name, "a+", encoding="ascii") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             handle.seek(0)
             held = 0.0
             with contextlib.suppress(ValueError):
                 held = float(handle.read() or 0)
-            until = max(held, time.time() + seconds)
             handle.seek(0)
             handle.truncate()
-            handle.write(f"{until:.3f}")
+            handle.write(f"{max(held, until):.3f}")
 
     async def wait(self, provider: str) -> float:
         """Sleep until `provider` may be asked; returns the seconds waited. Read again after

@@ -19,6 +19,7 @@ from typing import Any
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.store.identity import conversation_identity
 from workbench.sessions.store.location import StorageLocation
+from workbench.sweeps.cluster.gate import start_keeper
 from workbench.sweeps.cluster.task import SEND_BACK_S, TaskSpec, run_task
 from workbench.sweeps.cluster.transport import bring_back, send_session, sweep_remote
 from workbench.sweeps.executor import Budget, LocalExecutor, Progress
@@ -57,6 +58,8 @@ class RayExecutor(LocalExecutor):
         self.remote = sweep_remote(location, remote)
         self.who = conversation_identity(location.project_runner())
         self.task: Any = None
+        self.keeper: Any = None
+        """The sweep's rate gate across the nodes (`gate`): held here, it lives while we run."""
         self.returns = asyncio.Lock()
 
     async def execute(
@@ -67,6 +70,7 @@ class RayExecutor(LocalExecutor):
         await asyncio.to_thread(send_session, self.location, work[0][0].session, self.remote)
         self._connect()
         try:
+            self.keeper = start_keeper(self.ray, _gate_name(work[0][0]))
             return await super().execute(work, budget, progress)
         finally:
             self.ray.shutdown()
@@ -94,10 +98,9 @@ class RayExecutor(LocalExecutor):
         self.task = self.ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")(run_task)
 
     async def run(self, launch: Launch, run: Run, changed: Progress) -> None:
-        gate = launch.gate.name if launch.gate is not None else "workbench-rate"
-        spec = TaskSpec(
-            self.remote, dataclasses.replace(launch, api_key=None), run.to_json(), gate, self.who
-        )
+        gate = _gate_name(launch)
+        sent = dataclasses.replace(launch, api_key=None, prepare=None)  # no key, no driver's call
+        spec = TaskSpec(self.remote, sent, run.to_json(), gate, self.who)
         stream = self.task.remote(spec)
         try:
             await _follow(stream, run, changed)
@@ -116,6 +119,11 @@ class RayExecutor(LocalExecutor):
                 bring_back, self.location, self.remote, launch.session, launch.branch,
                 launch.worktree,
             )  # fmt: skip
+
+
+def _gate_name(launch: Launch) -> str:
+    """The name of the runs' gate folder on each node, and of its keeper."""
+    return launch.gate.name if launch.gate is not None else "workbench-rate"
 
 
 async def _follow(stream: Any, run: Run, changed: Progress) -> None:

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.agent.models.rate_gate import RateGate
 from workbench.processes.child import GRACE_S
 from workbench.sessions.store.identity import Identity
+from workbench.sweeps.cluster.gate import Mirror
 from workbench.sweeps.cluster.transport import check_out, send_back
 from workbench.sweeps.record import Run
 from workbench.sweeps.runs import Launch, run_one
@@ -42,14 +44,19 @@ class TaskSpec:
     launch: Launch
     run: dict[str, Any]
     gate: str
-    """The name of the sweep's rate gate folder: the runs on one worker share it."""
+    """The name of the sweep's rate gate folder (the runs on one node share it) and of its
+    keeper (the nodes share that: `gate`)."""
     who: Identity
 
 
 def run_task(spec: TaskSpec) -> Iterator[dict[str, Any]]:
     """The Ray task: the run's figures (`Run.to_json`) as they change, the last one final."""
+    import ray  # in a Ray task: Ray is there
+
     updates: queue.Queue[dict[str, Any] | BaseException | None] = queue.Queue()
     worker = _Worker(spec, updates)
+    mirror = Mirror(ray, RateGate(gate_folder(spec)), ray.get_actor(spec.gate))
+    mirror.start()
     worker.start()
     try:
         while (item := _next(updates)) is not None:
@@ -58,6 +65,12 @@ def run_task(spec: TaskSpec) -> Iterator[dict[str, Any]]:
             yield item
     finally:
         worker.stop()
+        mirror.stop()
+
+
+def gate_folder(spec: TaskSpec) -> Path:
+    """The node's gate folder of the sweep: its runs on this node share it."""
+    return Path(tempfile.gettempdir()) / spec.gate
 
 
 def _next(updates: queue.Queue[dict[str, Any] | BaseException | None]) -> Any:
@@ -127,7 +140,7 @@ class _Worker:
             here = dataclasses.replace(
                 launch,
                 worktree=worktree,
-                gate=Path(tempfile.gettempdir()) / spec.gate,
+                gate=gate_folder(spec),
                 api_key=None,
             )
             # Cancelled, the child has ended; what it did is sent back all the same.
