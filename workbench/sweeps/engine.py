@@ -89,15 +89,18 @@ def _fork_all(
         store.move_to(store.resolve(request.at))
     position = Position(store.state.position.branch, store.state.position.entry)
     fork_entry = store.position_entry()
-    runs = []
-    for variant in request.variants:
-        for repeat in range(1, request.repeat + 1):
-            name = f"{sweep_id}.{variant.name}-{repeat}"
-            fork_branch(store, session.workspaces, name, None, defer_worktree=True)
-            # Back at the fork's position for the next fork: in memory only (the path is the
-            # same), written once at the end.
-            store.state.position = position
-            runs.append(Run(name, variant.name, repeat))
+    runs = [
+        Run(f"{sweep_id}.{variant.name}-{repeat}", variant.name, repeat)
+        for variant in request.variants
+        for repeat in range(1, request.repeat + 1)
+    ]
+    names = [run.branch for run in runs]
+    plans = session.workspaces.plan(store.session_id, names, store.state, store.branch)
+    for name, planned in zip(names, plans, strict=True):
+        fork_branch(store, session.workspaces, name, None, defer_worktree=True, planned=planned)
+        # Back at the fork's position for the next fork: in memory only (the path is the
+        # same), written once at the end.
+        store.state.position = position
     if before.entry is not None:
         store.move_to(store.resolve(before.entry))
     else:

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from workbench.errors import DiskFull
+from workbench.sessions.store.state import Worktree
 from workbench.sessions.store.store import GitConversationStore
 from workbench.sessions.workspaces.workspace import Workspaces
 from workbench.text import count_of
@@ -56,6 +57,7 @@ def fork_branch(
     name: str,
     at: str | None,
     defer_worktree: bool = False,
+    planned: tuple[Worktree | None, list[str], str] | None = None,
 ) -> ForkResult:
     """Create branch `name` at entry `at` (default: the current position) and move there.
 
@@ -63,6 +65,7 @@ def fork_branch(
     branch that holds the entry. The branch is recorded before its worktree is made, so an
     interrupted fork leaves a branch whose worktree is simply created on first use;
     `defer_worktree` leaves it to that first use (`Workspaces.directory`) on purpose.
+    `planned`: its `Workspaces.plan`, made with others' (a sweep's forks, from the position).
     """
     store.check_new_branch(name)
     if at is None:
@@ -72,7 +75,9 @@ def fork_branch(
         fork_entry = entry.id
         on_path = any(e.id == fork_entry for e in store.path())
         parent = store.branch if on_path else entry.branch
-    worktree, left_behind, note = workspaces.plan(store.session_id, name, store.state, parent)
+    if planned is None:
+        [planned] = workspaces.plan(store.session_id, [name], store.state, parent)
+    worktree, left_behind, note = planned
     position = store.state.position
     try:
         store.add_branch(name, parent, fork_entry, worktree)

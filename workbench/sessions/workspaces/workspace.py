@@ -38,6 +38,10 @@ def project_branch_name(session_id: str, branch: str) -> str:
     return f"wb/{session_id}/{branch}"
 
 
+def _head_ref(branch: str) -> str:
+    return f"refs/heads/{branch}"
+
+
 class Workspaces:
     """The working directories of a session's branches."""
 
@@ -93,31 +97,36 @@ class Workspaces:
         return found.stdout.strip() if found.status == 0 else None
 
     def plan(
-        self, session_id: str, name: str, state: SessionState, parent: str
-    ) -> tuple[Worktree | None, list[str], str]:
-        """The worktree a fork of `parent` would get, what it leaves behind, and a note.
+        self, session_id: str, names: list[str], state: SessionState, parent: str
+    ) -> list[tuple[Worktree | None, list[str], str]]:
+        """The worktree each fork of `parent` named in `names` would get (all from the same
+        commit: a sweep's forks are planned at once), what it leaves behind, and a note.
 
         Nothing is created here: the caller records the branch first, then calls `ensure`.
         """
         if not self.available:
-            return None, [], "no worktree: the project is not a git repository"
+            return [(None, [], "no worktree: the project is not a git repository")] * len(names)
         parent_git = self.git(state, parent)
         base = self.head_commit(parent_git)
         if base is None:
-            return None, [], "no worktree: the project has no commit yet"
-        branch = project_branch_name(session_id, name)
-        taken = parent_git.try_run("show-ref", "--verify", "--quiet", f"refs/heads/{branch}")
-        if taken.status == 0:
+            return [(None, [], "no worktree: the project has no commit yet")] * len(names)
+        branches = [project_branch_name(session_id, name) for name in names]
+        listed = parent_git.run("for-each-ref", "--format=%(refname)", *map(_head_ref, branches))
+        if taken := [b for b in branches if _head_ref(b) in listed.splitlines()]:
             raise UsageError(
-                f"the project already has a branch {branch}",
-                f"pick another fork name, or delete it with `git branch -D {branch}`",
+                f"the project already has a branch {taken[0]}",
+                f"pick another fork name, or delete it with `git branch -D {taken[0]}`",
             )
         left_behind = sorted(uncommitted_paths(parent_git))
         parent_ref = parent_git.try_run("symbolic-ref", "--quiet", "HEAD").stdout.strip()
-        worktree = Worktree(
-            str(self.worktree_root / name), branch, base, parent_ref=parent_ref or None
-        )
-        return worktree, left_behind, f"worktree {worktree.path} on {branch} at {base[:10]}"
+        planned: list[tuple[Worktree | None, list[str], str]] = []
+        for name, branch in zip(names, branches, strict=True):
+            worktree = Worktree(
+                str(self.worktree_root / name), branch, base, parent_ref=parent_ref or None
+            )
+            note = f"worktree {worktree.path} on {branch} at {base[:10]}"
+            planned.append((worktree, left_behind, note))
+        return planned
 
     def ensure(self, worktree: Worktree) -> Path:
         """The worktree's directory, created (again) when it is missing or half-made."""
