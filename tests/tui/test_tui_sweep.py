@@ -215,7 +215,9 @@ async def test_a_running_runs_seconds_move_while_its_process_prints_nothing(
         app.on_workbench_event(SweepStart(sweep.to_record(), 1))
         app.on_workbench_event(SweepProgress("sweep-1", run.to_json(), None))
         await until(pilot, lambda: isinstance(app.screen, SweepView), "the sweep view")
-        table = app.screen.query_one("#runs", DataTable)
+        view = app.screen
+        await until(pilot, lambda: view.is_mounted and view.query("#runs"), "its rows")
+        table = view.query_one("#runs", DataTable)
         assert rows(table)[0][5] == "4.0"
         now[0] += 6  # six seconds without a word from the run's process
         await until(pilot, lambda: rows(table)[0][5] == "10.0", "its seconds to move")

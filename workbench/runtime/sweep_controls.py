@@ -100,7 +100,7 @@ class SweepControls:
             box = choose_sandbox(session.settings, str(args["sandbox"])).policy
         request.sandbox = box
         resume = str(args.get("resume") or "")
-        if resume and (request.prompt or request.variants):
+        if resume and (request.prompt or args.get("variants")):
             raise UsageError(
                 "--resume runs a recorded sweep as it was asked: no question or variants",
                 f"/sweep --resume {resume}",
