@@ -174,7 +174,8 @@ async def test_esc_stops_every_run_and_each_keeps_what_it_did_and_resume_runs_th
         await terminal_keys(pilot, "/sweep --resume sweep-1\r", burst=True)
         await until(pilot, lambda: isinstance(app.screen, SweepView), "the view again", 60)
         outcomes = lambda: [r.outcome for r in board.sweep.runs] if board.sweep else []  # noqa: E731
-        await until(pilot, lambda: outcomes() == ["done", "done"], "the runs to end", 90)
+        ended = lambda: outcomes() == ["done", "done"] and not board.running  # noqa: E731
+        await until(pilot, ended, "the runs to end and be recorded", 90)
         [resumed] = app.workbench.sweep_controls.sweeps()  # the same sweep, not a new one
         assert [r.outcome for r in resumed.runs] == ["done", "done"]
 
