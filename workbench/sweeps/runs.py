@@ -163,7 +163,6 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
         except asyncio.CancelledError:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(child.end())
-            run.outcome = "aborted"
             raise
         figures.report.conclude(code, child.stderr)
         run.outcome = "done" if figures.report.ok else "failed"
@@ -171,14 +170,15 @@ async def run_one(launch: Launch, run: Run, changed: Callable[[Run], None]) -> N
         if launch.check and run.outcome == "done":
             run.tool = "check"  # the row says what the run waits for
             changed(run)
-            try:
-                run.check = await run_check(
-                    launch.check, launch.worktree, launch.check_timeout_s, launch.sandbox
-                )
-            except asyncio.CancelledError:
-                run.outcome = "aborted"  # stopped before its check said: not a pass
-                raise
+            run.check = await run_check(
+                launch.check, launch.worktree, launch.check_timeout_s, launch.sandbox
+            )
         await asyncio.to_thread(_diff_figures, launch, run)
+    except asyncio.CancelledError:
+        # Stopped anywhere (its worktree made, its child running, its check not yet said): not
+        # a pass, and `--resume` runs it again.
+        run.outcome = "aborted"
+        raise
     finally:
         run.seconds, run.tool = time.monotonic() - started, None
         shutil.rmtree(folder, ignore_errors=True)
