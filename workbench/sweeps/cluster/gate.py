@@ -20,6 +20,8 @@ from workbench.agent.models.rate_gate import RateGate
 
 MIRROR_S = 0.25
 """How often a task copies the holds both ways: a hold reaches the other nodes within it."""
+ASK_S = 10.0
+"""How long the keeper is waited for (a cluster in trouble must not hold up the run's end)."""
 
 
 class Keeper:
@@ -72,7 +74,7 @@ class Mirror:
             if until > now and until > self.known.get(name, 0.0):
                 self.keeper.hold.remote(name, until - now)
                 self.known[name] = until
-        for name, left in self.ray.get(self.keeper.left.remote()).items():
+        for name, left in self.ray.get(self.keeper.left.remote(), timeout=ASK_S).items():
             until = time.time() + left
             if until > self.known.get(name, 0.0) + MIRROR_S:
                 self.gate.hold_until(name, until)

@@ -56,8 +56,8 @@ def run_task(spec: TaskSpec) -> Iterator[dict[str, Any]]:
     updates: queue.Queue[dict[str, Any] | BaseException | None] = queue.Queue()
     worker = _Worker(spec, updates)
     mirror = Mirror(ray, RateGate(gate_folder(spec)), ray.get_actor(spec.gate))
-    mirror.start()
     worker.start()
+    mirror.start()
     try:
         while (item := _next(updates)) is not None:
             if isinstance(item, BaseException):
