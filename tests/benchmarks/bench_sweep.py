@@ -6,8 +6,9 @@ Against the local OpenAI-compatible server (a fast model: each answer streams at
 1. one run alone (`workbench sweep` with one variant, as the user starts it): wall time;
 2. 8 runs, `--jobs 4` (2 variants x 4 repeats): wall time, against 2 x one run's;
 3. preparing 8 branches and worktrees on a 1,000-file repository (`start_sweep`: the forks), wall
-   and CPU (git's and ours: what an idle machine's wall time comes to), and without checking the
-   worktrees out (`--executor ray`: the runs work on the workers);
+   and CPU (git's and ours: what an idle machine's wall time comes to), and for `--executor ray`
+   (the runs work on the workers). Each worktree is checked out when its run starts, so its
+   checkout is in the run's time (2.), not here;
 4. memory per running child (the largest resident set seen of each run's process).
 Goals (issue 28): 2. within 1.3 x of 2 x one run; 3. under 1 s in total.
 Children start warm (the warm interpreter) unless `--cold`.
