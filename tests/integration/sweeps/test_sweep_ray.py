@@ -25,6 +25,7 @@ from support.git_project import git, make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench, workbench_command
 
+pytestmark = pytest.mark.xdist_group("ray")  # one cluster for the module, on one worker
 USAGE = {"prompt_tokens": 120, "completion_tokens": 30}
 LOCAL_RAY = {
     "RAY_AUTH_MODE": "disabled",
