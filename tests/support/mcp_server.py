@@ -2,7 +2,9 @@
 
 It writes MARKER when it starts (so a test sees whether it was started at all) and offers:
 `echo` (the text back), `huge` (a result of `lines` lines), `crash` (the process exits mid-call),
-`wait` (waits until cancelled, then writes MARKER.cancelled) and `fail` (an error result).
+`wait` (waits until cancelled, then writes MARKER.cancelled), `fail` (an error result) and
+`flood` (`count` log notifications written straight to stdout as fast as the pipe takes them,
+then a result).
 MODE `silent` never answers `initialize`; MODE `http` serves streamable HTTP on a free loopback
 port and prints its URL on stdout.
 """
@@ -23,6 +25,8 @@ marker = Path(sys.argv[1])
 mode = sys.argv[2] if len(sys.argv) > 2 else "stdio"
 marker.write_text(f"{os.getpid()}\n", encoding="utf-8")
 server = MCPServer("test-server")
+WIRE = os.dup(1)
+"""The protocol's stdout, kept before the SDK diverts file descriptor 1 to stderr."""
 
 
 @server.tool(description="Say the text back.")
@@ -54,6 +58,16 @@ async def wait() -> str:
 @server.tool(description="Fail.")
 def fail() -> str:
     raise ToolError("this tool always fails")
+
+
+@server.tool(description="Flood the client with notifications, then answer.")
+def flood(count: int) -> str:
+    line = (
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n'
+    )
+    for start in range(0, count, 1000):
+        os.write(WIRE, line * min(1000, count - start))
+    return f"flooded {count}"
 
 
 def serve_http() -> None:

@@ -4,7 +4,7 @@ The SDK's client is an async context that must be entered and left by one task, 
 keeps it open until `close`; calls run in tasks of their own. A server that dies during a call
 gives a tool error that says so, and the next call starts it again. A call that is cancelled (the
 user's abort) is abandoned by the SDK, which tells the server with `notifications/cancelled`.
-Importing this module imports the SDK: only the MCP thread does, and only when a server is
+A stdio server is spoken to through our own transport (`stdio`), not the SDK's. Importing this module imports the SDK: only the MCP thread does, and only when a server is
 configured.
 """
 
@@ -27,6 +27,7 @@ from workbench import __version__
 from workbench.errors import WorkbenchError
 from workbench.mcp.config import ServerConfig
 from workbench.mcp.results import to_tool_result
+from workbench.mcp.stdio import capped_stdio
 from workbench.tool import ToolResult
 
 log = logging.getLogger(__name__)
@@ -66,9 +67,7 @@ class ServerConnection:
     async def _opened(self) -> AsyncIterator[Client]:
         transport = self._transport()
         if isinstance(transport, StdioServerParameters):
-            from mcp.client.stdio import stdio_client
-
-            transport = stdio_client(transport, errlog=self.errlog)
+            transport = capped_stdio(transport, self.errlog)
         async with Client(transport, client_info=CLIENT, cache=None) as client:
             yield client
 

@@ -184,18 +184,27 @@ async def test_a_server_that_never_answers_is_reported_and_the_session_goes_on(
         assert await run(wb, "go on") == "completed"
 
 
-async def test_a_huge_result_is_cut_with_a_notice(
+async def test_a_long_result_is_cut_and_a_huge_one_dropped_without_losing_the_server(
     project: Path, server: OpenAIServer, tmp_path: Path
 ) -> None:
     allow_start()
     write_servers(user_file(), {"big": stdio_entry(tmp_path / "big.started")})
-    server.add(call("mcp__big__huge", {"lines": 200_000}), Reply(text="read the start"))
+    server.add(
+        call("mcp__big__huge", {"lines": 20_000}),
+        call("mcp__big__huge", {"lines": 200_000}, "c2"),
+        call("mcp__big__echo", {"text": "still here"}, "c3"),
+        Reply(text="read the start"),
+    )
     async with session(project, server) as (wb, _):
         assert await run(wb, "get it all") == "completed"
-    [result] = tool_results(server.requests[1])
-    assert result.startswith("line 0 ")
-    assert len(result.encode()) < 52 * 1024
-    assert "[Output cut: showing" in result and "of 200000 lines" in result
+    long, huge, echo = tool_results(server.requests[-1])
+    assert long.startswith("line 0 ")
+    assert len(long.encode()) < 52 * 1024
+    assert "[Output cut: showing" in long and "of 20000 lines" in long
+    assert "MCP server big: the server sent " in huge
+    assert " MB in one message, over the 8.0 MB workbench reads" in huge
+    assert "dropped unread" in huge
+    assert echo == "echo: still here"
 
 
 async def test_an_abort_cancels_the_call_and_tells_the_server(
