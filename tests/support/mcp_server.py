@@ -5,8 +5,8 @@ It writes MARKER when it starts (so a test sees whether it was started at all) a
 `wait` (waits until cancelled, then writes MARKER.cancelled), `fail` (an error result) and
 `flood` (`count` log notifications written straight to stdout as fast as the pipe takes them,
 then a result).
-MODE `silent` never answers `initialize`; MODE `http` serves streamable HTTP on a free loopback
-port and prints its URL on stdout.
+MODE `silent` never answers `initialize`; MODE `http` serves streamable HTTP (MODE `sse` the old
+SSE transport) on a free loopback port and prints its URL on stdout.
 """
 
 from __future__ import annotations
@@ -70,20 +70,20 @@ def flood(count: int) -> str:
     return f"flooded {count}"
 
 
-def serve_http() -> None:
+def serve_http(sse: bool) -> None:
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen()
-    print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
-    app = server.streamable_http_app()
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/{'sse' if sse else 'mcp'}", flush=True)
+    app = server.sse_app() if sse else server.streamable_http_app()
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 if mode == "silent":
     time.sleep(3600)
-elif mode == "http":
-    serve_http()
+elif mode in ("http", "sse"):
+    serve_http(sse=mode == "sse")
 else:
     server.run()

@@ -4,8 +4,8 @@ The SDK's client is an async context that must be entered and left by one task, 
 keeps it open until `close`; calls run in tasks of their own. A server that dies during a call
 gives a tool error that says so, and the next call starts it again. A call that is cancelled (the
 user's abort) is abandoned by the SDK, which tells the server with `notifications/cancelled`.
-A stdio server is spoken to through our own transport (`stdio`), not the SDK's. Importing this module imports the SDK: only the MCP thread does, and only when a server is
-configured.
+A stdio server is spoken to through our own transport (`stdio`), not the SDK's. Importing this
+module imports the SDK: only the MCP thread does, and only when a server is configured.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ The SDK's own stdio reader rebuilds a long line by adding chunk after chunk to a
 result never finishes) and parses whatever arrives, on the thread every server shares with the
 app through the GIL. This one reads 64 KB at a time and keeps a line only up to `MAX_MESSAGE`
 bytes: a longer one is dropped unread, and the call it answers ends with an error that says so.
-The reader hands the session one message at a time (no read-ahead), so a server that floods
-notifications is read as fast as the session takes them and no faster.
+Notifications (logs, progress; workbench uses none of them) are passed on up to `NOTICES` a
+second and the rest dropped before they are parsed: a server that floods them costs a split
+line each, not the session's handling.
 Process start and stop follow the SDK's: a process group of its own; stdin closed, a grace
 period, then the group is killed.
 """
@@ -41,6 +42,12 @@ EDGE = 256
 """The bytes kept at each end of a dropped line: where its request id is."""
 GRACE_S = 2.0
 """How long a server has to exit after its stdin closes, and after SIGTERM, before it is killed."""
+NOTICES = 100
+"""Notifications a second passed on from one server; the rest are dropped unparsed."""
+_NOTIFICATION = re.compile(
+    rb'\s*\{(?:\s*"jsonrpc"\s*:\s*"2\.0"\s*,)?\s*"method"\s*:\s*"notifications/'
+)
+"""A line that opens with a notification's method (no request's method starts so)."""
 _ID = rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")'
 _PARSER = "import json, marshal, sys; marshal.dump(json.load(sys.stdin.buffer), sys.stdout.buffer)"
 _FIRST_ID = re.compile(rb'^\s*\{(?:\s*"jsonrpc"\s*:\s*"2\.0"\s*,)?\s*' + _ID)
@@ -108,9 +115,12 @@ class Lines:
 
 def dropped(over: Oversize, pending: set[types.RequestId], cap: int) -> SessionMessage | None:
     """The error that ends the call a dropped line answered: the call its id names, or the one
-    call waiting when no id could be read; None when no call waits for it."""
+    call waiting when no id could be read; None when no call waits for it (or it was a
+    notification)."""
     request = over.request_id()
-    if request not in pending:
+    if _NOTIFICATION.match(over.head):
+        request = None  # a notification answers no call
+    elif request not in pending:
         request = next(iter(pending)) if request is None and len(pending) == 1 else None
     log.warning("an MCP server sent %s in one message; dropped unread", megabytes(over.size))
     if request is None:
@@ -122,6 +132,28 @@ def dropped(over: Oversize, pending: set[types.RequestId], cap: int) -> SessionM
     )
     error = types.ErrorData(code=types.INTERNAL_ERROR, message=message)
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request, error=error))
+
+
+class Notices:
+    """How many notifications are passed on: `NOTICES` a second, counting those dropped."""
+
+    def __init__(self, per_second: int = NOTICES) -> None:
+        self.per_second = per_second
+        self._start = 0.0
+        self._passed = self.dropped = 0
+
+    def passes(self, line: bytes) -> bool:
+        """Whether `line` goes on: any message but a notification over the second's count."""
+        if not _NOTIFICATION.match(line, 0, EDGE):
+            return True
+        now = anyio.current_time()
+        if now - self._start >= 1.0:
+            if self.dropped:
+                log.warning("an MCP server flooded notifications: %d dropped", self.dropped)
+            self._start, self._passed, self.dropped = now, 0, 0
+        self._passed += 1
+        self.dropped += self._passed > self.per_second
+        return self._passed <= self.per_second
 
 
 def megabytes(size: int) -> str:
@@ -173,11 +205,13 @@ async def capped_stdio(
     """The ids of our requests not answered yet: a dropped line's error goes to one of them."""
 
     async def reader(stdout: ByteReceiveStream) -> None:
-        lines = Lines(cap)
+        lines, notices = Lines(cap), Notices()
         async with to_session:
             with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 while True:
                     for line in lines.feed(await stdout.receive(CHUNK)):
+                        if isinstance(line, bytes) and not notices.passes(line):
+                            continue
                         message = (
                             dropped(line, pending, cap)
                             if isinstance(line, Oversize)

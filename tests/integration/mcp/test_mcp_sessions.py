@@ -24,6 +24,7 @@ from workbench.agent.events import ToolExecutionStart
 from workbench.logfile import log_path
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
+from workbench.skills.parse import parse_skill
 from workbench.trust import TrustStore
 
 
@@ -38,8 +39,7 @@ async def session(
             model="openai/test",
             api_base=server.url,
             api_key="none",
-            skills=SkillGraph([]),
-            **options,
+            **{"skills": SkillGraph([]), **options},
         )
     )
     events: list[Any] = []
@@ -141,6 +141,39 @@ async def test_the_users_servers_over_stdio_and_http_answer_the_model(
     system = [r["messages"][0]["content"] for r in server.requests]
     assert system[0] == system[1] == system[2], "the system prompt changed between turns"
     assert first["tools"] == second["tools"] == third["tools"]
+
+
+async def test_an_sse_server_answers_and_a_skills_allowed_tools_names_mcp_tools(
+    project: Path, server: OpenAIServer, tmp_path: Path
+) -> None:
+    allow_start()
+    skill = tmp_path / "skills" / "mcp-user" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(
+        "---\nname: mcp-user\ndescription: Asks the MCP servers.\nlayer: compound\n"
+        "allowed-tools: read mcp__legacy__echo mcp__down__echo\n---\nCall mcp__legacy__echo.\n",
+        encoding="utf-8",
+    )
+    parsed, _ = parse_skill(skill)
+    assert parsed is not None
+    server.add(
+        call("skill_activate", {"name": "mcp-user"}),
+        call("mcp__legacy__echo", {"text": "over SSE"}, "c2"),
+        Reply(text="done"),
+    )
+    with http_server(tmp_path / "sse.started", "sse") as url:
+        write_servers(
+            user_file(),
+            {"legacy": {"type": "sse", "url": url}, "down": {"command": str(tmp_path / "none")}},
+        )
+        async with session(project, server, skills=SkillGraph([parsed])) as (wb, _):
+            states = {s["name"]: (s["transport"], s["state"]) for s in wb.state().mcp["servers"]}
+            assert states == {"legacy": ("sse", "ready"), "down": ("stdio", "failed")}
+            assert await run(wb, "use the skill") == "completed"
+    activated, echoed = tool_results(server.requests[-1])
+    assert '<skill name="mcp-user"' in activated
+    assert "expects tools this session does not have: mcp__down__echo." in activated
+    assert echoed == "echo: over SSE"
 
 
 async def test_a_server_that_dies_during_a_call_is_an_error_and_starts_again(

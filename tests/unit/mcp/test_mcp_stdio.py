@@ -7,7 +7,7 @@ import json
 
 import mcp_types as types
 
-from workbench.mcp.stdio import CHUNK, EDGE, Lines, Oversize, dropped, parse
+from workbench.mcp.stdio import CHUNK, EDGE, NOTICES, Lines, Notices, Oversize, dropped, parse
 
 
 def feed(lines: Lines, data: bytes) -> list[bytes | Oversize]:
@@ -61,6 +61,20 @@ def test_without_an_id_only_a_single_waiting_call_gets_the_error() -> None:
     assert alone is not None and getattr(alone.message, "id", None) == 4
     assert dropped(over, {4, 5}, cap=8 * 2**20) is None
     assert dropped(over, set(), cap=8 * 2**20) is None
+
+
+async def test_a_flood_of_notifications_is_cut_to_the_seconds_count_and_answers_still_pass() -> (
+    None
+):
+    notices = Notices()
+    log = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}'
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+    request = b'{"method":"roots/list","jsonrpc":"2.0","id":"s1"}'
+    passed = [notices.passes(log) for _ in range(10 * NOTICES)]
+    assert sum(passed) == NOTICES and notices.dropped == 9 * NOTICES
+    assert notices.passes(answer) and notices.passes(request)
+    over = Oversize(9 * 2**20, log[:60], b"}}")
+    assert dropped(over, {1}, cap=8 * 2**20) is None, "a notification answers no call"
 
 
 async def test_a_long_line_parsed_apart_is_the_same_message() -> None:
