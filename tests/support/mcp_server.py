@@ -2,9 +2,9 @@
 
 It writes MARKER when it starts (so a test sees whether it was started at all) and offers:
 `echo` (the text back), `huge` (a result of `lines` lines), `crash` (the process exits mid-call),
-`wait` (waits until cancelled, then writes MARKER.cancelled), `fail` (an error result) and
-`flood` (`count` log notifications written straight to stdout as fast as the pipe takes them,
-then a result).
+`wait` (writes MARKER.waiting, waits until cancelled, then writes MARKER.cancelled), `fail` (an
+error result) and `flood` (`count` log notifications written straight to stdout as fast as the
+pipe takes them, then a result).
 MODE `silent` never answers `initialize`; MODE `http` serves streamable HTTP (MODE `sse` the old
 SSE transport) on a free loopback port and prints its URL on stdout.
 """
@@ -47,6 +47,7 @@ def crash() -> str:
 
 @server.tool(description="Wait until cancelled.")
 async def wait() -> str:
+    marker.with_suffix(".waiting").write_text("waiting\n", encoding="utf-8")
     try:
         await anyio.sleep(3600)
     except anyio.get_cancelled_exc_class():

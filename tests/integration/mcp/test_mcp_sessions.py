@@ -250,7 +250,7 @@ async def test_an_abort_cancels_the_call_and_tells_the_server(
     async with session(project, server) as (wb, events):
         await wb.prompt("wait for it")
         await until(lambda: any(isinstance(e, ToolExecutionStart) for e in events))
-        await asyncio.sleep(0.5)  # the call has reached the server (no result can come)
+        assert await asyncio.to_thread(wait_for, marker.with_suffix(".waiting"))
         await wb.abort()
         assert await wb.wait_idle() == "aborted"
         assert await asyncio.to_thread(wait_for, marker.with_suffix(".cancelled"))
