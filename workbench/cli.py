@@ -8,6 +8,7 @@ imported only when that subcommand runs.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -214,16 +215,17 @@ def _system_prompt(args: argparse.Namespace) -> str | None:
         ) from exc
 
 
-def warm_up() -> None:
+def warm_up() -> Callable[[], object]:
     """What a warm interpreter (`workbench.processes.forkserver`) prepares before it forks runs:
-    litellm, exercised once, and the modules every headless run imports."""
+    litellm, exercised once, and the modules every headless run imports; what it returns, the
+    server does once no run waits (the ACP SDK: a second the first `-p` need not wait for)."""
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
 
     warm_up_litellm()
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")
-    importlib.import_module("workbench.modes.acp")
+    return functools.partial(importlib.import_module, "workbench.modes.acp")
 
 
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:

@@ -8,8 +8,9 @@ Each run spawns the agent the way an editor does and speaks JSON-RPC to it over 
 `openai/bench` served by the local SSE server (tests/support/openai_server.py). Timed: spawn to the
 `initialize` answer, `session/new` sent to answered, and `session/prompt` sent to the request
 arriving at the server. Cold by default (`WORKBENCH_WARM_START=0`); `--warm` runs through the warm
-interpreter (a `-p` run starts it beforehand, as a user's earlier run would have). Goals: initialize < 300 ms, session/new < 1 s cold and
-< 300 ms warm, prompt to request < 100 ms. Prints each run and the medians, in milliseconds.
+interpreter (a `-p` run starts it beforehand, as a user's earlier run would have). Goals:
+initialize < 300 ms, session/new < 1 s cold and < 300 ms warm, prompt to request < 100 ms.
+Prints each run and the medians, in milliseconds.
 """
 
 from __future__ import annotations

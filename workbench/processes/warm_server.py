@@ -12,6 +12,7 @@ import importlib
 import io
 import json
 import os
+import select
 import signal
 import site
 import socket
@@ -174,27 +175,32 @@ def idle_seconds() -> float:
 def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
     """Warm up, then fork a child per request until idle for `idle_seconds`. The lock is held
     while warming up (a server that finds another serving leaves at once). A server that finds
-    foreign modules loaded refuses to serve: its clients start cold."""
+    foreign modules loaded refuses to serve: its clients start cold. What the warm-up function
+    returns (a function, or None) is done once no request waits: what only some runs need."""
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         running = connect(path)
         if running is not None:
             running.close()
             return
-        listener = _warm_listener(path, warm_up)
-    if listener is not None:
-        _serve(path, listener, idle_seconds)
+        done = _call(warm_up)()
+        later = done if callable(done) else None
+        if foreign := foreign_modules():
+            print(f"warm server: not serving, foreign modules: {foreign}", file=sys.stderr)
+            return
+        listener = _listen(path)
+    _serve(path, listener, idle_seconds, later)
 
 
-def _warm_listener(path: Path, warm_up: str) -> socket.socket | None:
-    """Warm up, freeze what warming up made (children share it untouched: no collection walks
-    it, no copy-on-write from the collector's marks), and listen on `path`."""
-    _call(warm_up)()
-    if foreign := foreign_modules():
-        print(f"warm server: not serving, foreign modules: {foreign}", file=sys.stderr, flush=True)
-        return None
+def _freeze() -> None:
+    """What warming up made, out of the collector's sight: children share it untouched (no
+    collection walks it, no copy-on-write from the collector's marks)."""
     gc.collect()
     gc.freeze()
+
+
+def _listen(path: Path) -> socket.socket:
+    _freeze()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
     listener.bind(str(temporary))
@@ -203,12 +209,19 @@ def _warm_listener(path: Path, warm_up: str) -> socket.socket | None:
     return listener
 
 
-def _serve(path: Path, listener: socket.socket, idle_seconds: float) -> None:
+def _serve(
+    path: Path, listener: socket.socket, idle_seconds: float, later: Callable[[], object] | None
+) -> None:
     reaper = _Reaper()
     ours = path.stat().st_ino
     listener.settimeout(idle_seconds)
     try:
         while True:
+            if later is not None and not select.select([listener], [], [], 0.05)[0]:
+                later()  # in this thread, between requests: never under a child's fork
+                later = None
+                _freeze()
+                continue
             try:
                 connection, _ = listener.accept()
             except TimeoutError:
