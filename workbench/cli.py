@@ -220,11 +220,14 @@ def warm_up() -> Callable[[], object]:
     litellm, exercised once, and the modules every headless run imports; what it returns, the
     server does once no run waits (the ACP SDK: a second the first `-p` need not wait for)."""
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
+    from workbench.sandbox.detect import bwrap_problem
 
     warm_up_litellm()
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")
+    _main_parser().parse_args(["-p", "--model", "m", "warm up"])  # argparse's regexes compiled
+    bwrap_problem()  # the box's probe (a process) answered once for every run forked from here
     return functools.partial(importlib.import_module, "workbench.modes.acp")
 
 
