@@ -7,13 +7,17 @@ and pi are timed by the same code against the same script.
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from support.openai_server import OpenAIServer, Reply
 from support.skill_trees import Spec
@@ -90,3 +94,7 @@ def read_then_answer(
     content = system["content"] if system["role"] != "user" else ""
     size = len((content if isinstance(content, str) else json.dumps(content)).encode())
     return Turn(total, first - started, second - server.reply_ends[before], size)
+
+
+if __name__ == "__main__":  # helpers, nothing to run; it answers --help as every script here does
+    argparse.ArgumentParser(description=__doc__).parse_args()
