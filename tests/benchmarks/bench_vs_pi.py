@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -111,8 +112,12 @@ class Agents:
     def wb(self, warm: bool) -> dict[str, str]:
         return {**self.wb_env, "WORKBENCH_WARM_START": "1" if warm else "0"}
 
-    def stop_warm(self) -> None:
-        forkserver.stop(WARM_UP, self.wb(warm=True))
+    def stop_warm(self) -> bool:
+        """Whether a warm server ran. It is found by this process's agent folder (not the env's)."""
+        env = self.wb(warm=True)
+        agent = str(Path(env["HOME"]) / ".pi" / "agent")
+        with mock.patch.dict(os.environ, {"PI_CODING_AGENT_DIR": agent}):
+            return forkserver.stop(WARM_UP, env)
 
 
 def skills_project(scratch: Path, skills: int) -> Path:
@@ -171,7 +176,8 @@ class Batch:
             "python -c pass (the venv's)",
             timed_run([sys.executable, "-c", "pass"], self.cwd, wb, answers=False),
         )
-        agents.stop_warm()
+        if not agents.stop_warm() and self.rows["-p warm"].workbench:
+            raise SystemExit("the warm interpreter of the last round was not found to stop")
         cold = self.turns(wb, self.cwd)
         add("-p cold (WORKBENCH_WARM_START=0)", cold[0].total, cold[1].total)
         add("spawn -> first request, cold", cold[0].first_request, cold[1].first_request)
