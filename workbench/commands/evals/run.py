@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.commands.sweeps.run import _api_key, _open
+from workbench.commands._session import api_key, open_or_create
 from workbench.errors import UsageError
 from workbench.sandbox.policy import MODES
 from workbench.text import count_of
@@ -94,7 +94,7 @@ def _request(args: argparse.Namespace) -> EvalRequest:
         repeat=args.repeat,
         model=args.model,
         api_base=args.api_base,
-        api_key=_api_key(args),
+        api_key=api_key(args),
         grader=args.grader,
         against=Path(args.against).expanduser() if args.against else None,
         enforcer=modes,
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             said[run.branch] = run.outcome
             print(run_line(run), file=sys.stderr)
 
-    with _open(args) as session:
+    with open_or_create(args) as session:
         from workbench.sandbox import choose_sandbox
 
         box = choose_sandbox(session.settings, args.sandbox)

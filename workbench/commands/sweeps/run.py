@@ -9,7 +9,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.commands._session import add_session_option, project_root
+from workbench.commands._session import add_session_option, api_key, open_or_create
 from workbench.errors import UsageError
 from workbench.sweeps.options import add_run_options
 from workbench.text import count_of
@@ -53,38 +53,12 @@ def _print(sweep: Sweep, fmt: str) -> None:
     print(json.dumps(sweep.to_json(), indent=2) if fmt == "json" else render_sweep(sweep))
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
-    if args.api_key_file is None:
-        return str(args.api_key) if args.api_key else None
-    try:
-        with open(args.api_key_file, encoding="utf-8") as handle:
-            return handle.read().strip() or None
-    except OSError as exc:
-        raise UsageError(f"cannot read the API key file: {exc}", "pass a readable file") from exc
-
-
-def _open(args: argparse.Namespace) -> Session:
-    """The session named, else the most recent one, else a new one."""
-    from workbench.sessions.session import Session
-    from workbench.sessions.store.location import find_storage
-
-    root = project_root()
-    if args.session or args.branch or args.show or args.resume:
-        return Session.open(root, args.session, args.branch)
-    if find_storage(root) is not None:
-        try:
-            return Session.open(root)
-        except UsageError:  # storage, but no session of this checkout yet
-            pass
-    return Session.create(root)
-
-
 def _request(args: argparse.Namespace) -> SweepRequest:
     from workbench.sweeps.options import request_of
 
     prompt = " ".join(args.prompt).strip()
     request = request_of(
-        {**vars(args), "variants": args.variant}, prompt, args.model, args.api_base, _api_key(args)
+        {**vars(args), "variants": args.variant}, prompt, args.model, args.api_base, api_key(args)
     )
     if not (args.show or args.resume or prompt or all(v.prompt for v in request.variants)):
         raise UsageError(
@@ -138,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{sweep.id}: {runs}, {at_once}", file=sys.stderr)
         return await run_sweep(session, sweep, request, executor, progress)
 
-    with _open(args) as session:
+    with open_or_create(args) as session:
         if args.show:
             _print(find_sweep(session, args.show), args.format)
             return 0
