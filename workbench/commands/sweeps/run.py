@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from workbench.commands._session import add_session_option, api_key, open_or_create
+from workbench.commands.sweeps.executors import add_executor_options, choose_executor, where
 from workbench.errors import UsageError
 from workbench.sweeps.options import add_run_options
 from workbench.text import count_of
@@ -17,7 +18,6 @@ from workbench.text import count_of
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
     from workbench.sweeps.engine import SweepRequest
-    from workbench.sweeps.executor import Executor
     from workbench.sweeps.record import Run, Sweep
 
 
@@ -34,17 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key-file")
     parser.add_argument("--show", metavar="ID", help="print sweep ID again")
     parser.add_argument("--resume", metavar="ID", help="run only what sweep ID is missing")
-    parser.add_argument(
-        "--executor", choices=("local", "ray"), default="local", help="where runs execute"
-    )
-    parser.add_argument(
-        "--ray-address", metavar="ADDR", help="the Ray cluster (default: RAY_ADDRESS, else local)"
-    )
-    parser.add_argument(
-        "--remote",
-        metavar="URL",
-        help="with --executor ray: the git remote the workers reach (default: one of the sweep's)",
-    )
+    add_executor_options(parser)
 
 
 def _print(sweep: Sweep, fmt: str) -> None:
@@ -69,23 +59,6 @@ def _request(args: argparse.Namespace) -> SweepRequest:
     return request
 
 
-def _executor(args: argparse.Namespace, session: Session) -> Executor:
-    """Where the runs execute: children of this machine, or Ray tasks (`--executor ray`)."""
-    if args.executor == "ray":
-        from workbench.sweeps.cluster.executor import RayExecutor
-
-        if args.api_key or args.api_key_file:
-            print(
-                "workbench: the key is not sent to Ray's workers: they use the one in their "
-                "environment (OPENAI_API_KEY, ANTHROPIC_API_KEY ...)",
-                file=sys.stderr,
-            )
-        return RayExecutor(session.location, args.ray_address, args.remote)
-    from workbench.sweeps.executor import LocalExecutor
-
-    return LocalExecutor(args.jobs)
-
-
 def run(args: argparse.Namespace) -> int:
     from workbench.sweeps.engine import find_sweep, run_sweep, start_sweep
     from workbench.sweeps.table import run_line
@@ -101,15 +74,14 @@ def run(args: argparse.Namespace) -> int:
     started: list[Sweep] = []
 
     async def go(session: Session) -> Sweep:
-        executor = _executor(args, session)
+        executor = choose_executor(args, session.location)
         if args.resume:
             sweep = find_sweep(session, args.resume)
         else:
             sweep = await start_sweep(session, request)
         started.append(sweep)
-        at_once = "on Ray" if args.executor == "ray" else f"{args.jobs} at once"
         runs = count_of(len(sweep.missing()), "run")
-        print(f"{sweep.id}: {runs}, {at_once}", file=sys.stderr)
+        print(f"{sweep.id}: {runs}, {where(args)}", file=sys.stderr)
         return await run_sweep(session, sweep, request, executor, progress)
 
     with open_or_create(args) as session:
