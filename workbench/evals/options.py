@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from workbench.skills.model import Skill
 
 EXAMPLE = "/eval compound-ship-change --repeat 3 --enforcer off"
+ASK_ABOVE = 20
+"""`--ablate` asks before starting more runs than this (`--yes` does not ask)."""
 
 
 def add_eval_options(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +39,7 @@ def add_eval_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--catalog", choices=("flat",), help="add flat_catalog")
     parser.add_argument("--ablate", action="store_true", help="remove each part of a compound")
+    parser.add_argument("--yes", action="store_true", help="start many runs without asking")
     parser.add_argument("--no-triggers", action="store_true", help="skip evals/triggers.json")
     parser.add_argument("--max-cost", type=float, metavar="USD")
     parser.add_argument("--max-tokens", type=int, metavar="N")
@@ -79,6 +82,17 @@ def request_of(
         check_timeout_s=float(get("check_timeout", 600.0)),
         timeout_s=get("timeout"),
     )
+
+
+def to_ask(total: int, args: dict[str, Any]) -> bool:
+    """Whether `total` runs are asked about before they start: an ablation above `ASK_ABOVE`
+    runs without `yes`."""
+    return bool(args.get("ablate")) and total > ASK_ABOVE and not args.get("yes")
+
+
+def too_many(total: int) -> UsageError:
+    """What is said where the question cannot be asked (no terminal, an editor, RPC)."""
+    return UsageError(f"--ablate would start {total} runs", "add --yes to start them")
 
 
 class _SlashParser(argparse.ArgumentParser):

@@ -38,11 +38,11 @@ class EvalControls:
 
     async def eval(self, args: dict[str, Any]) -> EvalReport:
         """Run the eval `args` asks for (`skill`: a skill's name or folder; `repeat`, `jobs`,
-        `grader`, `against`, `enforcer`, `catalog`, `ablate`, `no_triggers`, `max_cost`,
+        `grader`, `against`, `enforcer`, `catalog`, `ablate`, `yes`, `no_triggers`, `max_cost`,
         `max_tokens`, `timeout`, `check_timeout`, `sandbox`: the options of `workbench eval`)
         and return its report once every run is graded."""
         from workbench.evals.engine import finish_eval, plan, start_eval
-        from workbench.evals.options import request_of, skill_named
+        from workbench.evals.options import request_of, skill_named, to_ask, too_many
         from workbench.evals.saved import save_last
         from workbench.sandbox import choose_sandbox
         from workbench.sweeps.executor import LocalExecutor
@@ -60,6 +60,8 @@ class EvalControls:
         root = session.location.project_root
         skill = await asyncio.to_thread(skill_named, root, name)
         eval_plan = await asyncio.to_thread(plan, session, skill, request)
+        if to_ask(eval_plan.total, args):  # no terminal to ask in: `yes` says it
+            raise too_many(eval_plan.total)
         jobs = int(args.get("jobs") or os.cpu_count() or 1)
         started: list[Started] = []
 

@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from workbench.evals.results import EvalReport
     from workbench.sweeps.record import Run
 
-ASK_ABOVE = 20
-"""`--ablate` asks before starting more runs than this (`--yes` does not ask)."""
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from workbench.evals.options import add_eval_options
@@ -35,7 +32,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-base")
     parser.add_argument("--api-key")
     parser.add_argument("--api-key-file")
-    parser.add_argument("--yes", action="store_true", help="start many runs without asking")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--out", metavar="DIR", help="write benchmark.json and report.html")
     parser.set_defaults(branch=None, show=None, resume=None)
@@ -49,10 +45,12 @@ def _request(args: argparse.Namespace) -> EvalRequest:
 
 def _confirm(total: int, args: argparse.Namespace) -> None:
     """Above `ASK_ABOVE` runs of an ablation, ask first (a terminal) or want `--yes`."""
-    if not args.ablate or total <= ASK_ABOVE or args.yes:
+    from workbench.evals.options import to_ask, too_many
+
+    if not to_ask(total, vars(args)):
         return
     if not sys.stdin.isatty():
-        raise UsageError(f"--ablate would start {total} runs", "add --yes to start them")
+        raise too_many(total)
     answer = input(f"--ablate starts {total} runs; go on? [y/N] ")
     if answer.strip().lower() not in ("y", "yes"):
         raise UsageError("nothing started", None)

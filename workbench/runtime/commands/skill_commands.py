@@ -64,6 +64,7 @@ COMMANDS: tuple[AnyCommand, ...] = (
             *(Argument(name, in_text=False) for name in ("grader", "against", "catalog")),
             Argument("enforcer", in_text=False),
             Argument("ablate", kind=bool, in_text=False),
+            Argument("yes", kind=bool, in_text=False),
             Argument("no_triggers", kind=bool, in_text=False),
             Argument("max_cost", kind=float, in_text=False),
             Argument("max_tokens", kind=int, in_text=False),
