@@ -13,6 +13,7 @@ from support.eval_answers import SKILL, answering, eval_project
 from support.openai_server import OpenAIServer
 
 MODEL = ("--model", "openai/agent", "--api-key", "none")
+EVAL_S = 4 * TIMEOUT
 
 
 def test_rpc_eval_streams_its_runs_and_answers_the_summary(
@@ -24,7 +25,8 @@ def test_rpc_eval_streams_its_runs_and_answers_the_summary(
     rpc.send(type="eval", id="e1", skill=SKILL, repeat=1, jobs=2, grader="openai/grader")
     start = rpc.wait_type("sweep_start")
     assert len(start["sweep"]["runs"]) == 2 and start["jobs"] == 2
-    answer = rpc.wait_type("response", id="e1")
+    # Two runs, then the checks and the grader: longer than one call on a loaded machine.
+    answer = rpc.wait_for(lambda e: e["type"] == "response" and e.get("id") == "e1", EVAL_S)
     assert answer["success"] is True, answer
     summary = {row["configuration"]: row for row in answer["data"]["summary"]}
     assert summary["with_skill"]["pass_rate"] == 1.0 and summary["with_skill"]["uptake"] == 1.0
@@ -49,11 +51,11 @@ async def test_acp_slash_eval_tells_each_run_and_answers_the_comparison(
         assert "eval" in {c.name for c in offered.available_commands}
         text = f"/eval {SKILL} --repeat 1 --jobs 2 --grader openai/grader"
         done = await asyncio.wait_for(
-            conn.prompt(session_id=sid, prompt=prompt_blocks(text)), TIMEOUT
+            conn.prompt(session_id=sid, prompt=prompt_blocks(text)), EVAL_S
         )
         assert done.stop_reason == "end_turn"
         said = client.text(sid)
         assert "sweep-1: 2 runs, 2 at once" in said
         assert "sweep-1.the-answer-with_skill-1: done" in said
         assert f"eval of {SKILL}: 1 case × 2 configurations (sweep-1)" in said
-        assert "with_skill passes more often" in said
+        assert "with_skill vs without_skill (1 and 1 runs): pass rate +100%" in said

@@ -75,7 +75,7 @@ COMMANDS: tuple[AnyCommand, ...] = (
         _eval,
         _eval_text,
         _eval_json,
-        args_usage="[skill] [--repeat N] [--enforcer MODES] [--catalog flat] [--against OLD]",
+        args_usage="[skill] [--repeat N ...]",
         parse=_read_eval,
         example="/eval compound-ship-change --repeat 3",
         fence="",
