@@ -56,7 +56,7 @@ COMMANDS: tuple[AnyCommand, ...] = (
     CommandSpec("lint", "check skill folders and report findings", frozenset({"cli"})),
     CommandSpec(
         "eval",
-        "a skill's evals run with and without it, graded and compared (no skill: the last ones)",
+        "a skill's evals run with and without it, graded and compared",
         SURFACES,
         (
             Argument("skill", "a skill name", False, "skills"),
