@@ -175,27 +175,6 @@ def _text_or_file(value: str | None) -> str | None:
     return value
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
-    """`--api-key`, or the text of `--api-key-file` (a file that must exist), stripped."""
-    from pathlib import Path
-
-    from workbench.errors import UsageError
-
-    if args.api_key_file is None:
-        given: str | None = args.api_key
-        return given
-    if args.api_key is not None:
-        raise UsageError("give --api-key or --api-key-file, not both")
-    try:
-        text = Path(args.api_key_file).expanduser().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"cannot read the API key file {args.api_key_file}: {exc}",
-            "pass a readable text file that holds the key",
-        ) from exc
-    return text.strip() or None
-
-
 def _system_prompt(args: argparse.Namespace) -> str | None:
     """`--system-prompt` (text or file) or `--system-prompt-file` (a file that must exist)."""
     from pathlib import Path
@@ -255,6 +234,7 @@ def _options(
     from pathlib import Path
 
     from workbench.agent.store import MemoryStore
+    from workbench.commands._session import api_key
     from workbench.runtime import WorkbenchOptions
 
     return WorkbenchOptions(
@@ -265,7 +245,7 @@ def _options(
         branch=args.branch,
         model=model,
         api_base=args.api_base,
-        api_key=_api_key(args),
+        api_key=api_key(args),
         tools=None if args.tools is None else args.tools.split(","),
         system_prompt=_system_prompt(args),
         append_system_prompt=_text_or_file(args.append_system_prompt),
