@@ -75,7 +75,7 @@ def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
     """What a server's imports depend on: interpreter, our code, the heavy packages, their
     `LITELLM_*` settings, and the agent folder (so that isolated test homes never share)."""
     package = Path(__file__).resolve().parents[1]
-    parts = [sys.prefix, sys.version, warm_up, str(agent_dir())]
+    parts = [sys.prefix, sys.version, warm_up, str(agent_dir(env))]
     for path in sorted(package.rglob("*.py")):
         stat = path.stat()
         parts.append(f"{path}:{stat.st_mtime_ns}:{stat.st_size}")
