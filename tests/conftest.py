@@ -30,11 +30,19 @@ SITE = Path(__file__).resolve().parent / "support" / "netguard_site"
 _blocked: list[str] = []
 
 
+def _xdist_worker() -> bool:
+    """A pytest-xdist worker: it inherits the controller's environment, the netguard log too."""
+    return "PYTEST_XDIST_WORKER" in os.environ
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    netguard.install(_blocked.append)
-    handle, log = tempfile.mkstemp(prefix="workbench-netguard-", suffix=".log")
-    os.close(handle)
-    os.environ[netguard.LOG_VARIABLE] = log
+    if _xdist_worker():  # the controller reads the one log when the whole run ends
+        netguard.install(netguard.log_to_file())
+    else:
+        netguard.install(_blocked.append)
+        handle, log = tempfile.mkstemp(prefix="workbench-netguard-", suffix=".log")
+        os.close(handle)
+        os.environ[netguard.LOG_VARIABLE] = log
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(SITE), os.environ.get("PYTHONPATH")])
     )
@@ -46,6 +54,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _xdist_worker():
+        return
     log = Path(os.environ[netguard.LOG_VARIABLE])
     attempts = [*_blocked, *log.read_text(encoding="utf-8").splitlines()]
     log.unlink(missing_ok=True)

@@ -8,6 +8,7 @@ imported only when that subcommand runs.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -174,27 +175,6 @@ def _text_or_file(value: str | None) -> str | None:
     return value
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
-    """`--api-key`, or the text of `--api-key-file` (a file that must exist), stripped."""
-    from pathlib import Path
-
-    from workbench.errors import UsageError
-
-    if args.api_key_file is None:
-        given: str | None = args.api_key
-        return given
-    if args.api_key is not None:
-        raise UsageError("give --api-key or --api-key-file, not both")
-    try:
-        text = Path(args.api_key_file).expanduser().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"cannot read the API key file {args.api_key_file}: {exc}",
-            "pass a readable text file that holds the key",
-        ) from exc
-    return text.strip() or None
-
-
 def _system_prompt(args: argparse.Namespace) -> str | None:
     """`--system-prompt` (text or file) or `--system-prompt-file` (a file that must exist)."""
     from pathlib import Path
@@ -214,15 +194,20 @@ def _system_prompt(args: argparse.Namespace) -> str | None:
         ) from exc
 
 
-def warm_up() -> None:
+def warm_up() -> Callable[[], object]:
     """What a warm interpreter (`workbench.processes.forkserver`) prepares before it forks runs:
-    litellm, exercised once, and the modules every headless run imports."""
+    litellm, exercised once, and the modules every headless run imports; what it returns, the
+    server does once no run waits (the ACP SDK: a second the first `-p` need not wait for)."""
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
+    from workbench.sandbox.detect import bwrap_problem
 
     warm_up_litellm()
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")
+    _main_parser().parse_args(["-p", "--model", "m", "warm up"])  # argparse's regexes compiled
+    bwrap_problem()  # the box's probe (a process) answered once for every run forked from here
+    return functools.partial(importlib.import_module, "workbench.modes.acp")
 
 
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
@@ -249,6 +234,7 @@ def _options(
     from pathlib import Path
 
     from workbench.agent.store import MemoryStore
+    from workbench.commands._session import api_key
     from workbench.runtime import WorkbenchOptions
 
     return WorkbenchOptions(
@@ -259,7 +245,7 @@ def _options(
         branch=args.branch,
         model=model,
         api_base=args.api_base,
-        api_key=_api_key(args),
+        api_key=api_key(args),
         tools=None if args.tools is None else args.tools.split(","),
         system_prompt=_system_prompt(args),
         append_system_prompt=_text_or_file(args.append_system_prompt),
@@ -281,8 +267,14 @@ def _interactive(args: argparse.Namespace) -> bool:
 
 
 def _run_app(args: argparse.Namespace) -> int:
-    """Open the Textual app; the session opens inside it, after the first frame."""
+    """Open the Textual app; the session opens inside it, after the first frame. A warm
+    interpreter starts meanwhile when the model needs litellm (sub-agents, the next `-p`)."""
+    import threading
+
     from workbench import tui
+    from workbench.agent.models.choice import warm_soon
+
+    threading.Thread(target=warm_soon, args=(args.model, args.trust), daemon=True).start()
 
     async def open_workbench(confirm: Confirm) -> Workbench:
         from workbench.runtime import Workbench
@@ -315,7 +307,7 @@ def _run_agent(
     if args.mode == "rpc" and args.prompt:
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
     if args.mode == "acp":
-        return _run_acp(args)
+        return _run_acp(args, argv)
     from workbench.visible import guard_terminal_output
 
     guard_terminal_output()
@@ -345,34 +337,15 @@ def _run_agent(
     return asyncio.run(print_mode.run(options, prompt or ""))
 
 
-def _run_acp(args: argparse.Namespace) -> int:
-    """The ACP agent: sessions open in the folders the client names, so the model is resolved
-    per session. `initialize` is answered by hand while the SDK imports in a thread
-    (`acp_handshake`); litellm starts loading once the first session is open, so that neither
-    answer waits for its import."""
-    import asyncio
-    import threading
-
+def _run_acp(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """The ACP agent (`modes.acp_start`): warm when a warm interpreter runs, else in-process."""
     from workbench.errors import UsageError
 
     if args.prompt:
         raise UsageError("--mode acp reads its prompts from the client", "drop the prompt")
-    from workbench.modes import acp_handshake
+    from workbench.modes.acp_start import serve
 
-    sdk = threading.Thread(
-        target=importlib.import_module, args=("workbench.modes.acp",), name="acp-import"
-    )
-    sdk.start()
-    first = acp_handshake.read_line()
-    unread = b"" if acp_handshake.answer(first) else first
-    from workbench.agent.models.choice import uses_litellm
-    from workbench.agent.models.litellm_client import preload
-
-    sdk.join()
-    from workbench.modes import acp
-
-    loads = args.model is None or uses_litellm(args.model)
-    return asyncio.run(acp.run(_options(args, args.model), unread, preload if loads else None))
+    return serve(argv, args.model, lambda: _options(args, args.model))
 
 
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ user's file alone. Keys are read with dotted paths (`settings.get("enforcer.mode
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,10 +63,15 @@ MAX_PATH = 4096
 """Linux's limit on a path; a longer settings entry is an error, not a traceback."""
 
 
-def agent_dir() -> Path:
-    """The user's workbench/pi directory (`~/.pi/agent`, or `$PI_CODING_AGENT_DIR`)."""
-    override = os.environ.get("PI_CODING_AGENT_DIR")
-    return Path(override).expanduser() if override else Path.home() / ".pi" / "agent"
+def agent_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's workbench/pi directory (`~/.pi/agent`, or `$PI_CODING_AGENT_DIR`), as this
+    process sees it or as a process started with `env` will."""
+    env = os.environ if env is None else env
+    override = env.get("PI_CODING_AGENT_DIR")
+    if override:
+        return Path(override).expanduser()
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".pi" / "agent"
 
 
 def find_project_root(start: Path) -> Path:

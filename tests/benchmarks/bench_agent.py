@@ -14,16 +14,15 @@ Measures, each as the median of N runs:
 
 For comparison (issue 4, same kind of machine): pi takes 1.88 s for the read-then-answer turn as
 a whole process, 1.70 s of it before the first request, and 52 ms from tool result to next request.
+`bench_vs_pi.py` times the same turn against pi built from source, in one batch.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from process_turns import READ, TimedServer, project, read_then_answer, timed_run
 from support.openai_server import OpenAIServer, Reply
 
 from workbench.agent.events import Event
@@ -40,42 +40,23 @@ from workbench.processes.forkserver import WARM_UP
 from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.skills.graph import SkillGraph
 
-READ = {"name": "read", "arguments": {"path": "notes.txt"}}
-
-
-def project(folder: Path) -> Path:
-    folder.mkdir()
-    (folder / ".git").mkdir()
-    (folder / "notes.txt").write_text("alpha\nbeta\n")
-    (folder / "script.json").write_text(json.dumps([{"tool_calls": [READ]}, {"text": "done"}]))
-    return folder
-
-
-def timed_run(args: list[str], cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "workbench", *args], cwd=cwd, env=env, capture_output=True
-    )
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0 or not done.stdout.strip():
-        raise SystemExit(f"run failed: {done.stderr.decode()}")
-    return elapsed
+WORKBENCH = [sys.executable, "-m", "workbench"]
 
 
 def scripted(runs: int, cwd: Path, env: dict[str, str], *extra: str) -> list[float]:
     args = ["-p", *extra, "--model", "scripted:script.json", "go"]
-    return [timed_run(args, cwd, env) for _ in range(runs)]
+    return [timed_run([*WORKBENCH, *args], cwd, env) for _ in range(runs)]
 
 
 def against_server(runs: int, cwd: Path, env: dict[str, str]) -> tuple[list[float], list[float]]:
     """Whole-process times, and times until the first request reached the server."""
     totals, first_requests = [], []
-    for _ in range(runs):
-        with OpenAIServer([Reply(tool_calls=[READ]), Reply(text="alpha and beta")]) as server:
-            args = ["-p", "--model", "openai/bench", "--api-base", server.url, "--api-key", "k"]
-            started = time.perf_counter()
-            totals.append(timed_run([*args, "what is in notes.txt?"], cwd, env))
-            first_requests.append(server.request_times[0] - started)
+    with TimedServer() as server:
+        args = ["-p", "--model", "openai/bench", "--api-base", server.url, "--api-key", "k"]
+        for _ in range(runs):
+            turn = read_then_answer(server, [*WORKBENCH, *args, "what is in notes.txt?"], cwd, env)
+            totals.append(turn.total)
+            first_requests.append(turn.first_request)
     return totals, first_requests
 
 

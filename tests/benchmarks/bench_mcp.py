@@ -1,14 +1,18 @@
-"""MCP start-up cost benchmark (a script, not part of the test run).
+"""MCP start-up cost and bounds benchmark (a script, not part of the test run).
 
-    python tests/benchmarks/bench_mcp.py [--runs N] [--servers 0,1,3] [--result-mb M]
+    python tests/benchmarks/bench_mcp.py [--runs N] [--servers 0,1,3] [--result-mb 10,100]
+                                         [--flood N]
 
 1. Start-up: as the median of N runs, the time from starting `workbench -p` (a real process, a
    fresh home with the servers in `~/.pi/agent/mcp.json`) to its first request reaching the local
    OpenAI-compatible server, with 0, 1 and 3 stdio MCP servers (`tests/support/mcp_server.py`,
    made with the official SDK). The servers start in parallel while the session opens, and the
    first request waits until they have answered: the difference to 0 servers is what MCP costs.
-2. A huge result: while a tool call returns about M MB, how late the session's event loop (the
-   app's, in the app) runs a 10 ms tick, as the p99 and worst lag: a keystroke waits that long.
+   `--servers ""` leaves it out.
+2. Bounds: while a tool call returns about M MB (`huge`), or while the server writes N
+   notifications before its answer (`flood`), how late the session's event loop (the app's, in
+   the app) runs a 10 ms tick, as the p99 and worst lag (a keystroke waits that long), and how
+   long the call took to end (a result, or the tool error that says the result was too big).
 """
 
 from __future__ import annotations
@@ -58,47 +62,52 @@ def first_request(home: Path, project: Path, servers: int) -> float:
         return server.request_times[0] - started
 
 
-async def loop_lag(home: Path, project: Path, megabytes: int) -> tuple[float, float, int]:
-    """p99 and worst lag (ms) of a 10 ms tick while `huge` returns about `megabytes` MB, and the
-    size of the result the model got."""
+async def loop_lag(home: Path, project: Path, tool: str, args: dict[str, int]) -> str:
+    """The p99 and worst lag of a 10 ms tick while `tool` runs, and how it ended."""
     from workbench.runtime import Workbench, WorkbenchOptions
     from workbench.tool import ToolContext
 
     agent = home / ".pi" / "agent"
     agent.mkdir(parents=True, exist_ok=True)
-    entry = {"command": sys.executable, "args": [str(SERVER), str(home / "huge.started")]}
+    entry = {"command": sys.executable, "args": [str(SERVER), str(home / "big.started")]}
     (agent / "mcp.json").write_text(json.dumps({"mcpServers": {"big": entry}}), encoding="utf-8")
     (agent / "settings.json").write_text(json.dumps({"mcp": {"timeout": 120}}), encoding="utf-8")
     os.environ.update(HOME=str(home), PI_CODING_AGENT_DIR=str(agent))
     wb = await Workbench.open(WorkbenchOptions(cwd=project, model="demo"))
     try:
-        tool = wb.agent.state.tools["mcp__big__huge"]
+        call = wb.agent.state.tools[f"mcp__big__{tool}"].execute(args, ToolContext(project))
         lags: list[float] = []
-        call = asyncio.ensure_future(
-            tool.execute({"lines": megabytes * 1024 * 1024 // 68}, ToolContext(project))
-        )
-        while not call.done():
+        started = time.perf_counter()
+        running = asyncio.ensure_future(call)
+        while not running.done():
             before = time.perf_counter()
             await asyncio.sleep(0.01)
             lags.append((time.perf_counter() - before - 0.01) * 1000)
-        result = call.result()
+        took = time.perf_counter() - started
+        result = running.result()
     finally:
         await wb.close()
     lags.sort()
-    return lags[int(len(lags) * 0.99)], lags[-1], len(result.text)
+    ended = "tool error" if result.is_error else "result"
+    return (
+        f"event-loop lag p99 {lags[int(len(lags) * 0.99)]:.0f} ms, worst {lags[-1]:.0f} ms;"
+        f" {ended} after {took:.1f} s: {result.text[:150]!r}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per server count (median)")
     parser.add_argument("--servers", default="0,1,3", help="the server counts to measure")
-    parser.add_argument("--result-mb", type=int, default=100, help="the huge result's size")
+    parser.add_argument("--result-mb", default="10,100", help="the huge results' sizes")
+    parser.add_argument("--flood", type=int, default=100_000, help="notifications in a flood")
     args = parser.parse_args()
-    counts = [int(n) for n in args.servers.split(",")]
+    counts = [int(n) for n in args.servers.split(",") if n]
     with tempfile.TemporaryDirectory() as folder:
         project = Path(folder) / "project"
         (project / ".git").mkdir(parents=True)
-        first_request(Path(folder) / "warm-up", project, 0)  # the file cache, not measured
+        if counts:
+            first_request(Path(folder) / "warm-up", project, 0)  # the file cache, not measured
         for count in counts:
             seconds = [
                 first_request(Path(folder) / f"home-{count}-{run}", project, count)
@@ -107,15 +116,17 @@ def main() -> None:
             ms = sorted(s * 1000 for s in seconds)
             print(
                 f"{count} MCP server(s): first request after median {statistics.median(ms):8.0f}"
-                f" ms   (min {ms[0]:.0f}, max {ms[-1]:.0f})"
+                f" ms   (min {ms[0]:.0f}, max {ms[-1]:.0f})",
+                flush=True,
             )
-        p99, worst, size = asyncio.run(
-            loop_lag(Path(folder) / "home-huge", project, args.result_mb)
-        )
-        print(
-            f"a {args.result_mb} MB result: event-loop lag p99 {p99:.0f} ms, worst {worst:.0f} ms"
-            f" (the model got {size} characters)"
-        )
+        for mb in [int(n) for n in args.result_mb.split(",") if n]:
+            lines = {"lines": mb * 1024 * 1024 // 68}
+            said = asyncio.run(loop_lag(Path(folder) / f"home-{mb}mb", project, "huge", lines))
+            print(f"a {mb} MB result: {said}", flush=True)
+        if args.flood:
+            count = {"count": args.flood}
+            said = asyncio.run(loop_lag(Path(folder) / "home-flood", project, "flood", count))
+            print(f"{args.flood} notifications: {said}", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from process_turns import unlayered_specs
 from support.skill_trees import Spec, graph_in_memory, layered_specs
 
 from workbench.config import Settings
@@ -31,11 +32,10 @@ from workbench.skills.graph import SkillGraph
 
 def graphs(root: Path, skills: int) -> dict[str, SkillGraph]:
     compounds = max(1, round(skills / 13))
-    unlayered = {f"skill-{n:05d}": Spec(description="Word " * 60) for n in range(skills)}
     tools = {f"tool-{n}": Spec(description="x " * 50) for n in range(skills // 5)}
     return {
         "layered": graph_in_memory(root, layered_specs(compounds)),
-        "unlayered": graph_in_memory(root, unlayered),
+        "unlayered": graph_in_memory(root, unlayered_specs(skills)),
         "mixed": graph_in_memory(root, {**layered_specs(compounds * 4 // 5), **tools}),
     }
 

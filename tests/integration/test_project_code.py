@@ -73,8 +73,8 @@ def test_a_warm_server_with_foreign_modules_loaded_refuses_to_serve(tmp_path: Pa
         sys.path.insert(0, {str(tmp_path)!r})
         import planted
         from pathlib import Path
-        from workbench.processes import forkserver
-        forkserver.serve(Path({str(socket)!r}), "gc:collect", idle_seconds=5)
+        from workbench.processes import warm_server
+        warm_server.serve(Path({str(socket)!r}), "gc:collect", idle_seconds=5)
         """
     )
     done = subprocess.run(

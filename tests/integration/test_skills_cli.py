@@ -199,6 +199,21 @@ def test_graph_says_when_reading_found_problems(tree: Path) -> None:
     )
 
 
+def test_graph_names_a_missing_settings_path_as_lint_does(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(
+        tmp_path / ".pi" / "skills" / "here" / "SKILL.md", "---\nname: here\ndescription: d\n---\n"
+    )
+    write(tmp_path / ".pi" / "settings.json", json.dumps({"skills": {"paths": ["gone"]}}))
+    graph = workbench("graph", cwd=tmp_path)
+    lint = workbench("lint", cwd=tmp_path)
+    said = [line for line in lint.stdout.splitlines(keepends=True) if "skill-path-missing" in line]
+    assert len(said) == 1 and "gone" in said[0]
+    assert graph.returncode == 0 and "  here" in graph.stdout
+    assert said[0] in graph.stderr  # the same line, and the hint below it
+    assert "fix `skills.paths`" in graph.stderr
+
+
 def test_graph_of_nothing_says_where_it_looked(tmp_path: Path) -> None:
     result = workbench("graph", cwd=tmp_path)
     assert result.returncode == 0

@@ -4,9 +4,11 @@ a plain process."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +18,9 @@ from support.openai_server import OpenAIServer, Reply, Status
 from support.processes import wait_group_gone
 from support.workbench_process import run_workbench, workbench_command
 
+from workbench.config import agent_dir
 from workbench.processes import forkserver
-from workbench.processes.forkserver import WARM_UP
+from workbench.processes.forkserver import SERVER_MODULE, WARM_UP
 
 
 @pytest.fixture
@@ -134,3 +137,69 @@ def test_a_gpt_4o_reply_cut_off_or_without_usage_stays_offline(project, server, 
     server.add(Reply(text="An answer without usage", usage=None))
     bare = run_workbench("-p", "--no-session", *model, "hi", cwd=project)
     assert (bare.returncode, bare.stdout, bare.stderr) == (0, "An answer without usage\n", "")
+
+
+def test_status_starts_the_warm_server_and_an_editors_agent_then_runs_in_it(
+    project, server, warm, monkeypatch
+):
+    """`workbench status` starts the warm interpreter without waiting for it; an ACP agent
+    spawned later answers `initialize` itself and hands the connection to a warm child."""
+    monkeypatch.setenv("WORKBENCH_MODEL", "openai/warm")
+    run_workbench("status", cwd=project)  # no session here: it fails, after starting the server
+    deadline = time.monotonic() + 90
+    while not warm.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert warm.exists(), "status left no warm server starting"
+    command = "echo child=${WORKBENCH_WARM_CHILD:-none} told=${WORKBENCH_ACP_ANSWERED:-none}"
+    server.add(
+        Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}]),
+        Reply(text="done"),
+    )
+    agent = subprocess.Popen(
+        workbench_command("--mode", "acp", *model_args(server)),
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    assert agent.stdin is not None and agent.stdout is not None
+
+    def ask(number: int, method: str, params: dict[str, object]) -> dict[str, object]:
+        line = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+        agent.stdin.write(json.dumps(line) + "\n")
+        agent.stdin.flush()
+        while True:
+            reply = json.loads(agent.stdout.readline())
+            if reply.get("id") == number and "method" not in reply:
+                return reply
+
+    assert "result" in ask(1, "initialize", {"protocolVersion": 1})
+    opened = ask(2, "session/new", {"cwd": str(project), "mcpServers": []})
+    session = opened["result"]["sessionId"]  # type: ignore[index]
+    text = [{"type": "text", "text": "go"}]
+    done = ask(3, "session/prompt", {"sessionId": session, "prompt": text})
+    assert done["result"] == {"stopReason": "end_turn"}
+    agent.stdin.close()
+    rest = agent.stdout.read()
+    assert agent.wait(timeout=30) == 0
+    assert '"id":1' not in rest.replace(" ", ""), "initialize was answered once"
+    assert server.requests[-1]["messages"][-1]["content"].startswith("child=1 told=none")
+
+
+def test_the_warm_server_leaves_after_the_idle_time_the_user_set(tmp_path):
+    settings = agent_dir() / "settings.json"
+    settings.write_text(json.dumps({"warm_start": {"idle_seconds": 1}}))
+    socket = tmp_path / "warm.sock"
+    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket), "gc:collect"]
+    server = subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    seen = False
+    try:
+        while server.poll() is None and not seen:
+            seen = socket.exists()
+            time.sleep(0.01)
+        _, err = server.communicate(timeout=60)  # the default idle time is ten minutes
+    finally:
+        server.kill()
+    assert (server.returncode, err) == (0, "")
+    assert seen and not socket.exists()

@@ -26,6 +26,10 @@ from support.app_pilot import (
     write_script,
 )
 from support.openai_server import OpenAIServer, Reply
+from workbench.evals.grading import Graded
+from workbench.evals.results import EvalReport, EvalRun
+from workbench.evals.saved import save_last
+from workbench.evals.uptake import Uptake
 from workbench.sweeps.events import SweepProgress, SweepStart
 from workbench.sweeps.record import Check, Run, Sweep, Tokens
 from workbench.sweeps.variants import Variant
@@ -256,6 +260,42 @@ async def _sweep(pilot: Pilot[Any]) -> None:
     await pilot.pause(0.2)
 
 
+# -- a skill's last eval: the `/eval` view ----------------------------------------------------
+
+EVALUATED = "compound-ship-change"
+
+
+def last_eval(project: Path) -> None:
+    """Keep a fixed eval of the example compound as its last one: one case, 3 runs with the
+    skill (all pass: the skill loaded at turn 1, its three layers) and 3 without (all fail)."""
+    runs = []
+    for config, passed in (("with_skill", True), ("without_skill", False)):
+        for n in (1, 2, 3):
+            check = Graded("check", "python -m pytest -q", "passed" if passed else "failed", "")
+            run = EvalRun("fix-dates", config, n, f"sweep-1.fix-dates-{config}-{n}", "done", passed)
+            run.graded = [check]
+            run.seconds = (20.0 if passed else 12.0) + n
+            run.tokens = Tokens(9000 + 400 * n if passed else 6000 + 300 * n, 600)
+            run.cost, run.turns, run.tool_calls = (0.03, 6, 9) if passed else (0.02, 4, 5)
+            layers = ["compound", "molecule", "atom"] if passed else []
+            run.uptake = Uptake(
+                passed, 1 if passed else None, [EVALUATED] if passed else [], layers
+            )
+            runs.append(run)
+    case = {"id": "fix-dates", "prompt": "Fix the failing date tests and get the fix merged."}
+    save_last(
+        project, EvalReport(EVALUATED, [case], ["with_skill", "without_skill"], runs, "sweep-1")
+    )
+
+
+async def _eval(pilot: Pilot[Any]) -> None:
+    app = await opened(pilot)
+    last_eval(app.workbench.project_root)
+    await command(pilot, "/eval")
+    await until(pilot, lambda: isinstance(app.screen, ReportView), "the eval view")
+    await pilot.pause(0.2)
+
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -276,5 +316,6 @@ SCENARIOS: dict[str, Scenario] = {
             "quick-pick", "A question with lettered options as a quick pick", _question, _pick
         ),
         Scenario("sweep", "A sweep of two models, its runs under way", _demo, _sweep),
+        Scenario("eval", "A skill's last eval: with and without it, compared", _demo, _eval),
     )
 }

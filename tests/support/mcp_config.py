@@ -1,5 +1,5 @@
 """MCP servers for tests: `.mcp.json` entries that start `mcp_server.py` (the official SDK) with
-a marker file, the files that name them, and a streamable HTTP server on loopback."""
+a marker file, the files that name them, and a streamable HTTP or SSE server on loopback."""
 
 from __future__ import annotations
 
@@ -54,10 +54,11 @@ def wait_for(path: Path, timeout: float = 60.0) -> bool:
 
 
 @contextmanager
-def http_server(marker: Path) -> Iterator[str]:
-    """A streamable HTTP MCP server on a free loopback port, for the test's length; its URL."""
+def http_server(marker: Path, mode: str = "http") -> Iterator[str]:
+    """A streamable HTTP (or, with `mode` "sse", SSE) MCP server on a free loopback port, for
+    the test's length; its URL."""
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), str(marker), "http"],
+        [sys.executable, str(SERVER), str(marker), mode],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

@@ -2,9 +2,11 @@
 
 It writes MARKER when it starts (so a test sees whether it was started at all) and offers:
 `echo` (the text back), `huge` (a result of `lines` lines), `crash` (the process exits mid-call),
-`wait` (waits until cancelled, then writes MARKER.cancelled) and `fail` (an error result).
-MODE `silent` never answers `initialize`; MODE `http` serves streamable HTTP on a free loopback
-port and prints its URL on stdout.
+`wait` (writes MARKER.waiting, waits until cancelled, then writes MARKER.cancelled), `fail` (an
+error result) and `flood` (`count` log notifications written straight to stdout as fast as the
+pipe takes them, then a result).
+MODE `silent` never answers `initialize`; MODE `http` serves streamable HTTP (MODE `sse` the old
+SSE transport) on a free loopback port and prints its URL on stdout.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ marker = Path(sys.argv[1])
 mode = sys.argv[2] if len(sys.argv) > 2 else "stdio"
 marker.write_text(f"{os.getpid()}\n", encoding="utf-8")
 server = MCPServer("test-server")
+WIRE = os.dup(1)
+"""The protocol's stdout, kept before the SDK diverts file descriptor 1 to stderr."""
 
 
 @server.tool(description="Say the text back.")
@@ -43,6 +47,7 @@ def crash() -> str:
 
 @server.tool(description="Wait until cancelled.")
 async def wait() -> str:
+    marker.with_suffix(".waiting").write_text("waiting\n", encoding="utf-8")
     try:
         await anyio.sleep(3600)
     except anyio.get_cancelled_exc_class():
@@ -56,20 +61,30 @@ def fail() -> str:
     raise ToolError("this tool always fails")
 
 
-def serve_http() -> None:
+@server.tool(description="Flood the client with notifications, then answer.")
+def flood(count: int) -> str:
+    line = (
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n'
+    )
+    for start in range(0, count, 1000):
+        os.write(WIRE, line * min(1000, count - start))
+    return f"flooded {count}"
+
+
+def serve_http(sse: bool) -> None:
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen()
-    print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
-    app = server.streamable_http_app()
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/{'sse' if sse else 'mcp'}", flush=True)
+    app = server.sse_app() if sse else server.streamable_http_app()
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 if mode == "silent":
     time.sleep(3600)
-elif mode == "http":
-    serve_http()
+elif mode in ("http", "sse"):
+    serve_http(sse=mode == "sse")
 else:
     server.run()

@@ -1,32 +1,16 @@
-"""A skill's last eval in the app: `/eval` shows the report as a view, the skill detail view its
-summary (the eval itself is `workbench eval`, tested in tests/integration/evals)."""
+"""A skill's last eval in the app: `/eval` shows the reports as a view, the skill detail view its
+summary (the eval itself, `workbench eval` and `/eval SKILL` over RPC and ACP, is tested in
+tests/integration/evals)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from support.app_pilot import SIZE, opened, plain, until
+from support.app_scenarios import EVALUATED as SKILL
+from support.app_scenarios import last_eval as saved_eval
 
-from workbench.evals.results import EvalReport, EvalRun
-from workbench.evals.saved import save_last
-from workbench.evals.uptake import Uptake
 from workbench.tui.components.report_view import ReportView
 from workbench.tui.components.skill_detail import SkillDetail
 from workbench.tui.components.skill_panel import SkillPanel
-
-SKILL = "compound-ship-change"
-
-
-def saved_eval(project: Path) -> None:
-    runs = [
-        EvalRun("fix", config, n, f"sweep-1.fix-{config}-{n}", "done", passed, seconds=9.0 + n)
-        for config, passed in (("with_skill", True), ("without_skill", False))
-        for n in (1, 2, 3)
-    ]
-    for run in runs:
-        run.uptake = Uptake(loaded=run.passed, turn=1 if run.passed else None)
-    case = {"id": "fix", "prompt": "Fix it."}
-    save_last(project, EvalReport(SKILL, [case], ["with_skill", "without_skill"], runs, "sweep-1"))
 
 
 async def test_eval_shows_the_last_report_and_says_how_to_make_one(make_app, project) -> None:
@@ -36,10 +20,12 @@ async def test_eval_shows_the_last_report_and_says_how_to_make_one(make_app, pro
         app.editor.insert("/eval")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReportView), "the view")
-        assert "no eval yet: `workbench eval PATH` runs one" in plain(app.screen.body)
+        assert "no eval yet: `workbench eval PATH` or `/eval SKILL` runs one" in plain(
+            app.screen.body
+        )
         await pilot.press("escape")
         saved_eval(project)
-        app.editor.insert(f"/eval {SKILL}")
+        app.editor.insert("/eval")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReportView), "the report")
         text = " ".join(plain(app.screen.body).split())  # the view wraps long lines

@@ -105,3 +105,13 @@ def test_the_sweep_view(snap_compare, tmp_path) -> None:
     last line says Enter opens a run's status and diff, Alt+M merges it and Esc stops every
     run."""
     assert matches(snap_compare, tmp_path, "sweep")
+
+
+def test_the_eval_view(snap_compare, tmp_path) -> None:
+    """You should see a framed view titled "Evals" over the chat: "eval of compound-ship-change:
+    1 case × 2 configurations (sweep-1)", a table of six runs of fix-dates (three with_skill
+    passed, loaded at turn 1 with compound, molecule and atom; three without_skill failed,
+    not loaded), then the configurations as mean ± sd (with_skill 100% pass rate, 100% uptake;
+    without_skill 0%), and the line "with_skill vs without_skill (3 and 3 runs): pass rate
+    +100% ..." ending with "with_skill passes more often"."""
+    assert matches(snap_compare, tmp_path, "eval")

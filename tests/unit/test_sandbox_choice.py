@@ -32,10 +32,8 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """A machine without bubblewrap: an empty PATH for the probe."""
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    bwrap_problem.cache_clear()
+    monkeypatch.setenv("PATH", str(empty))  # the probe's answer is kept per search path
     yield
-    bwrap_problem.cache_clear()
 
 
 @pytest.fixture

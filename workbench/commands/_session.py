@@ -43,6 +43,44 @@ def open_session(args: argparse.Namespace, readonly: bool = False) -> Session:
     return session
 
 
+def api_key(args: argparse.Namespace) -> str | None:
+    """`--api-key`, or the text of `--api-key-file` (a file that must exist), stripped: read the
+    same way by the CLI's prompt, `sweep` and `eval`."""
+    from workbench.errors import UsageError
+
+    if args.api_key_file is None:
+        given: str | None = args.api_key
+        return given
+    if args.api_key is not None:
+        raise UsageError("give --api-key or --api-key-file, not both")
+    try:
+        text = Path(args.api_key_file).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            f"cannot read the API key file {args.api_key_file}: {exc}",
+            "pass a readable text file that holds the key",
+        ) from exc
+    return text.strip() or None
+
+
+def open_or_create(args: argparse.Namespace) -> Session:
+    """The session named (`--session`, or `--branch`, `--show`, `--resume` of the latest), else
+    the most recent one, else a new one: where `sweep` and `eval` record their runs."""
+    from workbench.errors import UsageError
+    from workbench.sessions.session import Session
+    from workbench.sessions.store.location import find_storage
+
+    root = project_root()
+    if args.session or args.branch or args.show or args.resume:
+        return Session.open(root, args.session, args.branch)
+    if find_storage(root) is not None:
+        try:
+            return Session.open(root)
+        except UsageError:  # storage, but no session of this checkout yet
+            pass
+    return Session.create(root)
+
+
 def add_model_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="the model that writes it (default: settings)")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from workbench.agent.models.choice import warm_soon
 from workbench.commands._session import add_session_option, open_session
 
 
@@ -17,6 +18,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    warm_soon()  # a run on the new branch is likely next
     with open_session(args) as session:
         result = asyncio.run(session.fork(args.name, args.at))
     print(result.render_text())

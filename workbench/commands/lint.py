@@ -13,8 +13,8 @@ import gc
 import os
 import sys
 
-from workbench.commands._skill_paths import add_skill_path_arguments
-from workbench.skills.discover import load_paths, shown
+from workbench.commands._skill_paths import add_skill_path_arguments, finding_text
+from workbench.skills.discover import load_paths
 from workbench.skills.lint import lint
 from workbench.skills.model import Diagnostic
 from workbench.text import count_of
@@ -56,17 +56,12 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
         cwd = os.getcwd()  # noqa: PTH109 - once, not once per finding
-        sys.stdout.write("".join(_as_text(d, cwd) for d in found))
+        sys.stdout.write("".join(finding_text(d, cwd) for d in found))
         sys.stdout.write(f"{count_of(skills.files, 'skill')}, {count_of(errors, 'error')}, ")
         sys.stdout.write(f"{count_of(warnings, 'warning')}\n")
     if nothing_found := skills.nothing_found():
         print(f"workbench: {nothing_found}", file=sys.stderr)
     return 1 if errors or (args.strict and warnings) else 0
-
-
-def _as_text(d: Diagnostic, cwd: str) -> str:
-    line = f"{shown(d.path, cwd)}:{d.line}: {d.severity} {d.rule} {d.message}\n"
-    return line + (f"    {d.hint}\n" if d.hint else "")
 
 
 def _as_dict(d: Diagnostic) -> dict[str, object]:

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 
+from workbench.agent.models.choice import warm_soon
 from workbench.commands._session import add_format_option, add_session_option, open_session
 
 
@@ -16,6 +17,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    warm_soon()  # a run on the branch is likely next
     with open_session(args, readonly=True) as session:
         status = asyncio.run(session.status(args.branch))
     print(json.dumps(status.to_json(), indent=2) if args.format == "json" else status.render_text())

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from workbench.evals.grading import grade_assertion, run_checks
 from workbench.evals.results import EvalReport, EvalRun
 from workbench.evals.triggers import trigger_summary
 from workbench.evals.uptake import uptake_of
-from workbench.evals.workspace import folder_in_project, prepare
+from workbench.evals.workspace import changed_since, commit_prepared, folder_in_project, prepare
 from workbench.sandbox import SandboxPolicy
 from workbench.sessions.session import Session
 from workbench.sessions.store.refs import branch_ref
@@ -168,32 +167,6 @@ def _grader(session: Session, request: EvalRequest) -> ModelClient:
     )
 
 
-def _changed_files(worktree: Path, skills: list[Path], given: dict[str, Path]) -> list[str]:
-    """What the run changed in its worktree: not the skill folders the eval prepared, nor a
-    case file (`given`: its name in the worktree -> its source) the run left as it was given."""
-    done = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=worktree,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    names = [line[3:] for line in done.stdout.splitlines() if len(line) > 3]
-    return [
-        n
-        for n in names
-        if not any(Path(n).is_relative_to(s) for s in skills)
-        and not (n in given and _same(worktree / n, given[n]))
-    ]
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.read_bytes() == b.read_bytes()
-    except OSError:
-        return False
-
-
 def _written_by_run(session: Session, branch: str) -> list[Entry]:
     """The entries the run's child wrote on its branch, read from its ref (the session this
     process holds knew the branch only as it was forked) (git worker)."""
@@ -207,14 +180,20 @@ def _written_by_run(session: Session, branch: str) -> list[Entry]:
     return store.repo.read_path(tip.stdout, *([fork] if fork else []))
 
 
-def _prepare_all(session: Session, sweep: Sweep, eval_plan: Plan) -> None:
-    """Each run's worktree made ready for its case and configuration (git worker)."""
+def _prepare_all(session: Session, sweep: Sweep, eval_plan: Plan) -> dict[str, str]:
+    """Each run's worktree made ready for its case and configuration and committed; the commit
+    each run starts from, by branch (git worker)."""
     root = session.location.project_root
+    prepared = {}
     for run in sweep.runs:
         planned = eval_plan.planned(run.variant)
         worktree = session.workspace(run.branch)
         skill, graph = eval_plan.skill, eval_plan.graph
         prepare(worktree, root, skill, graph, planned.configuration, planned.case)
+        about = planned.case.id if planned.case else "a trigger query"
+        message = f"eval of {skill.name}: {about} under {planned.configuration.name}"
+        prepared[run.branch] = commit_prepared(worktree, message)
+    return prepared
 
 
 async def _graded(
@@ -223,6 +202,7 @@ async def _graded(
     run: Run,
     grader: Callable[[], ModelClient],
     request: EvalRequest,
+    prepared: str,
 ) -> EvalRun:
     planned = eval_plan.planned(run.variant)
     store = session.store
@@ -252,12 +232,7 @@ async def _graded(
         return result
     result.graded = await run_checks(case, worktree, request.check_timeout_s, request.sandbox)
     if case.assertions:
-        root = session.location.project_root
-        skills = [
-            folder_in_project(s, root) for s in eval_plan.graph.skills.values() if _inside(s, root)
-        ]
-        given = {Path(f).name: eval_plan.skill.path.parent / f for f in case.files}
-        files = await asyncio.to_thread(_changed_files, worktree, skills, given)
+        files = await asyncio.to_thread(changed_since, worktree, prepared)
         model = grader()
         for assertion in case.assertions:
             result.graded.append(await grade_assertion(model, case, assertion, output, files))
@@ -265,18 +240,18 @@ async def _graded(
     return result
 
 
-def _inside(skill: Skill, root: Path) -> bool:
-    return skill.path.resolve().is_relative_to(root.resolve())
+@dataclass
+class Started:
+    """An eval's sweep once its branches are forked and their worktrees prepared: the commit
+    each run starts from, by branch."""
+
+    sweep: Sweep
+    request: SweepRequest
+    prepared: dict[str, str]
 
 
-async def evaluate(
-    session: Session,
-    eval_plan: Plan,
-    request: EvalRequest,
-    executor: Executor,
-    progress: Progress,
-) -> EvalReport:
-    """Run the plan as one sweep, then grade and measure every run."""
+async def start_eval(session: Session, eval_plan: Plan, request: EvalRequest) -> Started:
+    """Fork the eval's branches (one sweep) and make each worktree ready (nothing runs yet)."""
     sweep_request = SweepRequest(
         f"eval of {eval_plan.skill.name}",
         [v for v, _ in eval_plan.variants],
@@ -289,8 +264,33 @@ async def evaluate(
         sandbox=request.sandbox,
     )
     sweep = await start_sweep(session, sweep_request)
-    await session.store.run(lambda: _prepare_all(session, sweep, eval_plan))
-    sweep = await run_sweep(session, sweep, sweep_request, executor, progress)
+    prepared = await session.store.run(lambda: _prepare_all(session, sweep, eval_plan))
+    return Started(sweep, sweep_request, prepared)
+
+
+async def evaluate(
+    session: Session,
+    eval_plan: Plan,
+    request: EvalRequest,
+    executor: Executor,
+    progress: Progress,
+) -> EvalReport:
+    """Run the plan as one sweep, then grade and measure every run."""
+    started = await start_eval(session, eval_plan, request)
+    return await finish_eval(session, eval_plan, request, started, executor, progress)
+
+
+async def finish_eval(
+    session: Session,
+    eval_plan: Plan,
+    request: EvalRequest,
+    started: Started,
+    executor: Executor,
+    progress: Progress,
+) -> EvalReport:
+    """Run the started sweep's runs, then grade and measure each one."""
+    sweep = await run_sweep(session, started.sweep, started.request, executor, progress)
+    prepared = started.prepared
     opened: list[ModelClient] = []
 
     def grader() -> ModelClient:
@@ -301,7 +301,7 @@ async def evaluate(
     case_runs: list[EvalRun] = []
     queried: list[tuple[Trigger, EvalRun]] = []
     for run in sweep.runs:
-        graded = await _graded(session, eval_plan, run, grader, request)
+        graded = await _graded(session, eval_plan, run, grader, request, prepared[run.branch])
         trigger = eval_plan.planned(run.variant).trigger
         if trigger is None:
             case_runs.append(graded)

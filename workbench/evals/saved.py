@@ -65,14 +65,16 @@ def evaluated(project_root: Path) -> list[str]:
 
 def last_eval_text(project_root: Path, skill: str | None, short: bool = False) -> str:
     """The skill's last eval as text (`short`: its summary lines); without a skill, every
-    evaluated skill's summary. Says how to run one when there is none."""
+    evaluated skill's. Says how to run one when there is none."""
     from workbench.evals.text import render_report, summary_lines
 
     names = [skill] if skill else evaluated(project_root)
     reports = [r for r in (load_last(project_root, n) for n in names) if r]
     if not reports:
         about = f"{skill} has" if skill else "no skill of this project has"
-        return f"{about} no eval yet: `workbench eval PATH` runs one (docs/evals.md)"
-    if short or skill is None:
+        return (
+            f"{about} no eval yet: `workbench eval PATH` or `/eval SKILL` runs one (docs/evals.md)"
+        )
+    if short:
         return "\n\n".join(f"{r.skill}\n" + "\n".join(summary_lines(r)) for r in reports)
-    return render_report(reports[0])
+    return "\n\n".join(render_report(r) for r in reports)

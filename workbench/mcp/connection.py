@@ -4,8 +4,8 @@ The SDK's client is an async context that must be entered and left by one task, 
 keeps it open until `close`; calls run in tasks of their own. A server that dies during a call
 gives a tool error that says so, and the next call starts it again. A call that is cancelled (the
 user's abort) is abandoned by the SDK, which tells the server with `notifications/cancelled`.
-Importing this module imports the SDK: only the MCP thread does, and only when a server is
-configured.
+A stdio server is spoken to through our own transport (`stdio`), not the SDK's. Importing this
+module imports the SDK: only the MCP thread does, and only when a server is configured.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from workbench import __version__
 from workbench.errors import WorkbenchError
 from workbench.mcp.config import ServerConfig
 from workbench.mcp.results import to_tool_result
+from workbench.mcp.stdio import capped_stdio
 from workbench.tool import ToolResult
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,8 @@ class ServerConnection:
         self.tools: list[Any] = []
         """The server's tools as it listed them at the first connection (`mcp.types.Tool`)."""
         self._client: Client | None = None
+        self.needs_sign_in = False
+        """An HTTP server answered 401: what a failed start is then reported as."""
         self._stop = asyncio.Event()
         self._holder: asyncio.Task[None] | None = None
 
@@ -57,18 +60,27 @@ class ServerConnection:
                 env=dict(config.env) or None,
                 cwd=config.cwd,
             )
+        headers = dict(config.headers) or None
         if config.transport == "sse":
-            return sse_client(config.url, headers=dict(config.headers) or None)
-        client = create_mcp_http_client(headers=dict(config.headers) or None)
-        return streamable_http_client(config.url, http_client=client)
+            return sse_client(config.url, headers=headers, httpx_client_factory=self._http_client)
+        return streamable_http_client(config.url, http_client=self._http_client(headers))
+
+    def _http_client(self, headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+        """The SDK's HTTP client, noting a 401 answer: the SDK reports it only as "an error
+        response", and the user needs to hear that the server wants a sign-in."""
+
+        async def note(response: Any) -> None:
+            self.needs_sign_in = self.needs_sign_in or response.status_code == 401
+
+        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+        client.event_hooks["response"].append(note)
+        return client
 
     @contextlib.asynccontextmanager
     async def _opened(self) -> AsyncIterator[Client]:
         transport = self._transport()
         if isinstance(transport, StdioServerParameters):
-            from mcp.client.stdio import stdio_client
-
-            transport = stdio_client(transport, errlog=self.errlog)
+            transport = capped_stdio(transport, self.errlog)
         async with Client(transport, client_info=CLIENT, cache=None) as client:
             yield client
 
@@ -87,8 +99,15 @@ class ServerConnection:
                 f"MCP server {self.config.name} did not answer within {self.timeout:g} s",
                 "see the log file for its output; the `mcp.timeout` setting gives it longer",
             ) from None
-        except BaseException:
+        except BaseException as exc:
             await self.close()
+            if self.needs_sign_in:
+                raise WorkbenchError(
+                    f"MCP server {self.config.name} needs sign-in (OAuth), which workbench "
+                    "does not do yet: it answered 401 Unauthorized",
+                    'give it a token in `headers` ("Authorization": "Bearer ${TOKEN}") if it '
+                    "takes one",
+                ) from exc
             raise
         self._client = client
         if not self.tools:

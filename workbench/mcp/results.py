@@ -44,20 +44,29 @@ def result_text(content: list[Any], structured: dict[str, Any] | None) -> str:
 
 
 def bounded(text: str) -> tuple[str, dict[str, Any]]:
-    """`text` within the output limits, with a notice when it was cut; and details saying so."""
-    lines = text.split("\n")
+    """`text` within the output limits, with a notice when it was cut; and details saying so.
+    Only the start that can be shown is split into lines: splitting a few MB at once would hold
+    the GIL the app's thread needs."""
+    lines = text[: MAX_BYTES + 1].split("\n")  # enough: a character is at least a byte
     window = head(lines)
     if not window.truncated:
         return text, {}
-    size = len(text.encode("utf-8"))
+    size, total = _utf8_size(text), text.count("\n") + 1
     kept = "\n".join(window.lines)
     if window.cut_line:
         kept = lines[0].encode("utf-8")[:MAX_BYTES].decode("utf-8", "ignore")
     notice = (
-        f"\n\n[Output cut: showing {len(window.lines) or 1} of {len(lines)} lines, "
+        f"\n\n[Output cut: showing {len(window.lines) or 1} of {total} lines, "
         f"{format_size(len(kept.encode('utf-8')))} of {format_size(size)}.]"
     )
     return kept + notice, {"truncated": True, "total_bytes": size}
+
+
+def _utf8_size(text: str, piece: int = 1 << 16) -> int:
+    """The UTF-8 size of `text`, encoded a piece at a time (for the same reason)."""
+    if text.isascii():
+        return len(text)
+    return sum(len(text[at : at + piece].encode("utf-8")) for at in range(0, len(text), piece))
 
 
 def to_tool_result(server: str, result: Any) -> ToolResult:

@@ -1,8 +1,9 @@
 """A session's MCP servers: started together at session start, offered as tools, reported.
 
-The SDK runs on an event loop of its own in one background thread (`McpThread`), so a server
-that floods notifications or sends a huge result costs that thread, not the app's loop: results
-are converted and cut there, and only their text crosses over. The servers start in parallel
+The SDK runs on an event loop of its own in one background thread (`McpThread`): results are
+converted and cut there, and only their text crosses over. That thread shares the GIL with the
+app, so what it may hold is bounded too: a stdio server's messages are capped and long ones
+parsed in another process (`stdio`). The servers start in parallel
 within the time limit; the tool set is fixed once they have answered (the system prompt stays
 byte-identical across turns, so prompt caches hit); a server that fails or times out is
 reported and its tools are absent. Its stderr goes to the log file.

@@ -12,9 +12,13 @@ and environment; the child takes them over, so output goes straight to the calle
 forwards SIGINT, SIGTERM and SIGHUP to the child and returns the child's exit code; if the client
 dies, the child notices the closed socket and aborts like on SIGTERM.
 
+This module is the client's side and what both sides share; the server's side is `warm_server`.
 One server per user, interpreter, code version and agent folder (all part of the socket's name,
-so editing the code or changing `LITELLM_*` variables starts a fresh one); it exits after
-`IDLE_SECONDS` without requests. `WORKBENCH_WARM_START=0` turns the whole mechanism off.
+so editing the code or changing `LITELLM_*` variables starts a fresh one); it exits after the
+user setting `warm_start.idle_seconds` (default `IDLE_SECONDS`) without requests. A server holds
+its lock file while it warms up, so a command that starts one without waiting for it (`start_soon`)
+never leaves a second one starting beside it. `WORKBENCH_WARM_START=0` turns the whole mechanism
+off.
 """
 
 from __future__ import annotations
@@ -24,19 +28,15 @@ import fcntl
 import hashlib
 import importlib
 import importlib.util
-import io
 import json
 import os
 import signal
-import site
 import socket
 import subprocess
 import sys
-import sysconfig
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,9 +44,13 @@ from typing import Any
 from workbench.config import agent_dir
 
 IDLE_SECONDS = 600.0
+"""How long a server waits for a request before it exits, unless `warm_start.idle_seconds` in
+the user's settings says otherwise."""
 START_TIMEOUT_S = 60.0
 """How long a client waits for a new server to finish its imports (slow, busy machines)."""
 CHILD_MARKER = "WORKBENCH_WARM_CHILD"
+SERVER_MODULE = "workbench.processes.warm_server"
+"""The server's side (`python -m` runs it)."""
 WARM_UP = "workbench.cli:warm_up"
 """The warm-up of the one server that headless runs and sub-agent children share (litellm and
 the headless modes imported)."""
@@ -71,7 +75,7 @@ def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
     """What a server's imports depend on: interpreter, our code, the heavy packages, their
     `LITELLM_*` settings, and the agent folder (so that isolated test homes never share)."""
     package = Path(__file__).resolve().parents[1]
-    parts = [sys.prefix, sys.version, warm_up, str(agent_dir())]
+    parts = [sys.prefix, sys.version, warm_up, str(agent_dir(env))]
     for path in sorted(package.rglob("*.py")):
         stat = path.stat()
         parts.append(f"{path}:{stat.st_mtime_ns}:{stat.st_size}")
@@ -100,7 +104,8 @@ def socket_path(warm_up: str, env: Mapping[str, str]) -> Path:
 # -- client ----------------------------------------------------------------------------------
 
 
-def _connect(path: Path) -> socket.socket | None:
+def connect(path: Path) -> socket.socket | None:
+    """A connection to the server listening on `path`, or None when none does."""
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         client.connect(str(path))
@@ -110,29 +115,57 @@ def _connect(path: Path) -> socket.socket | None:
     return client
 
 
+def _launch(path: Path, warm_up: str) -> subprocess.Popen[bytes]:
+    """Start a server process; it takes the lock itself while it warms up (see `serve`)."""
+    with open(path.with_suffix(".log"), "ab") as log:
+        return subprocess.Popen(  # never on a project's import path, nor in its folder
+            [sys.executable, "-P", "-m", SERVER_MODULE, str(path), warm_up],
+            cwd=path.parent,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+
+
 def _start_server(path: Path, warm_up: str) -> socket.socket | None:
-    """Start a server (one at a time, under a lock) and wait until it accepts connections."""
+    """Start a server (unless one runs or warms up: its lock is held) and wait until it accepts
+    connections."""
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        client = _connect(path)
+        client = connect(path)
         if client is not None:
             return client
-        with open(path.with_suffix(".log"), "ab") as log:
-            server = subprocess.Popen(  # never on a project's import path, nor in its folder
-                [sys.executable, "-P", "-m", __name__, str(path), warm_up],
-                cwd=path.parent,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline and server.poll() is None:
-            client = _connect(path)
-            if client is not None:
-                return client
-            time.sleep(0.02)
-        return None
+        server = _launch(path, warm_up)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline and server.poll() is None:
+        client = connect(path)
+        if client is not None:
+            return client
+        time.sleep(0.02)
+    return connect(path)  # another server won the lock and serves
+
+
+def start_soon(warm_up: str, env: Mapping[str, str]) -> None:
+    """Start the server for `warm_up` in the background unless one runs or is warming up, and
+    return at once: for commands that will soon need it (the app, `fork`, `status`, an editor's
+    first ACP session)."""
+    if not enabled(env):
+        return
+    try:
+        path = socket_path(warm_up, env)
+        with open(path.with_suffix(".lock"), "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # a server is warming up, or a client is starting one
+            running = connect(path)
+            if running is not None:
+                running.close()
+                return
+            _launch(path, warm_up)
+    except OSError:
+        return  # only a head start: the run that needs it starts one itself
 
 
 def _lines(connection: socket.socket, buffer: bytes = b"") -> Any:
@@ -166,14 +199,16 @@ def spawn(
     env: Mapping[str, str],
     stdio: Sequence[int],
     own_group: bool = False,
+    start: bool = True,
 ) -> WarmChild | None:
-    """Fork `entry(argv)` in the warm server for `warm_up` (started if none runs) with `stdio` as
-    its fds 0-2; None when no server could be reached. `own_group`: the child leads a new process
-    group (pgid = pid) before it reports its pid, so the caller can signal everything it starts.
-    Blocking (a new server takes seconds to warm up): async callers run it in a thread."""
+    """Fork `entry(argv)` in the warm server for `warm_up` (started if none runs and `start`)
+    with `stdio` as its fds 0-2; None when no server could be reached. `own_group`: the child
+    leads a new process group (pgid = pid) before it reports its pid, so the caller can signal
+    everything it starts. Blocking (a new server takes seconds to warm up): async callers run it
+    in a thread."""
     try:
         path = socket_path(warm_up, env)
-        connection = _connect(path) or _start_server(path, warm_up)
+        connection = connect(path) or (_start_server(path, warm_up) if start else None)
     except OSError:
         return None
     if connection is None:
@@ -200,10 +235,13 @@ def spawn(
         return None
 
 
-def run_warm(entry: str, argv: Sequence[str], warm_up: str) -> int | None:
+def run_warm(entry: str, argv: Sequence[str], warm_up: str, start: bool = True) -> int | None:
     """Run `entry(argv)` in a warm child with this process's stdio, cwd and environment; its exit
-    code, or None when no warm server could be reached (the caller then runs in-process)."""
-    child = spawn(entry, argv, warm_up, cwd=Path.cwd(), env=os.environ, stdio=(0, 1, 2))
+    code, or None when no warm server could be reached (the caller then runs in-process).
+    `start=False`: only a server already running will do (none is started and waited for)."""
+    child = spawn(
+        entry, argv, warm_up, cwd=Path.cwd(), env=os.environ, stdio=(0, 1, 2), start=start
+    )
     if child is None:
         return None
 
@@ -229,192 +267,10 @@ def run_warm(entry: str, argv: Sequence[str], warm_up: str) -> int | None:
 
 def stop(warm_up: str, env: Mapping[str, str]) -> bool:
     """Ask the server for this environment to exit; whether one was running."""
-    connection = _connect(socket_path(warm_up, env))
+    connection = connect(socket_path(warm_up, env))
     if connection is None:
         return False
     with connection:
         connection.sendall(b'{"stop": true}\n')
         connection.recv(1)
     return True
-
-
-# -- server ----------------------------------------------------------------------------------
-
-
-def _call(entry: str) -> Callable[..., Any]:
-    module, _, name = entry.partition(":")
-    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
-    return function
-
-
-def _reopen_stdio() -> None:
-    """Fresh text streams on fds 0-2 (the ones inherited at start pointed at /dev/null)."""
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
-    for fd, name in ((1, "stdout"), (2, "stderr")):
-        stream = io.TextIOWrapper(
-            io.FileIO(fd, "w", closefd=False),
-            encoding="utf-8",
-            errors="backslashreplace" if fd == 2 else "strict",
-            line_buffering=os.isatty(fd) or fd == 2,
-        )
-        setattr(sys, name, stream)
-
-
-def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
-    """Become the run: take over the client's stdio, folder and environment, run the entry."""
-    if request.get("own_group"):
-        os.setpgid(0, 0)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    for target, fd in zip((0, 1, 2), fds, strict=True):
-        os.dup2(fd, target)
-        os.close(fd)
-    _reopen_stdio()
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    os.environ[CHILD_MARKER] = "1"
-    sys.argv = ["workbench", *request["argv"]]  # the run's command line, not the server's
-    connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
-
-    def watch_client() -> None:
-        with contextlib.suppress(OSError):
-            connection.recv(1)
-        os.kill(os.getpid(), signal.SIGTERM)  # the client is gone: abort like on SIGTERM
-
-    threading.Thread(target=watch_client, daemon=True).start()
-    code = 1
-    try:
-        code = int(_call(request["entry"])(request["argv"]) or 0)
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-        with contextlib.suppress(OSError):
-            connection.sendall(json.dumps({"exit": code}).encode() + b"\n")
-        os._exit(code)
-
-
-def _receive(connection: socket.socket) -> tuple[dict[str, Any], list[int]]:
-    """One request: a JSON line, with the client's stdio descriptors on its first part."""
-    data, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
-    while data and not data.endswith(b"\n"):
-        more = connection.recv(1 << 16)
-        if not more:
-            break
-        data += more
-    return json.loads(data), fds
-
-
-def foreign_modules() -> list[str]:
-    """Loaded modules whose file lies outside Python's own folders, its site-packages, the
-    user's absolute `PYTHONPATH` entries and our package: code a project slipped in, which a
-    server for every project must not carry."""
-    paths = sysconfig.get_paths()
-    roots = [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")]
-    roots += [*site.getsitepackages(), str(Path(__file__).parents[1])]
-    roots += [
-        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if Path(p).is_absolute()
-    ]
-    ours = tuple({str(Path(root).resolve()) + os.sep for root in roots})
-    return sorted(
-        f"{name} ({file})"
-        for name, module in list(sys.modules.items())
-        if (file := getattr(module, "__file__", None))
-        and not str(Path(file).resolve()).startswith(ours)
-    )
-
-
-class _Reaper:
-    """Reaps the server's children. A child a signal killed could not send its exit code: the
-    reaper sends the client 128 + the signal, as a shell reports it."""
-
-    def __init__(self) -> None:
-        self.clients: dict[int, socket.socket] = {}
-        self._ended: dict[int, int] = {}
-        self._lock = threading.Lock()
-        threading.Thread(target=self._reap, daemon=True).start()
-
-    def watch(self, pid: int, connection: socket.socket) -> None:
-        with self._lock:
-            status = self._ended.pop(pid, None)
-            if status is None:
-                self.clients[pid] = connection.dup()
-                return
-        self._tell(connection.dup(), status)
-
-    def _reap(self) -> None:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, 0)
-            except ChildProcessError:
-                time.sleep(0.05)
-                continue
-            with self._lock:
-                client = self.clients.pop(pid, None)
-                if client is None:
-                    self._ended[pid] = status
-                    continue
-            self._tell(client, status)
-
-    @staticmethod
-    def _tell(client: socket.socket, status: int) -> None:
-        with client, contextlib.suppress(OSError):
-            if os.WIFSIGNALED(status):
-                code = 128 + os.WTERMSIG(status)
-                client.sendall(json.dumps({"exit": code}).encode() + b"\n")
-
-
-def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
-    """Warm up, then fork a child per request until idle for `idle_seconds`. A server that
-    finds foreign modules loaded refuses to serve: its clients start cold."""
-    _call(warm_up)()
-    if foreign := foreign_modules():
-        print(f"warm server: not serving, foreign modules: {foreign}", file=sys.stderr, flush=True)
-        return
-    reaper = _Reaper()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
-    listener.bind(str(temporary))
-    listener.listen(64)
-    temporary.replace(path)  # clients see the socket only once it accepts
-    ours = path.stat().st_ino
-    listener.settimeout(idle_seconds)
-    try:
-        while True:
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
-                return
-            with connection:
-                connection.settimeout(None)
-                try:
-                    request, fds = _receive(connection)
-                except (OSError, ValueError) as exc:
-                    print(f"warm server: bad request: {exc!r}", file=sys.stderr, flush=True)
-                    continue
-                if request.get("stop"):
-                    return
-                pid = os.fork()
-                if pid == 0:
-                    listener.close()
-                    for other in list(reaper.clients.values()):
-                        other.close()  # other runs' connections are theirs alone
-                    _child(connection, request, fds)
-                reaper.watch(pid, connection)
-                for fd in fds:
-                    os.close(fd)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            if path.stat().st_ino == ours:
-                path.unlink()
-                path.with_suffix(".lock").unlink()
-                if path.with_suffix(".log").stat().st_size == 0:
-                    path.with_suffix(".log").unlink()
-        listener.close()
-
-
-if __name__ == "__main__":
-    serve(Path(sys.argv[1]), sys.argv[2])

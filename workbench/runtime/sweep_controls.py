@@ -17,8 +17,8 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.agent.events import TreeUpdate
 from workbench.errors import UsageError, WorkbenchError
@@ -30,8 +30,10 @@ if TYPE_CHECKING:
     from workbench.runtime.events import WorkbenchEvent
     from workbench.runtime.options import WorkbenchOptions
     from workbench.sessions.session import Session
+    from workbench.sweeps.executor import Progress
     from workbench.sweeps.record import Run, Sweep
 
+T = TypeVar("T")
 TICK_S = 1.0
 """A running run's row is told again at most this often when only its seconds moved."""
 
@@ -53,14 +55,25 @@ class SweepControls:
         self._emit = emit
         self._agent = agent
         self._tree_lock = tree_lock
-        self._running: asyncio.Task[Sweep] | None = None
+        self._running: asyncio.Task[Any] | None = None
         self._following: set[asyncio.Task[None]] = set()
 
-    def _session(self) -> Session:
+    def ready(self) -> Session:
+        """The session a sweep (or an eval) starts in now, or why none can."""
         if self._current.session is None:
             raise UsageError(
                 "a sweep needs a stored session; this one is kept in memory only",
                 "start workbench without --no-session",
+            )
+        if self._running is not None:
+            raise WorkbenchError(
+                "a sweep is already running in this session",
+                "/sweep shows it; Esc in its view (or stop_sweep) stops it",
+            )
+        if self._agent.busy:
+            raise WorkbenchError(
+                "the agent is working: a sweep starts from where the conversation rests",
+                "wait for the reply (or Esc), then /sweep again",
             )
         return self._current.session
 
@@ -80,17 +93,7 @@ class SweepControls:
         from workbench.sweeps.executor import LocalExecutor
         from workbench.sweeps.options import request_of
 
-        session = self._session()
-        if self._running is not None:
-            raise WorkbenchError(
-                "a sweep is already running in this session",
-                "/sweep shows it; Esc in its view (or stop_sweep) stops it",
-            )
-        if self._agent.busy:
-            raise WorkbenchError(
-                "the agent is working: a sweep starts from where the conversation rests",
-                "wait for the reply (or Esc), then /sweep again",
-            )
+        session = self.ready()
         options = self._options
         model = self._agent.state.model.info.name
         request = request_of(args, "", model, options.api_base, options.api_key)
@@ -108,17 +111,35 @@ class SweepControls:
         if not resume and not request.prompt and not all(v.prompt for v in request.variants):
             raise UsageError("a sweep needs a question", "for example: /sweep -- fix the bug")
         jobs = int(args.get("jobs") or os.cpu_count() or 1)
-        if resume:
-            sweep = await session.store.run(lambda: find_sweep(session, resume))
-        else:
-            async with self._tree_lock:
-                sweep = await start_sweep(session, request)
-            position = session.store.state.position
-            self._emit(TreeUpdate("fork", position.branch, position.entry))
+
+        async def start() -> Sweep:
+            if resume:
+                return await session.store.run(lambda: find_sweep(session, resume))
+            return await start_sweep(session, request)
+
+        async def finish(sweep: Sweep, progress: Progress) -> Sweep:
+            return await run_sweep(session, sweep, request, LocalExecutor(jobs), progress)
+
+        sweep, _ = await self.run(jobs, start, finish)
+        return sweep
+
+    async def run(
+        self,
+        jobs: int,
+        start: Callable[[], Awaitable[Sweep]],
+        finish: Callable[[Sweep, Progress], Coroutine[Any, Any, T]],
+    ) -> tuple[Sweep, T | None]:
+        """Start a sweep (`start`: its branches forked) and `finish` it (its runs, and what
+        follows them: an eval's grading) as the session's one running sweep, told as events;
+        the sweep as it ended and what `finish` returned (None: it was stopped)."""
+        session = self.ready()
+        async with self._tree_lock:
+            sweep = await start()
+        position = session.store.state.position
+        self._emit(TreeUpdate("fork", position.branch, position.entry))
         self._emit(SweepStart(sweep.to_record(), jobs))
         told = Told(sweep.id, self._emit, lambda branch: self._follow(session, branch))
-        run = run_sweep(session, sweep, request, LocalExecutor(jobs), told.progress)
-        self._running = asyncio.create_task(run)
+        self._running = asyncio.create_task(finish(sweep, told.progress))
         try:
             await asyncio.wait({self._running})
         finally:
@@ -127,11 +148,10 @@ class SweepControls:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        if not task.cancelled():
-            sweep = task.result()
+        result: T | None = None if task.cancelled() else task.result()
         await asyncio.gather(*self._following)
         self._emit(SweepEnd(sweep.id, sweep.to_json(), sweep.stopped))
-        return sweep
+        return sweep, result
 
     def _follow(self, session: Session, branch: str) -> None:
         """A run ended: its branch's entries, written by its process, are read from now on."""

@@ -58,6 +58,7 @@ from workbench.messages import Message
 from workbench.runtime.agent_settings import agent_config, bound_tools
 from workbench.runtime.context import branch_messages
 from workbench.runtime.current import Current
+from workbench.runtime.eval_controls import EvalControls
 from workbench.runtime.folders import ProjectFolders
 from workbench.runtime.listeners import Listeners
 from workbench.runtime.mcp_controls import McpControls
@@ -228,6 +229,7 @@ class Workbench:
         self.agent.state.approval = opening_approval(self.options.approval, current.settings)
         self.approval_controls = ApprovalControls(self.agent.state.approval, emit)
         self.sweep_controls = SweepControls(current, self.options, emit, self.agent, lock)
+        self.eval_controls = EvalControls(self.sweep_controls, self.options, self.agent)
 
     def _refresh_system_prompt(self) -> None:
         """Base prompt, tools, context files: rebuilt only when the tools change, so it stays
@@ -329,6 +331,7 @@ class Workbench:
     answer_permissions = handed_to("approval_controls", ApprovalControls.answer_with)
     sweep = handed_to("sweep_controls", SweepControls.sweep)
     stop_sweep = handed_to("sweep_controls", SweepControls.stop_sweep)
+    eval = handed_to("eval_controls", EvalControls.eval)
 
     def deliver(self, message: Message, deliver_as: DeliverAs) -> None:
         """ExtensionSink: see `QueueControls.deliver`; until the agent is there (extensions load

@@ -1,9 +1,11 @@
 """Whether bubblewrap can box commands here: found on the PATH, and able to make the
-namespaces it needs (some containers forbid them). Probed once per process."""
+namespaces it needs (some containers forbid them). Probed once per process and search path: a
+warm interpreter probes at its warm-up, and the runs it forks inherit the answer for their PATH."""
 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 
@@ -14,10 +16,14 @@ INSTALL_HINT = (
 PROBE_TIMEOUT_S = 20
 
 
-@functools.cache
 def bwrap_problem(bwrap: str = "bwrap") -> str | None:
     """Why `bwrap` cannot box a command here; None when it can."""
-    path = shutil.which(bwrap)
+    return _problem(bwrap, os.environ.get("PATH"))
+
+
+@functools.cache
+def _problem(bwrap: str, search_path: str | None) -> str | None:
+    path = shutil.which(bwrap, path=search_path)
     if path is None:
         return f"bubblewrap ({bwrap}) is not installed"
     probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-net"]

@@ -307,8 +307,16 @@ class Controller:
         )
 
     async def cmd_eval(self, args: str) -> None:
-        title = f"Eval of {args.strip()}" if args.strip() else "Evals"
-        self.show(title, Text(await _spec("eval").answer(self.wb, args)))
+        """With a skill, run its eval (the sweep view follows its runs), then show its report;
+        without, every skill's last eval."""
+        spec = _spec("eval")
+        arguments = spec.parse_text(args)
+        skill = arguments.get("skill")
+        if skill:
+            about = "forking a branch and a worktree for each run…"
+            self.host.note("info", f"Starting the eval of {skill}: {about}")
+        report = spec.render(await spec.call(self.wb, arguments))
+        self.show(f"Eval of {skill}" if skill else "Evals", Text(report))
 
     async def cmd_activate(self, args: str) -> None:
         await _spec("activate").answer(self.wb, args)

@@ -1,5 +1,6 @@
 """`workbench mcp list`: every server a session here would start, its state, tools and error;
-the project's `.mcp.json` waits for trust like a session's."""
+the project's `.mcp.json` waits for trust like a session's. And a headless run whose `--tools`
+names the tool of a server that did not start: a warning, not a usage error."""
 
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ def test_mcp_list_starts_each_server_and_reports_it(project: Path, tmp_path: Pat
     assert servers == {"mine": "ready", "theirs": "ready"}
 
 
-def test_mcp_list_fails_when_a_server_does_not_start(project: Path) -> None:
+def test_a_server_that_does_not_start_fails_mcp_list_and_a_run_naming_its_tool_goes_on(
+    project: Path,
+) -> None:
     allow_start()
     write_servers(user_file(), {"gone": {"command": str(project / "no-such-program")}})
 
@@ -38,3 +41,11 @@ def test_mcp_list_fails_when_a_server_does_not_start(project: Path) -> None:
     assert shown.returncode == 1
     assert "gone (user, stdio): failed" in shown.stdout
     assert "last error:" in shown.stdout
+
+    tools = "read,mcp__gone__echo"
+    ran = run_workbench(
+        "-p", "hi", "--no-session", "--model", "demo", "--tools", tools, cwd=project
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "--tools names mcp__gone__echo, but MCP server gone is not running" in ran.stderr
+    assert "unknown tool" not in ran.stderr

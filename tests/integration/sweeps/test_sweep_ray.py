@@ -21,12 +21,14 @@ from typing import Any
 import pytest
 from support import netguard
 from support.ci import missing
+from support.eval_answers import FOLDER, answering, eval_project
 from support.git_project import git, make_project, snapshot
 from support.openai_server import OpenAIServer, Reply
 from support.workbench_process import run_workbench, workbench_command
 
 from workbench.agent.models.rate_gate import RateGate
 
+pytestmark = pytest.mark.xdist_group("ray")  # one cluster for the module, on one worker
 USAGE = {"prompt_tokens": 120, "completion_tokens": 30}
 LOCAL_RAY = {
     "RAY_AUTH_MODE": "disabled",
@@ -275,3 +277,38 @@ def test_ctrl_c_on_a_local_ray_instance_leaves_no_process_and_keeps_what_the_run
     assert "user" in entries_of(project, "sweep-1.a-1")  # sent back by its task, brought back
     lines = guarded.read_text().splitlines() if guarded.exists() else []
     assert [line for line in lines if not line.endswith(RAYS_OWN_LOOKUPS)] == []
+
+
+def test_an_eval_runs_on_ray_with_its_case_files_and_is_graded_when_its_branches_come_back(
+    tmp_path: Path, server: OpenAIServer, ray_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`workbench eval --executor ray`: each run's worktree is prepared and committed on its
+    branch, so a worker that only pulls the branch has the case's files; the checks, the
+    grader and the uptake read the branch once it is back."""
+    for key, value in LOCAL_RAY.items():
+        monkeypatch.setenv(key, value)
+    project = eval_project(tmp_path / "repo")
+    server.add(*[answering] * 12)
+    done = run_workbench(
+        "eval",
+        FOLDER,
+        *("--executor", "ray", "--ray-address", ray_cluster.address),
+        *("--model", "openai/agent", "--grader", "openai/grader"),
+        *("--api-base", server.url, "--api-key", "none"),
+        *("--repeat", "1", "--format", "json"),
+        cwd=project,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 runs, on Ray" in done.stderr
+    report = json.loads(done.stdout)
+    runs = {run["configuration"]: run for run in report["runs"]}
+    for run in runs.values():
+        assert run["outcome"] == "done", run
+        verdicts = {g["text"]: g["verdict"] for g in run["graded"]}
+        assert verdicts["test -f hint.txt"] == "passed"  # the case's file reached the worker
+    assert runs["with_skill"]["passed"] is True and runs["without_skill"]["passed"] is False
+    assert runs["with_skill"]["uptake"]["loaded"] is True
+    assert runs["without_skill"]["uptake"]["loaded"] is False
+    summary = {row["configuration"]: row["pass_rate"] for row in report["summary"]}
+    assert summary == {"with_skill": 1.0, "without_skill": 0.0}

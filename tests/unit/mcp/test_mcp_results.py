@@ -43,3 +43,14 @@ def test_a_long_result_is_cut_with_a_notice() -> None:
     assert converted.text.startswith("row 0\n")
     assert "[Output cut: showing 2000 of 5000 lines" in converted.text
     assert converted.details["truncated"] is True
+
+
+def test_a_megabytes_long_result_keeps_its_start_and_counts_all_of_it() -> None:
+    text = "é" * 60_000 + "\n" + "\n".join(f"row {n}" for n in range(300_000))
+    converted = to_tool_result("srv", CallToolResult(content=[TextContent(type="text", text=text)]))
+    assert converted.text.startswith("é" * 25_000)
+    assert "[Output cut: showing 1 of 300001 lines, 50.0 KB of" in converted.text
+    assert converted.details["total_bytes"] == len(text.encode("utf-8"))
+    short = "\n".join(f"row {n}" for n in range(1999))
+    kept = to_tool_result("srv", CallToolResult(content=[TextContent(type="text", text=short)]))
+    assert kept.text == short and "truncated" not in kept.details

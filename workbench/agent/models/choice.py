@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.config import Settings
+from workbench.config import Settings, find_project_root
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:  # kept off the import path: a warm-started run only needs the name
@@ -60,6 +60,24 @@ def model_name(cli_model: str | None, settings: Settings, env: Mapping[str, str]
 
 def uses_litellm(name: str) -> bool:
     return name != DEMO and not name.startswith(SCRIPTED)
+
+
+def warm_soon(cli_model: str | None = None, trust: bool = False) -> None:
+    """Start the warm interpreter in the background when the project in the working folder
+    uses a litellm model: for commands after which a run comes soon (the app, `fork`, `status`).
+    A settings file that cannot be read starts none; the command itself reports it."""
+    from workbench.processes import forkserver
+    from workbench.trust import granted, project_settings
+
+    if not forkserver.enabled(os.environ):
+        return
+    cwd = Path.cwd()
+    try:
+        settings = project_settings(find_project_root(cwd), granted(trust, cwd))
+    except WorkbenchError:
+        return
+    if uses_litellm(model_name(cli_model, settings, os.environ)):
+        forkserver.start_soon(forkserver.WARM_UP, os.environ)
 
 
 def model_settings(settings: Settings, name: str) -> dict[str, Any]:

@@ -90,20 +90,24 @@ def _litellm() -> ModuleType:
 
 
 _preloading: threading.Thread | None = None
+_prepared = False
+"""True once `_prepare` has run: in a warm child (forked after it) a preload has nothing to do."""
 
 
-def preload() -> threading.Thread:
+def preload() -> None:
     """Start preparing litellm in a background thread, overlapping the rest of start-up: its
     import, and one call to a loopback stub for the imports it defers to its first call (which
     would otherwise hold the app's event loop for about a second, keys and all)."""
     global _preloading
+    if _prepared:
+        return
     thread = threading.Thread(target=_prepare, name="litellm-import", daemon=True)
     thread.start()
     _preloading = thread
-    return thread
 
 
 def _prepare() -> None:
+    global _prepared
     litellm = _litellm()
     try:
         asyncio.run(_warm_up_call())
@@ -111,6 +115,7 @@ def _prepare() -> None:
         log.warning("warming litellm up failed; its first call will do it", exc_info=True)
     finally:
         litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop
+        _prepared = True
 
 
 def preloaded() -> None:

@@ -9,7 +9,8 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.commands._session import add_session_option, project_root
+from workbench.commands._session import add_session_option, api_key, open_or_create
+from workbench.commands.sweeps.executors import add_executor_options, choose_executor, where
 from workbench.errors import UsageError
 from workbench.sweeps.options import add_run_options
 from workbench.text import count_of
@@ -17,7 +18,6 @@ from workbench.text import count_of
 if TYPE_CHECKING:
     from workbench.sessions.session import Session
     from workbench.sweeps.engine import SweepRequest
-    from workbench.sweeps.executor import Executor
     from workbench.sweeps.record import Run, Sweep
 
 
@@ -33,17 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key")
     parser.add_argument("--api-key-file")
     parser.add_argument("--show", metavar="ID", help="print sweep ID again")
-    parser.add_argument(
-        "--executor", choices=("local", "ray"), default="local", help="where runs execute"
-    )
-    parser.add_argument(
-        "--ray-address", metavar="ADDR", help="the Ray cluster (default: RAY_ADDRESS, else local)"
-    )
-    parser.add_argument(
-        "--remote",
-        metavar="URL",
-        help="with --executor ray: the git remote the workers reach (default: one of the sweep's)",
-    )
+    add_executor_options(parser)
 
 
 def _print(sweep: Sweep, fmt: str) -> None:
@@ -52,38 +42,12 @@ def _print(sweep: Sweep, fmt: str) -> None:
     print(json.dumps(sweep.to_json(), indent=2) if fmt == "json" else render_sweep(sweep))
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
-    if args.api_key_file is None:
-        return str(args.api_key) if args.api_key else None
-    try:
-        with open(args.api_key_file, encoding="utf-8") as handle:
-            return handle.read().strip() or None
-    except OSError as exc:
-        raise UsageError(f"cannot read the API key file: {exc}", "pass a readable file") from exc
-
-
-def _open(args: argparse.Namespace) -> Session:
-    """The session named, else the most recent one, else a new one."""
-    from workbench.sessions.session import Session
-    from workbench.sessions.store.location import find_storage
-
-    root = project_root()
-    if args.session or args.branch or args.show or args.resume:
-        return Session.open(root, args.session, args.branch)
-    if find_storage(root) is not None:
-        try:
-            return Session.open(root)
-        except UsageError:  # storage, but no session of this checkout yet
-            pass
-    return Session.create(root)
-
-
 def _request(args: argparse.Namespace) -> SweepRequest:
     from workbench.sweeps.options import request_of
 
     prompt = " ".join(args.prompt).strip()
     request = request_of(
-        {**vars(args), "variants": args.variant}, prompt, args.model, args.api_base, _api_key(args)
+        {**vars(args), "variants": args.variant}, prompt, args.model, args.api_base, api_key(args)
     )
     if not (args.show or args.resume or prompt or all(v.prompt for v in request.variants)):
         raise UsageError(
@@ -92,23 +56,6 @@ def _request(args: argparse.Namespace) -> SweepRequest:
         )
     request.checkout = args.executor == "local"  # Ray's runs work on its workers
     return request
-
-
-def _executor(args: argparse.Namespace, session: Session) -> Executor:
-    """Where the runs execute: children of this machine, or Ray tasks (`--executor ray`)."""
-    if args.executor == "ray":
-        from workbench.sweeps.cluster.executor import RayExecutor
-
-        if args.api_key or args.api_key_file:
-            print(
-                "workbench: the key is not sent to Ray's workers: they use the one in their "
-                "environment (OPENAI_API_KEY, ANTHROPIC_API_KEY ...)",
-                file=sys.stderr,
-            )
-        return RayExecutor(session.location, args.ray_address, args.remote)
-    from workbench.sweeps.executor import LocalExecutor
-
-    return LocalExecutor(args.jobs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,18 +73,17 @@ def run(args: argparse.Namespace) -> int:
     started: list[Sweep] = []
 
     async def go(session: Session) -> Sweep:
-        executor = _executor(args, session)
+        executor = choose_executor(args, session.location)
         if args.resume:
             sweep = find_sweep(session, args.resume)
         else:
             sweep = await start_sweep(session, request)
         started.append(sweep)
-        at_once = "on Ray" if args.executor == "ray" else f"{args.jobs} at once"
         runs = count_of(len(sweep.missing()), "run")
-        print(f"{sweep.id}: {runs}, {at_once}", file=sys.stderr)
+        print(f"{sweep.id}: {runs}, {where(args)}", file=sys.stderr)
         return await run_sweep(session, sweep, request, executor, progress)
 
-    with _open(args) as session:
+    with open_or_create(args) as session:
         if args.show:
             _print(find_sweep(session, args.show), args.format)
             return 0

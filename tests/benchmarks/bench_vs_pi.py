@@ -1,0 +1,279 @@
+"""workbench side by side with pi, in one interleaved batch (a script, not part of the test run).
+
+    python tests/benchmarks/bench_vs_pi.py --pi /work/pi/packages/coding-agent/dist/cli.js
+        [--runs N] [--skills N] [--format table|json]
+
+pi is built from source (docs/speed.md says how) and run as `node CLI_JS` with `PI_OFFLINE=1`
+and a HOME of its own whose `~/.pi/agent/models.json` names the local OpenAI-compatible server
+(tests/support/openai_server.py) as provider `local`; workbench reaches the same server through
+litellm (`--model openai/bench --api-base URL`), with a HOME of its own. Both run in the same
+project, answering the same scripted turn: read `notes.txt`, then answer.
+
+Each of the N rounds runs every measurement for workbench and then for pi, back to back:
+1. `--version`, whole process;
+2. `-p` of the turn, whole process: workbench without the warm interpreter
+   (`WORKBENCH_WARM_START=0`), the first run after the warm interpreter exited (the run that
+   starts it), and through the warm interpreter; pi's `-p` beside each (pi has no warm mode);
+3. from spawn to the first request at the server (cold and warm pairs);
+4. from the end of the reply asking for the read to the request bringing the result (the agent
+   reads the last chunk, runs the tool, stores the result and builds the next request), in the
+   warm pair;
+5. `-p` of the turn in a copy of the project holding `--skills` skills (default 5,000, same
+   files for both) in `.pi/skills`, workbench warm, and the size of each system prompt;
+6. workbench only: the venv's bare `python -c pass`, and an editor's ACP session
+   (tests/benchmarks/bench_acp.py): spawn to `initialize`, `session/new`, prompt to request,
+   cold and warm.
+
+Prints the medians and workbench/pi (below 1: workbench is faster), or JSON with every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_acp import one_run as acp_session
+from process_turns import TimedServer, Turn, project, read_then_answer, timed_run, unlayered_specs
+from support.skill_trees import write_skill
+
+from workbench.processes import forkserver
+from workbench.processes.forkserver import WARM_UP
+
+WORKBENCH = str(Path(sys.executable).with_name("workbench"))
+PROMPT = "what is in notes.txt?"
+ACP_COLUMNS = ("initialize", "session/new", "prompt -> request")
+
+
+@dataclass
+class Row:
+    """One line of the table: seconds (or bytes) per run for each agent."""
+
+    what: str
+    workbench: list[float] = field(default_factory=list)
+    pi: list[float] = field(default_factory=list)
+    unit: str = "s"
+
+    def as_dict(self) -> dict[str, Any]:
+        wb, pi = _median(self.workbench), _median(self.pi)
+        ratio = wb / pi if wb is not None and pi else None
+        return {
+            "what": self.what,
+            "unit": self.unit,
+            "workbench": wb,
+            "pi": pi,
+            "workbench_per_pi": ratio,
+            "workbench_runs": self.workbench,
+            "pi_runs": self.pi,
+        }
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+class Agents:
+    """The two command lines and environments, pointed at one server and one project."""
+
+    def __init__(self, scratch: Path, server: TimedServer, pi_cli: Path) -> None:
+        base = {k: v for k, v in os.environ.items() if k != "PI_CODING_AGENT_DIR"}
+        pi_home = scratch / "pi-home"
+        (pi_home / ".pi" / "agent").mkdir(parents=True)
+        local = {
+            "baseUrl": server.url,
+            "api": "openai-completions",
+            "apiKey": "k",
+            "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+            "models": [{"id": "bench"}],
+        }
+        models = pi_home / ".pi" / "agent" / "models.json"
+        models.write_text(json.dumps({"providers": {"local": local}}))
+        self.pi_env = {**base, "HOME": str(pi_home), "PI_OFFLINE": "1"}
+        self.pi = ["node", str(pi_cli)]
+        self.pi_turn = [*self.pi, "-p", "--provider", "local", "--model", "bench", PROMPT]
+        wb_home = scratch / "wb-home"
+        wb_home.mkdir()
+        self.wb_env = {**base, "HOME": str(wb_home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        model = ["--model", "openai/bench", "--api-base", server.url, "--api-key", "k"]
+        self.wb_turn = [WORKBENCH, "-p", *model, PROMPT]
+
+    def wb(self, warm: bool) -> dict[str, str]:
+        return {**self.wb_env, "WORKBENCH_WARM_START": "1" if warm else "0"}
+
+    def stop_warm(self) -> bool:
+        """Whether a warm server ran. It is found by this process's agent folder (not the env's)."""
+        env = self.wb(warm=True)
+        agent = str(Path(env["HOME"]) / ".pi" / "agent")
+        with mock.patch.dict(os.environ, {"PI_CODING_AGENT_DIR": agent}):
+            return forkserver.stop(WARM_UP, env)
+
+
+def skills_project(scratch: Path, skills: int) -> Path:
+    folder = project(scratch / "skills-project")
+    for name, spec in unlayered_specs(skills).items():
+        write_skill(folder / ".pi" / "skills", name, spec)
+    return folder
+
+
+class Batch:
+    """The rows, filled round by round."""
+
+    def __init__(self, scratch: Path, server: TimedServer, agents: Agents, skills: int) -> None:
+        self.scratch, self.server, self.agents = scratch, server, agents
+        self.cwd = project(scratch / "project")
+        self.skills = skills_project(scratch, skills)
+        self.many = f"-p warm, {skills:,} skills"
+        names = [
+            "--version",
+            "-p cold (WORKBENCH_WARM_START=0)",
+            "-p, first run after the warm interpreter exited",
+            "-p warm",
+            "spawn -> first request, cold",
+            "spawn -> first request, warm",
+            "tool result -> next request (warm)",
+            self.many,
+            "system prompt at those skills",
+            "python -c pass (the venv's)",
+            *(f"ACP {what}, cold" for what in ACP_COLUMNS),
+            *(f"ACP {what}, warm" for what in ACP_COLUMNS),
+        ]
+        self.rows = {name: Row(name) for name in names}
+        self.rows["system prompt at those skills"].unit = "bytes"
+
+    def add(self, name: str, workbench: float | None = None, pi: float | None = None) -> None:
+        if workbench is not None:
+            self.rows[name].workbench.append(workbench)
+        if pi is not None:
+            self.rows[name].pi.append(pi)
+
+    def turns(self, env: dict[str, str], cwd: Path) -> tuple[Turn, Turn]:
+        """The turn by workbench, then by pi."""
+        agents = self.agents
+        wb = read_then_answer(self.server, agents.wb_turn, cwd, env)
+        return wb, read_then_answer(self.server, agents.pi_turn, cwd, agents.pi_env)
+
+    def round(self) -> None:
+        agents, add = self.agents, self.add
+        wb = agents.wb(warm=False)
+        add(
+            "--version",
+            timed_run([WORKBENCH, "--version"], self.cwd, wb),
+            timed_run([*agents.pi, "--version"], self.cwd, agents.pi_env),
+        )
+        add(
+            "python -c pass (the venv's)",
+            timed_run([sys.executable, "-c", "pass"], self.cwd, wb, answers=False),
+        )
+        if not agents.stop_warm() and self.rows["-p warm"].workbench:
+            raise SystemExit("the warm interpreter of the last round was not found to stop")
+        cold = self.turns(wb, self.cwd)
+        add("-p cold (WORKBENCH_WARM_START=0)", cold[0].total, cold[1].total)
+        add("spawn -> first request, cold", cold[0].first_request, cold[1].first_request)
+        first = self.turns(agents.wb(warm=True), self.cwd)
+        add("-p, first run after the warm interpreter exited", first[0].total, first[1].total)
+        warm = self.turns(agents.wb(warm=True), self.cwd)
+        add("-p warm", warm[0].total, warm[1].total)
+        add("spawn -> first request, warm", warm[0].first_request, warm[1].first_request)
+        add("tool result -> next request (warm)", warm[0].tool_to_request, warm[1].tool_to_request)
+        many = self.turns(agents.wb(warm=True), self.skills)
+        add(self.many, many[0].total, many[1].total)
+        add("system prompt at those skills", many[0].system_bytes, many[1].system_bytes)
+        for mode, warmed in (("warm", True), ("cold", False)):
+            times = acp_session(self.scratch, self.server, agents.wb(warm=warmed))
+            for what, ms in zip(ACP_COLUMNS, times, strict=True):
+                add(f"ACP {what}, {mode}", ms / 1000)
+
+
+def warm_up(batch: Batch) -> None:
+    """One untimed pass (files in the disk cache, workbench's skill parse cache filled)."""
+    batch.turns(batch.agents.wb(warm=False), batch.cwd)
+    batch.turns(batch.agents.wb(warm=False), batch.skills)
+
+
+def table(result: dict[str, Any]) -> str:
+    def shown(value: float | None, unit: str) -> str:
+        if value is None:
+            return "-"
+        return f"{value:,.0f} B" if unit == "bytes" else f"{value * 1000:,.0f} ms"
+
+    lines = [
+        f"| measurement (medians of {result['runs']}) | workbench | pi | workbench/pi |",
+        "| --- | --- | --- | --- |",
+    ]
+    for row in result["rows"]:
+        ratio = row["workbench_per_pi"]
+        lines.append(
+            f"| {row['what']} | {shown(row['workbench'], row['unit'])} | "
+            f"{shown(row['pi'], row['unit'])} | {'-' if ratio is None else f'{ratio:.2f}'} |"
+        )
+    python = next(r for r in result["rows"] if r["what"].startswith("python -c"))["workbench"]
+    cold = next(r for r in result["rows"] if r["what"].startswith("-p cold"))
+    lines.append(
+        f"\ncold -p / python -c pass: workbench {cold['workbench'] / python:.0f}x, "
+        f"pi {cold['pi'] / python:.0f}x"
+    )
+    lines.append(f"pi {result['pi_version']}; load average {result['load_average']}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.splitlines()[1:]),
+    )
+    parser.add_argument("--pi", type=Path, required=True, help="pi's built cli.js")
+    parser.add_argument("--runs", type=int, default=5, help="rounds (default: 5)")
+    parser.add_argument("--skills", type=int, default=5000, help="skills (default: 5000)")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    args = parser.parse_args()
+    result = measure(
+        args.pi.resolve(),
+        args.runs,
+        args.skills,
+        lambda text: print(text, file=sys.stderr, flush=True),
+    )
+    print(json.dumps(result, indent=2) if args.format == "json" else table(result))
+
+
+def measure(
+    pi_cli: Path, runs: int, skills: int, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    version = subprocess.run(["node", str(pi_cli), "--version"], capture_output=True, text=True)
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="wb-vs-pi-") as folder, TimedServer() as server:
+        agents = Agents(Path(folder), server, pi_cli)
+        batch = Batch(Path(folder), server, agents, skills)
+        try:
+            warm_up(batch)
+            for number in range(runs):
+                started = time.perf_counter()
+                batch.round()
+                progress(
+                    f"round {number + 1}/{runs}: {time.perf_counter() - started:.0f} s, "
+                    f"load average {os.getloadavg()[0]:.1f}"
+                )
+        finally:
+            agents.stop_warm()
+    return {
+        "runs": runs,
+        "pi_version": version.stdout.strip(),
+        "load_average": f"{load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after",
+        "rows": [row.as_dict() for row in batch.rows.values()],
+    }
+
+
+if __name__ == "__main__":
+    main()

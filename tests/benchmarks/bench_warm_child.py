@@ -1,0 +1,110 @@
+"""What a warm `-p` run costs: the CPU time of the child the warm interpreter forks for it, and the
+wall time to the first request and to exit, optionally side by side with another checkout.
+
+Run: `python tests/benchmarks/bench_warm_child.py [--runs N] [--vs OTHER_CHECKOUT]`
+
+A warm interpreter is started for this checkout (and for `--vs`'s, with its own `.venv`), each
+with its own empty home; then the checkouts take turns, `--runs` times each, running
+`workbench -p --no-session` with the model `openai/bench` against the local SSE server
+(tests/support/openai_server.py). The child's CPU (user+sys) is read as the growth of the warm
+server's reaped-children time (`/proc/PID/stat`), so it does not depend on how busy the machine
+is as wall time does. Prints the medians per checkout, in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from support.openai_server import OpenAIServer, Reply
+
+HERE = Path(__file__).resolve().parents[2]
+STOP = "from workbench.processes import forkserver as f; import os; f.stop(f.WARM_UP, os.environ)"
+
+
+def _server_pid(home: str) -> int:
+    """The warm server whose environment has `home` as HOME."""
+    for stat in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = stat.read_bytes().split(b"\0")
+            env = stat.with_name("environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        warm = any(w.endswith((b"warm_server", b"forkserver")) for w in words)
+        if warm and f"HOME={home}".encode() in env:
+            return int(stat.parent.name)
+    raise RuntimeError(f"no warm server for {home}")
+
+
+def _children_cpu(pid: int) -> float:
+    """Seconds of CPU of `pid`'s reaped children (cutime + cstime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=8, help="runs per checkout (default: 8)")
+    parser.add_argument("--vs", type=Path, help="another checkout with its own .venv")
+    args = parser.parse_args()
+    trees = [HERE, *([args.vs.resolve()] if args.vs else [])]
+    rows: dict[Path, list[tuple[float, float, float]]] = {tree: [] for tree in trees}
+    with OpenAIServer() as server:
+        homes = {tree: tempfile.mkdtemp() for tree in trees}
+        envs = {
+            tree: {**os.environ, "HOME": homes[tree], "WORKBENCH_WARM_START": "1"} for tree in trees
+        }
+        for env in envs.values():
+            env.pop("PI_CODING_AGENT_DIR", None)
+
+        def command(tree: Path) -> list[str]:
+            model = ["--model", "openai/bench", "--api-base", server.url, "--api-key", "k"]
+            return [str(tree / ".venv" / "bin" / "workbench"), "-p", "--no-session", *model, "hi"]
+
+        for tree in trees:  # the first run starts the warm interpreter and waits for it
+            server.add(Reply(text="warm"))
+            run = subprocess.run(
+                command(tree), cwd=homes[tree], env=envs[tree], capture_output=True
+            )
+            run.check_returncode()
+        time.sleep(3)  # the server's imports for some runs only (the ACP SDK) come after its first
+        pids = {tree: _server_pid(homes[tree]) for tree in trees}
+        try:
+            for _ in range(args.runs):
+                for tree in trees:
+                    server.add(Reply(text="hello"))
+                    before, cpu = len(server.requests), _children_cpu(pids[tree])
+                    started = time.perf_counter()
+                    child = subprocess.Popen(
+                        command(tree), cwd=homes[tree], env=envs[tree], stdout=subprocess.DEVNULL
+                    )
+                    while len(server.requests) == before:
+                        time.sleep(0.001)
+                    first = time.perf_counter() - started
+                    child.wait()
+                    whole = time.perf_counter() - started
+                    time.sleep(0.3)  # the server reaps the child
+                    spent = _children_cpu(pids[tree]) - cpu
+                    rows[tree].append((first * 1000, whole * 1000, spent * 1000))
+        finally:
+            for tree in trees:
+                python = tree / ".venv" / "bin" / "python"
+                subprocess.run([str(python), "-c", STOP], env=envs[tree], cwd=homes[tree])
+    print(f"{'checkout':<40} {'first request':>14} {'whole':>8} {'child CPU':>10}")
+    for tree in trees:
+        first, whole, spent = (
+            statistics.median(column) for column in zip(*rows[tree], strict=True)
+        )
+        print(f"{tree!s:<40} {first:>12.0f}ms {whole:>6.0f}ms {spent:>8.0f}ms")
+
+
+if __name__ == "__main__":
+    main()

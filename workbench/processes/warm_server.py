@@ -1,0 +1,260 @@
+"""The warm interpreter's server side (see `forkserver` for the client and the whole picture):
+warm up once, then fork one child per request; each child takes over its client's stdio, folder
+and environment and runs the request's entry point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import importlib
+import io
+import json
+import os
+import select
+import signal
+import site
+import socket
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from workbench.config import SETTINGS_FILE, agent_dir, read_json_file
+from workbench.errors import WorkbenchError
+from workbench.processes.forkserver import CHILD_MARKER, IDLE_SECONDS, connect
+
+
+def _call(entry: str) -> Callable[..., Any]:
+    module, _, name = entry.partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return function
+
+
+def _reopen_stdio() -> None:
+    """Fresh text streams on fds 0-2 (the ones inherited at start pointed at /dev/null)."""
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        stream = io.TextIOWrapper(
+            io.FileIO(fd, "w", closefd=False),
+            encoding="utf-8",
+            errors="backslashreplace" if fd == 2 else "strict",
+            line_buffering=os.isatty(fd) or fd == 2,
+        )
+        setattr(sys, name, stream)
+
+
+def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+    """Become the run: take over the client's stdio, folder and environment, run the entry."""
+    if request.get("own_group"):
+        os.setpgid(0, 0)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for target, fd in zip((0, 1, 2), fds, strict=True):
+        os.dup2(fd, target)
+        os.close(fd)
+    _reopen_stdio()
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.environ[CHILD_MARKER] = "1"
+    sys.argv = ["workbench", *request["argv"]]  # the run's command line, not the server's
+    connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+
+    def watch_client() -> None:
+        with contextlib.suppress(OSError):
+            connection.recv(1)
+        os.kill(os.getpid(), signal.SIGTERM)  # the client is gone: abort like on SIGTERM
+
+    threading.Thread(target=watch_client, daemon=True).start()
+    code = 1
+    try:
+        code = int(_call(request["entry"])(request["argv"]) or 0)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        with contextlib.suppress(OSError):
+            connection.sendall(json.dumps({"exit": code}).encode() + b"\n")
+        os._exit(code)
+
+
+def _receive(connection: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
+    """One request: a JSON line, with the client's stdio descriptors on its first part; None
+    for a connection closed without one (a check whether a server runs)."""
+    data, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
+    if not data:
+        return None, fds
+    while data and not data.endswith(b"\n"):
+        more = connection.recv(1 << 16)
+        if not more:
+            break
+        data += more
+    return json.loads(data), fds
+
+
+def foreign_modules() -> list[str]:
+    """Loaded modules whose file lies outside Python's own folders, its site-packages, the
+    user's absolute `PYTHONPATH` entries and our package: code a project slipped in, which a
+    server for every project must not carry."""
+    paths = sysconfig.get_paths()
+    roots = [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")]
+    roots += [*site.getsitepackages(), str(Path(__file__).parents[1])]
+    roots += [
+        p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if Path(p).is_absolute()
+    ]
+    ours = tuple({str(Path(root).resolve()) + os.sep for root in roots})
+    return sorted(
+        f"{name} ({file})"
+        for name, module in list(sys.modules.items())
+        if (file := getattr(module, "__file__", None))
+        and not str(Path(file).resolve()).startswith(ours)
+    )
+
+
+class _Reaper:
+    """Reaps the server's children. A child a signal killed could not send its exit code: the
+    reaper sends the client 128 + the signal, as a shell reports it."""
+
+    def __init__(self) -> None:
+        self.clients: dict[int, socket.socket] = {}
+        self._ended: dict[int, int] = {}
+        self._lock = threading.Lock()
+        threading.Thread(target=self._reap, daemon=True).start()
+
+    def watch(self, pid: int, connection: socket.socket) -> None:
+        with self._lock:
+            status = self._ended.pop(pid, None)
+            if status is None:
+                self.clients[pid] = connection.dup()
+                return
+        self._tell(connection.dup(), status)
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                time.sleep(0.05)
+                continue
+            with self._lock:
+                client = self.clients.pop(pid, None)
+                if client is None:
+                    self._ended[pid] = status
+                    continue
+            self._tell(client, status)
+
+    @staticmethod
+    def _tell(client: socket.socket, status: int) -> None:
+        with client, contextlib.suppress(OSError):
+            if os.WIFSIGNALED(status):
+                code = 128 + os.WTERMSIG(status)
+                client.sendall(json.dumps({"exit": code}).encode() + b"\n")
+
+
+def idle_seconds() -> float:
+    """`warm_start.idle_seconds` from the user's settings (a positive number), else
+    `IDLE_SECONDS`; a server for every project reads the user's settings only."""
+    try:
+        settings = read_json_file(agent_dir() / SETTINGS_FILE)
+    except WorkbenchError:
+        return IDLE_SECONDS
+    section = settings.get("warm_start") if isinstance(settings, dict) else None
+    value = section.get("idle_seconds") if isinstance(section, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return IDLE_SECONDS
+    return float(value)
+
+
+def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
+    """Warm up, then fork a child per request until idle for `idle_seconds`. The lock is held
+    while warming up (a server that finds another serving leaves at once). A server that finds
+    foreign modules loaded refuses to serve: its clients start cold. What the warm-up function
+    returns (a function, or None) is done once no request waits: what only some runs need."""
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        running = connect(path)
+        if running is not None:
+            running.close()
+            return
+        done = _call(warm_up)()
+        later = done if callable(done) else None
+        if foreign := foreign_modules():
+            print(f"warm server: not serving, foreign modules: {foreign}", file=sys.stderr)
+            return
+        listener = _listen(path)
+    _serve(path, listener, idle_seconds, later)
+
+
+def _freeze() -> None:
+    """What warming up made, out of the collector's sight: children share it untouched (no
+    collection walks it, no copy-on-write from the collector's marks)."""
+    gc.collect()
+    gc.freeze()
+
+
+def _listen(path: Path) -> socket.socket:
+    _freeze()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    temporary = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
+    listener.bind(str(temporary))
+    listener.listen(64)
+    temporary.replace(path)  # clients see the socket only once it accepts
+    return listener
+
+
+def _serve(
+    path: Path, listener: socket.socket, idle_seconds: float, later: Callable[[], object] | None
+) -> None:
+    reaper = _Reaper()
+    ours = path.stat().st_ino
+    listener.settimeout(idle_seconds)
+    try:
+        while True:
+            if later is not None and not select.select([listener], [], [], 0.05)[0]:
+                later()  # in this thread, between requests: never under a child's fork
+                later = None
+                _freeze()
+                continue
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                return
+            with connection:
+                connection.settimeout(None)
+                try:
+                    request, fds = _receive(connection)
+                except (OSError, ValueError) as exc:
+                    print(f"warm server: bad request: {exc!r}", file=sys.stderr, flush=True)
+                    continue
+                if request is None:
+                    continue
+                if request.get("stop"):
+                    return
+                pid = os.fork()
+                if pid == 0:
+                    listener.close()
+                    for other in list(reaper.clients.values()):
+                        other.close()  # other runs' connections are theirs alone
+                    _child(connection, request, fds)
+                reaper.watch(pid, connection)
+                for fd in fds:
+                    os.close(fd)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            if path.stat().st_ino == ours:
+                path.unlink()
+                path.with_suffix(".lock").unlink()
+                if path.with_suffix(".log").stat().st_size == 0:
+                    path.with_suffix(".log").unlink()
+        listener.close()
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]), sys.argv[2], idle_seconds())
