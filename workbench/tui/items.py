@@ -19,7 +19,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from workbench.messages import TYPED
+from workbench.messages import TYPED, ending_words
 from workbench.skipped import was_skipped, why_skipped
 from workbench.text import count_of
 from workbench.tui import palette
@@ -129,11 +129,7 @@ class ReplyItem(Item):
 
     def status_words(self) -> str:
         """`(aborted)`, `(failed: why)`, or "" for a reply that ended as it should."""
-        if self.stop_reason == "aborted":
-            return "(aborted)"
-        if self.stop_reason in ("error", "truncated"):
-            return f"(failed: {self.error or 'the model call failed'})"
-        return ""
+        return ending_words(self.stop_reason, self.error)
 
     def status_text(self) -> Text:
         words = self.status_words()
