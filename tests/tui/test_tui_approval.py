@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.app_pilot import SIZE, idle, opened, plain, terminal_keys, until, user_texts
+from support.app_pilot import (
+    SIZE,
+    chat_text,
+    idle,
+    opened,
+    plain,
+    terminal_keys,
+    until,
+    user_texts,
+)
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.tree_panel import TreePanel
@@ -120,3 +129,33 @@ async def test_going_back_in_the_tree_offers_to_restore_the_files(
         await until(pilot, lambda: (project / "README.md").exists(), "the files restored")
         assert not (project / "notes.txt").exists() and not (project / "more.txt").exists()
         assert (project / "README.md").read_text() == "demo project\n"
+
+
+async def test_edit_and_resend_with_the_files_says_what_it_restored_and_how_to_undo(
+    make_app, script, project: Path
+) -> None:
+    write = {"name": "write", "arguments": {"path": "notes.txt", "content": "made by the agent\n"}}
+    model = script({"text": "hello"}, {"tool_calls": [write]}, {"text": "written"})
+    app = make_app(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await terminal_keys(pilot, "hi\r")
+        await idle(pilot)
+        await terminal_keys(pilot, "write notes\r")
+        await idle(pilot)
+        assert (project / "notes.txt").exists()
+        tree = app.query_one(TreePanel)
+        await terminal_keys(pilot, "\x1bOR")  # F3
+        await until(pilot, lambda: tree.has_focus, "the tree")
+        asked = next(n for n in tree.root.children[0].children if "write notes" in n.label.plain)
+        tree.move_cursor(asked)
+        await pilot.pause()
+        await terminal_keys(pilot, "\x1be")  # Alt+E
+        prompt = prompt_of(app)
+        await until(pilot, lambda: prompt.request is not None, "the restore question")
+        await terminal_keys(pilot, "y")
+        await until(pilot, lambda: app.editor.text == "write notes", "the question to edit")
+        assert not (project / "notes.txt").exists()
+        said = "Files restored to this point: 1 file (notes.txt)"
+        await until(pilot, lambda: said in chat_text(app), "the line saying what was restored")
+        assert "--restore-files" in chat_text(app), "and how to undo it"

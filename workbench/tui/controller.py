@@ -158,7 +158,10 @@ class Controller:
                     "only a question can be edited and resent", "Alt+E on one of your messages (›)"
                 )
             restore = await self.offer_restore(target.entry, question=True)
-            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry, restore))
+            question, files = await self.wb.edit_and_resend(target.entry, restore)
+            if files is not None:  # said once the chat shows the move, as going back does
+                self.session.after_move = sentence(files.render_text())
+            self.host.editor.replace_text(question)
             self.host.focus_pane("editor")
             return
         after_turn = target.after_turn  # None: the branch has no entries yet
