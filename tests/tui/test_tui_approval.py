@@ -13,6 +13,7 @@ from support.app_pilot import (
     opened,
     plain,
     terminal_keys,
+    tools,
     until,
     user_texts,
 )
@@ -64,6 +65,9 @@ async def test_f5_asks_for_edits_and_y_n_a_answer_them(make_app, script, project
         shown = prompt.shown()
         assert "Edit README.md" in shown and "-demo project" in shown
         assert "+refused change" in shown and "a always allow edits this session" in shown
+        footer, row = plain(app.status_bar.render(), 200), tools(app)[-1].header().plain
+        assert "● waiting for you" in footer and "working" not in footer, footer
+        assert "waiting for your answer" in row and "running" not in row, row
         await terminal_keys(pilot, "n")
         await until(pilot, lambda: asking(app, "first change"), "the second edit")
         assert (project / "README.md").read_text() == "demo project\n", "refused: not applied"
@@ -75,6 +79,7 @@ async def test_f5_asks_for_edits_and_y_n_a_answer_them(make_app, script, project
         await idle(pilot)
         assert (project / "README.md").read_text() == "third change\n", "always: not asked again"
         assert prompt.request is None and not prompt.has_class("-shown")
+        assert "waiting" not in plain(app.status_bar.render(), 200)
 
 
 async def test_typing_while_asked_is_text_and_sending_it_refuses_the_edit(

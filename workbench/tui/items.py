@@ -185,6 +185,8 @@ class ToolItem(Item):
     """The enforcer's load record when this call loaded a skill."""
     show_duration: bool = True
     started: float = field(default_factory=time.monotonic)
+    waiting: bool = False
+    """The call waits for the user's answer in the permission prompt, not running yet."""
 
     @property
     def live_full(self) -> bool:
@@ -209,6 +211,8 @@ class ToolItem(Item):
         elif self.status in ("error", "not run"):
             first = self.result.splitlines()[0] if self.result else "never ran"
             suffix.append(f"  {first}", palette.ERROR)
+        elif self.status == "running" and self.waiting:
+            suffix.append("  waiting for your answer", palette.WARNING)
         elif self.status == "running":
             ran = int(time.monotonic() - self.started)
             shown = f" {ran} s" if self.show_duration and ran >= 1 else ""
