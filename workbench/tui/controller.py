@@ -145,6 +145,7 @@ class Controller:
             conflicts = "".join(f"\n  conflict  {path}" for path in files)
             self.host.show_error(exc.message + conflicts, exc.hint)
             return
+        self.session.show_path()  # the merged-into branch first: the result is said after it
         self.tell(_spec("merge").render(result))
 
     async def cmd_label(self, args: str, target: str | None = None) -> None:
