@@ -208,6 +208,8 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
         await until(pilot, lambda: merged in chat_text(app), "the merge in the chat")
         await idle(pilot)
         assert "Merged notes into main: commit" in chat_text(app), "the result, after the reload"
+        assert "Files changed:\n  NOTES.md" in chat_text(app), "the files, not the model's tags"
+        assert "<modified-files>" not in chat_text(app)
         assert (project / "NOTES.md").read_text() == "notes\n"
         await pilot.press("f3")  # the result took no key: F3 goes to the tree
         await until(pilot, lambda: tree.has_focus, "the tree focused")

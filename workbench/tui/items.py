@@ -19,6 +19,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from workbench.agent.compaction_plan import file_lists_as_text
 from workbench.messages import TYPED, ending_words
 from workbench.skipped import was_skipped, why_skipped
 from workbench.text import count_of
@@ -357,11 +358,15 @@ class ItemBuilder:
             self.items.append(NoteItem("warning" if message.is_error else kind, message.text))
         elif message.role == "compaction":
             self.items.append(
-                NoteItem("compaction", "Earlier history was summarised:\n" + message.text)
+                NoteItem(
+                    "compaction",
+                    "Earlier history was summarised:\n" + file_lists_as_text(message.text),
+                )
             )
         elif message.role == "branch_summary":
             merged = message.details.get("entry_type") == "merge"  # its text says so itself
-            text = message.text if merged else "Summary of the path left behind:\n" + message.text
+            text = file_lists_as_text(message.text)
+            text = text if merged else "Summary of the path left behind:\n" + text
             self.items.append(NoteItem("summary", text))
 
 
