@@ -146,7 +146,7 @@ class Controller:
             self.host.show_error(exc.message + conflicts, exc.hint)
             return
         self.session.show_path()  # the merged-into branch first: the result is said after it
-        self.tell(_spec("merge").render(result))
+        self.tell(result.render_text(entry=False))
 
     async def cmd_label(self, args: str, target: str | None = None) -> None:
         await self.wb.label(_spec("label").parse_text(args)["label"], target)
