@@ -108,6 +108,16 @@ class Usage:
         return cls(**{name: n or 0 for name, n in counts.items()}, cost=cost)
 
 
+def ending_words(stop_reason: str | None, error: str | None = None) -> str:
+    """How a reply that did not end as it should ended, in the words every surface shows (the
+    app, exports, an editor's replay): `(aborted)`, `(failed: why)`; "" for one that did."""
+    if stop_reason == "aborted":
+        return "(aborted)"
+    if stop_reason in ("error", "truncated"):
+        return f"(failed: {error or 'the model call failed'})"
+    return ""
+
+
 @dataclass
 class Message:
     """A user, assistant, tool-result, notice or summary message.
@@ -128,6 +138,11 @@ class Message:
     stop_reason: StopReason | None = None
     details: dict[str, Any] = field(default_factory=dict)
     timestamp: float = field(default_factory=time.time)
+
+    def ending(self) -> str:
+        """`ending_words` for this reply (its error from `details`)."""
+        error = self.details.get("error")
+        return ending_words(self.stop_reason, error if isinstance(error, str) else None)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with stable snake_case keys."""

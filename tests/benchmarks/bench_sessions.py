@@ -9,6 +9,9 @@ Measures, on real repositories in a temporary directory:
   under 300 ms);
 - a fork through `Workbench` (the worktree is checked out in the background): until `fork`
   returns, and until the worktree is ready for the first run;
+- the file snapshots taken around tool calls in a 2,000-file project: the session's first (goal:
+  close to a later one, not a copy of every file), then one with nothing changed and one with
+  a file changed (wall time, and the git processes' CPU time, steadier on a loaded machine);
 - the two ways of writing an entry that were weighed (git's own commands per append, which
   workbench uses, against a long-lived `update-ref --stdin` plus Python-side object writes).
 Timings on a shared machine are noisy; every figure is a median of several runs.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -159,6 +163,51 @@ def bench_workbench_fork(root: Path, files: int, rounds: int) -> None:
     print(f"  worktree ready {median_ms(ready)}   (max {max(ready) * 1000:.0f} ms)")
 
 
+def snapshot_time(session: Session) -> tuple[float, float]:
+    """Wall time and the CPU time of the git processes (a fairer figure on a loaded machine)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed(lambda: asyncio.run(session.snapshot()))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
+
+
+def bench_snapshots(root: Path, files: int, rounds: int) -> None:
+    """The first snapshot in a new project's store (its objects packed, as in a clone, and
+    loose, as just committed), then an unchanged one and a one-file change; and the first
+    snapshot of a second session in the same project."""
+    names = (
+        "first",
+        "first, loose objects",
+        "unchanged",
+        "one file changed",
+        "next session's first",
+    )
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    for r in range(rounds):
+        loose = make_project(root / f"snapshots-loose-{r}", files=files)
+        session = Session.create(loose)
+        times["first, loose objects"].append(snapshot_time(session))
+        session.close()
+        project = make_project(root / f"snapshots-{r}", files=files)
+        git(project, "gc", "--quiet")
+        (project / "notes.txt").write_text("an untracked file\n")
+        session = Session.create(project)
+        times["first"].append(snapshot_time(session))
+        times["unchanged"].append(snapshot_time(session))
+        (project / "pkg0" / "module_0.py").write_text(f"VALUE = {r}\n")
+        times["one file changed"].append(snapshot_time(session))
+        session.close()
+        second = Session.create(project)
+        times["next session's first"].append(snapshot_time(second))
+        second.close()
+    print(f"file snapshots in a {files}-file project, median of {rounds} projects:")
+    for name, samples in times.items():
+        wall, cpu = [s[0] for s in samples], [s[1] for s in samples]
+        worst = max(wall) * 1000
+        print(f"  {name:<22} {median_ms(wall)}, git CPU {median_ms(cpu)}   (max {worst:.0f} ms)")
+
+
 def bench_write_paths(root: Path, count: int) -> None:
     """The chosen entry write (two git commands) against a long-lived ref-update process."""
     import git as gitpython
@@ -211,7 +260,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument(
-        "--only", choices=("appends", "files", "workbench-fork", "write-paths"), help="one part"
+        "--only",
+        choices=("appends", "files", "workbench-fork", "snapshots", "write-paths"),
+        help="one part",
     )
     args = parser.parse_args()
     os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
@@ -227,6 +278,8 @@ def main() -> None:
             bench_file_commands(root, entries=1_000, files=3_000, rounds=3 if args.quick else 5)
         if args.only in (None, "workbench-fork"):
             bench_workbench_fork(root, files=3_000, rounds=3 if args.quick else 7)
+        if args.only in (None, "snapshots"):
+            bench_snapshots(root, files=2_000, rounds=3 if args.quick else 5)
         if args.only in (None, "write-paths"):
             bench_write_paths(root, count=200)
 

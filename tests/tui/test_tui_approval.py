@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.app_pilot import SIZE, idle, opened, plain, terminal_keys, until, user_texts
+from support.app_pilot import (
+    SIZE,
+    chat_text,
+    idle,
+    opened,
+    plain,
+    terminal_keys,
+    tools,
+    until,
+    user_texts,
+)
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.tree_panel import TreePanel
@@ -55,6 +65,9 @@ async def test_f5_asks_for_edits_and_y_n_a_answer_them(make_app, script, project
         shown = prompt.shown()
         assert "Edit README.md" in shown and "-demo project" in shown
         assert "+refused change" in shown and "a always allow edits this session" in shown
+        footer, row = plain(app.status_bar.render(), 200), tools(app)[-1].header().plain
+        assert "● waiting for you" in footer and "working" not in footer, footer
+        assert "waiting for your answer" in row and "running" not in row, row
         await terminal_keys(pilot, "n")
         await until(pilot, lambda: asking(app, "first change"), "the second edit")
         assert (project / "README.md").read_text() == "demo project\n", "refused: not applied"
@@ -66,6 +79,7 @@ async def test_f5_asks_for_edits_and_y_n_a_answer_them(make_app, script, project
         await idle(pilot)
         assert (project / "README.md").read_text() == "third change\n", "always: not asked again"
         assert prompt.request is None and not prompt.has_class("-shown")
+        assert "waiting" not in plain(app.status_bar.render(), 200)
 
 
 async def test_typing_while_asked_is_text_and_sending_it_refuses_the_edit(
@@ -120,3 +134,33 @@ async def test_going_back_in_the_tree_offers_to_restore_the_files(
         await until(pilot, lambda: (project / "README.md").exists(), "the files restored")
         assert not (project / "notes.txt").exists() and not (project / "more.txt").exists()
         assert (project / "README.md").read_text() == "demo project\n"
+
+
+async def test_edit_and_resend_with_the_files_says_what_it_restored_and_how_to_undo(
+    make_app, script, project: Path
+) -> None:
+    write = {"name": "write", "arguments": {"path": "notes.txt", "content": "made by the agent\n"}}
+    model = script({"text": "hello"}, {"tool_calls": [write]}, {"text": "written"})
+    app = make_app(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await terminal_keys(pilot, "hi\r")
+        await idle(pilot)
+        await terminal_keys(pilot, "write notes\r")
+        await idle(pilot)
+        assert (project / "notes.txt").exists()
+        tree = app.query_one(TreePanel)
+        await terminal_keys(pilot, "\x1bOR")  # F3
+        await until(pilot, lambda: tree.has_focus, "the tree")
+        asked = next(n for n in tree.root.children[0].children if "write notes" in n.label.plain)
+        tree.move_cursor(asked)
+        await pilot.pause()
+        await terminal_keys(pilot, "\x1be")  # Alt+E
+        prompt = prompt_of(app)
+        await until(pilot, lambda: prompt.request is not None, "the restore question")
+        await terminal_keys(pilot, "y")
+        await until(pilot, lambda: app.editor.text == "write notes", "the question to edit")
+        assert not (project / "notes.txt").exists()
+        said = "Files restored to this point: 1 file (notes.txt)"
+        await until(pilot, lambda: said in chat_text(app), "the line saying what was restored")
+        assert "--restore-files" in chat_text(app), "and how to undo it"

@@ -10,6 +10,7 @@ from support.app_pilot import (
     ask,
     chat_text,
     git,
+    idle,
     items,
     opened,
     plain,
@@ -184,7 +185,7 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
             pilot, lambda: any("[before-notes]" in line for line in tree_lines(tree)), "the label"
         )
         await command(pilot, app, "/fork notes")
-        assert "⎇ notes" in plain(app.status_bar.render())
+        await until(pilot, lambda: "⎇ notes" in plain(app.status_bar.render()), "the fork")
         await ask(pilot, app, "write the notes")
         await command(pilot, app, "/status")
         await until(pilot, lambda: isinstance(app.screen, StatusView), "the status view")
@@ -203,8 +204,12 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
             "the worktree question",
         )
         await pilot.press("n")
-        merged = "Branch notes was merged into main."  # the merge entry: the chat reloads
+        merged = "Branch notes was merged into main."  # the merge entry
         await until(pilot, lambda: merged in chat_text(app), "the merge in the chat")
+        await idle(pilot)
+        assert "Merged notes into main: commit" in chat_text(app), "the result, after the reload"
+        assert "Files changed:\n  NOTES.md" in chat_text(app), "the files, not the model's tags"
+        assert "<modified-files>" not in chat_text(app)
         assert (project / "NOTES.md").read_text() == "notes\n"
         await pilot.press("f3")  # the result took no key: F3 goes to the tree
         await until(pilot, lambda: tree.has_focus, "the tree focused")

@@ -1,5 +1,6 @@
 """A call that never ran looks the same wherever it is seen: live, reopened, exported, in git;
-and a reopened branch shows what the live one did (tool durations, a stopped reply's mark)."""
+and a reopened branch shows what the live one did (tool durations, a stopped reply's words and
+mark, exported and replayed to an editor too)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 
 from support.app_pilot import SIZE, build_app, idle, opened, tools, type_text, until
 from support.git_project import git, store_dir
+from support.openai_server import OpenAIServer, Reply
 
+from workbench.modes.acp_updates import replay
 from workbench.tui.components.reply import ReplyView
 
 SKIPPED = "⊘ skipped: due to queued user message."
@@ -73,21 +76,39 @@ async def test_a_skipped_call_has_one_look_live_reopened_exported_and_in_git(
         assert "Skipped due to" not in export.stdout.split("echo two · ")[1][:40]
 
 
-async def test_a_stopped_reply_is_marked_live_and_reopened(script, project: Path) -> None:
-    model = script({"text": "A long answer " * 50, "delay_ms": 50})
-    app = build_app(project, pictures=False, model=model)
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await type_text(pilot, "answer at length")
-        await pilot.press("enter")
-        await until(pilot, lambda: app.query(ReplyView), "the reply streaming")
-        await pilot.press("escape")
-        await idle(pilot)
-        await until(pilot, lambda: "(aborted)" in rendered(app), "the mark on the live reply")
-    again = build_app(project, pictures=False, model=model, continue_session=True)
-    async with again.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await until(pilot, lambda: "(aborted)" in rendered(again), "the mark, reopened")
+async def test_a_reply_stopped_half_streamed_comes_back_marked_everywhere(project: Path) -> None:
+    """The real litellm path over SSE: a reply frozen mid-stream, Esc; its words come back
+    marked `(aborted)` live, reopened, exported and in an editor's replay."""
+    words = " ".join(f"word{n}" for n in range(60))
+    held = Reply(text=words, hold_after=8)
+    with OpenAIServer([held]) as server:
+        model = {"model": "openai/x", "api_base": server.url, "api_key": "none"}
+        app = build_app(project, pictures=False, **model)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await opened(pilot)
+                await type_text(pilot, "answer at length")
+                await pilot.press("enter")
+                streamed = lambda: "".join(view.item.text for view in app.query(ReplyView))  # noqa: E731
+                await until(pilot, lambda: "word4" in streamed(), "half the reply", 60)
+                await pilot.press("escape")
+                await idle(pilot)
+                await until(pilot, lambda: "(aborted)" in rendered(app), "the live mark")
+                live = streamed()
+        finally:
+            held.release.set()
+        assert "word59" not in live
+        again = build_app(project, pictures=False, continue_session=True, **model)
+        async with again.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await until(pilot, lambda: "(aborted)" in rendered(again), "the mark, reopened")
+            assert live.strip() in rendered(again)
+            assert again.workbench is not None
+            exported = await again.workbench.export_text(fmt="md")
+            replayed = replay(again.workbench.messages(), project)
+    assert f"{live}\n\n*(aborted)*" in exported, exported
+    editor = "".join(u.content.text for u in replayed if u.session_update == "agent_message_chunk")
+    assert editor == f"{live}\n\n(aborted)", "the editor's replay: the words, then the mark"
 
 
 def rendered(app) -> str:

@@ -55,7 +55,8 @@ def test_the_tree_after_a_fork_and_a_merge(snap_compare, tmp_path) -> None:
     """You should see the conversation tree focused: branch main with its prompt, the branch
     try-b forked from it with its own prompt "plan a change", and a ⇐ merge entry on main that
     reads "try-b into main: plan a change" (the summary's goal, not its "## Goal" heading); the
-    current position (the merge entry) is marked ▶."""
+    current position (the merge entry) is marked ▶. The chat ends with the merge entry and,
+    under it, the merge's result ("Merged the conversation of try-b into main ...")."""
     assert matches(snap_compare, tmp_path, "tree")
 
 

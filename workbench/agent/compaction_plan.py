@@ -277,10 +277,18 @@ FILE_LIST = re.compile(r"<(read-files|modified-files)>\n(.*?)\n?</\1>", re.DOTAL
 def file_lists_as_markdown(summary: str) -> str:
     """A summary's file lists (the tags `summary_message` writes for the model) as Markdown
     lists under a heading, for a person reading an export."""
+    return _lists_shown(summary, "**{}:**\n\n", "- `{}`")
 
+
+def file_lists_as_text(summary: str) -> str:
+    """The same as plain text, for the app's chat: a heading, then a file per line."""
+    return _lists_shown(summary, "{}:\n", "  {}")
+
+
+def _lists_shown(summary: str, heading: str, line: str) -> str:
     def listed(match: re.Match[str]) -> str:
-        files = [f"- `{name}`" for name in match.group(2).splitlines() if name.strip()]
-        return f"**{FILE_LISTS[match.group(1)]}:**\n\n" + "\n".join(files)
+        files = [line.format(name) for name in match.group(2).splitlines() if name.strip()]
+        return heading.format(FILE_LISTS[match.group(1)]) + "\n".join(files)
 
     return FILE_LIST.sub(listed, summary)
 

@@ -323,6 +323,8 @@ def replay(messages: list[Message], cwd: Path) -> list[Update]:
                 updates.append(update_agent_thought_text(message.thinking))
             if message.text:
                 updates.append(update_agent_message_text(message.text))
+            if message.ending():  # live, the editor saw the prompt end `cancelled` or fail
+                updates.append(update_agent_message_text(f"\n\n{message.ending()}"))
             for call in message.tool_calls:
                 update = start_update(cwd, call.id, call.name, call.arguments)
                 update.status = "pending"

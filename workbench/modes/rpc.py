@@ -10,17 +10,18 @@ away) aborts the run and ends the process with 141.
 Commands: prompt {text}, steer {text}, follow_up {text}, abort, get_state, compact {focus?},
 set_model {model}, get_queue, edit_queue {queue, index, text}, remove_queued {queue, index},
 clear_queue {queue?}; the conversation tree: tree, sessions, status {branch?}, diff {branch?,
-path?}, fork {name?, at?}, navigate {target, summarize?}, edit_and_resend {target} (answers the
-question's text), switch_branch {branch}, commit {message?}, merge {branch, into?,
-remove_worktree?}, label {label, target?}, skills_status; sweep {prompt, variants?, repeat?, jobs?,
-check?, check_timeout?, timeout?, max_cost?, max_tokens?, at?} (answers the comparison once every
-run ended; `sweep_progress` events meanwhile), sweeps, stop_sweep; eval {skill?, repeat?, jobs?,
-grader?, against?, enforcer?, catalog?, ablate?, yes?, no_triggers?, max_cost?, max_tokens?,
-timeout?, check_timeout?, sandbox?} (a skill's eval as a sweep: its events, then the eval's
-comparison; no skill: {"text": the last evals}); and each command of the session's own (an
-extension's) by its name, {args?}. Each tree command answers with the JSON of its result
-(`diff`: {"diff": unified diff text}, empty when nothing changed; `fork` once the worktree is
-checked out); a merge conflict's failed response also lists the conflicting `files`.
+path?}, fork {name?, at?}, navigate {target, summarize?}, edit_and_resend {target,
+restore_files?} (answers the question's text and the files restored), switch_branch {branch},
+commit {message?}, merge {branch, into?, remove_worktree?}, label {label, target?},
+skills_status; sweep {prompt, variants?, repeat?, jobs?, check?, check_timeout?, timeout?,
+max_cost?, max_tokens?, at?} or {resume} (answers the comparison once every run ended;
+`sweep_progress` events meanwhile), sweeps, stop_sweep; eval {skill?, repeat?, jobs?, grader?,
+against?, enforcer?, catalog?, ablate?, yes?, no_triggers?, max_cost?, max_tokens?, timeout?,
+check_timeout?, sandbox?} (a skill's eval as a sweep: its events, then the eval's comparison; no
+skill: {"text": the last evals}); and each command of the session's own (an extension's) by its
+name, {args?}. Each tree command answers with the JSON of its result (`diff`: {"diff": unified
+diff text}, empty when nothing changed; `fork` once the worktree is checked out); a merge
+conflict's failed response also lists the conflicting `files`.
 The table is the command registry's (`workbench.runtime.commands`, the commands offered to `rpc`).
 """
 

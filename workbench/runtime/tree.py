@@ -38,6 +38,7 @@ from workbench.sessions.workspaces.commit import CommitResult
 from workbench.sessions.workspaces.fork import ForkResult
 from workbench.sessions.workspaces.half_made import initializing
 from workbench.sessions.workspaces.merge import MergeResult
+from workbench.sessions.workspaces.rewind import FilesRestored
 from workbench.sessions.workspaces.status import BranchStatus
 
 LEFT_BEHIND_FOCUS = (
@@ -163,14 +164,17 @@ class ConversationTree:
             parent = (await session.store.run(lambda: session.store.resolve(target))).parent
             return await session.files_to_restore(parent or target, target)
 
-    async def edit_and_resend(self, target: str, restore_files: bool = False) -> str:
+    async def edit_and_resend(
+        self, target: str, restore_files: bool = False
+    ) -> tuple[str, FilesRestored | None]:
         """Move to just before the question `target` and return its text, to be edited and
         asked again: the new answer starts a new branch, the old one stays where it was. With
-        `restore_files`, the files go back to what they were when it was asked."""
+        `restore_files`, the files go back to what they were when it was asked, and what that
+        restored (and how to undo it) comes back too."""
         session = self._session("edit_and_resend")
         async with self._changing("navigate"):
-            _, text = await session.back_before(target, restore_files)
-        return text
+            moved, text = await session.back_before(target, restore_files)
+        return text, moved.files
 
     async def switch_branch(self, name: str) -> None:
         """Go to the head of branch `name`."""

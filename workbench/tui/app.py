@@ -49,7 +49,7 @@ from workbench.tui.composer import Composer
 from workbench.tui.control_filter import VISIBLE_CONTROLS
 from workbench.tui.controller import Controller
 from workbench.tui.dialogs import DialogApp
-from workbench.tui.permission_prompt import PermissionPrompt
+from workbench.tui.permission_prompt import PermissionPrompt, asking_through
 from workbench.tui.session_view import SessionView
 from workbench.tui.sweep.board import SweepBoard
 from workbench.tui.sweep.view import SweepView
@@ -227,7 +227,7 @@ class WorkbenchApp(DialogApp):
             return
         self.workbench = workbench
         self._unsubscribe = workbench.subscribe(self.on_workbench_event)
-        workbench.answer_permissions(self.query_one(PermissionPrompt).ask)
+        workbench.answer_permissions(asking_through(self.query_one(PermissionPrompt), self))
         await self.session.show_all()
         if self._keyboard_note:
             self.note("info", self._keyboard_note)

@@ -145,7 +145,8 @@ class Controller:
             conflicts = "".join(f"\n  conflict  {path}" for path in files)
             self.host.show_error(exc.message + conflicts, exc.hint)
             return
-        self.tell(_spec("merge").render(result))
+        self.session.show_path()  # the merged-into branch first: the result is said after it
+        self.tell(result.render_text(entry=False))
 
     async def cmd_label(self, args: str, target: str | None = None) -> None:
         await self.wb.label(_spec("label").parse_text(args)["label"], target)
@@ -158,7 +159,10 @@ class Controller:
                     "only a question can be edited and resent", "Alt+E on one of your messages (›)"
                 )
             restore = await self.offer_restore(target.entry, question=True)
-            self.host.editor.replace_text(await self.wb.edit_and_resend(target.entry, restore))
+            question, files = await self.wb.edit_and_resend(target.entry, restore)
+            if files is not None:  # said once the chat shows the move, as going back does
+                self.session.after_move = sentence(files.render_text())
+            self.host.editor.replace_text(question)
             self.host.focus_pane("editor")
             return
         after_turn = target.after_turn  # None: the branch has no entries yet

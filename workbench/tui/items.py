@@ -19,7 +19,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from workbench.messages import TYPED
+from workbench.agent.compaction_plan import file_lists_as_text
+from workbench.messages import TYPED, ending_words
 from workbench.skipped import was_skipped, why_skipped
 from workbench.text import count_of
 from workbench.tui import palette
@@ -129,11 +130,7 @@ class ReplyItem(Item):
 
     def status_words(self) -> str:
         """`(aborted)`, `(failed: why)`, or "" for a reply that ended as it should."""
-        if self.stop_reason == "aborted":
-            return "(aborted)"
-        if self.stop_reason in ("error", "truncated"):
-            return f"(failed: {self.error or 'the model call failed'})"
-        return ""
+        return ending_words(self.stop_reason, self.error)
 
     def status_text(self) -> Text:
         words = self.status_words()
@@ -189,6 +186,8 @@ class ToolItem(Item):
     """The enforcer's load record when this call loaded a skill."""
     show_duration: bool = True
     started: float = field(default_factory=time.monotonic)
+    waiting: bool = False
+    """The call waits for the user's answer in the permission prompt, not running yet."""
 
     @property
     def live_full(self) -> bool:
@@ -213,6 +212,8 @@ class ToolItem(Item):
         elif self.status in ("error", "not run"):
             first = self.result.splitlines()[0] if self.result else "never ran"
             suffix.append(f"  {first}", palette.ERROR)
+        elif self.status == "running" and self.waiting:
+            suffix.append("  waiting for your answer", palette.WARNING)
         elif self.status == "running":
             ran = int(time.monotonic() - self.started)
             shown = f" {ran} s" if self.show_duration and ran >= 1 else ""
@@ -357,11 +358,15 @@ class ItemBuilder:
             self.items.append(NoteItem("warning" if message.is_error else kind, message.text))
         elif message.role == "compaction":
             self.items.append(
-                NoteItem("compaction", "Earlier history was summarised:\n" + message.text)
+                NoteItem(
+                    "compaction",
+                    "Earlier history was summarised:\n" + file_lists_as_text(message.text),
+                )
             )
         elif message.role == "branch_summary":
             merged = message.details.get("entry_type") == "merge"  # its text says so itself
-            text = message.text if merged else "Summary of the path left behind:\n" + message.text
+            text = file_lists_as_text(message.text)
+            text = text if merged else "Summary of the path left behind:\n" + text
             self.items.append(NoteItem("summary", text))
 
 

@@ -5,13 +5,14 @@ It shows what would happen (an edit's diff, a command) and takes the focus: each
 answers (`y` yes, `n` no, `a` always for this session), Esc says no, Up/Down and PgUp/PgDn
 scroll a long diff. Every other key does what it always does: a letter is text for the editor
 (the prompt stays; sending that text tells the agent what to do instead, which refuses the call),
-F1-F4 and Ctrl+C work as anywhere. `ask` is the session's `Asker` (`answer_permissions`).
+F1-F4 and Ctrl+C work as anywhere. `asking_through` makes `ask` the session's `Asker`
+(`answer_permissions`), with the footer and the call's row saying the run waits for the user.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -20,9 +21,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from workbench.permission import PermissionRequest
+from workbench.permission import Asker, PermissionRequest
 from workbench.tui import palette
 from workbench.tui.components.typing import TypedAway, typed_character
+
+if TYPE_CHECKING:
+    from workbench.tui.host import Host
 
 LINE_STYLES = {"+": palette.SUCCESS_COLOUR, "-": palette.ERROR_COLOUR, "@": palette.PRIMARY}
 
@@ -133,3 +137,19 @@ class PermissionPrompt(Vertical, can_focus=True):
             self.action_answer(chosen.id)
         else:  # the user's words: the editor takes them; the question stays
             self.post_message(TypedAway(character))
+
+
+def asking_through(prompt: PermissionPrompt, host: Host) -> Asker:
+    """`prompt.ask`, with the call's row and the footer saying the run waits for the user
+    (not "running…" or "working", counting seconds the user is being asked)."""
+
+    async def ask(request: PermissionRequest) -> str:
+        host.status_bar.change(asking=True)
+        host.transcript.waiting(request.tool_call_id, True)
+        try:
+            return await prompt.ask(request)
+        finally:
+            host.status_bar.change(asking=False)
+            host.transcript.waiting(request.tool_call_id, False)
+
+    return ask

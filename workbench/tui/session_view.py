@@ -131,11 +131,8 @@ class SessionView:
             await self.show_skills()
             return
         await self.show_tree()
-        messages = self.wb.messages()
         another_session = event.reason in ("new", "resume")
-        if another_session or not self.host.transcript.shows(messages):  # or another path
-            self.host.transcript.load(messages)
-            self.sync_skills()
+        self.show_path(reload=another_session)
         if another_session:
             self.sessions = []
         said = self._told(event.reason, event.branch)
@@ -145,6 +142,14 @@ class SessionView:
             self.host.note("info", self.after_move)
             self.after_move = None
         self.show_footing()
+
+    def show_path(self, reload: bool = False) -> None:
+        """The chat shows the current path (reloaded when it showed another, or with `reload`):
+        what is said after this stays, as a reload would take it away."""
+        messages = self.wb.messages()
+        if reload or not self.host.transcript.shows(messages):
+            self.host.transcript.load(messages)
+            self.sync_skills()
 
     def _told(self, reason: str, branch: str) -> str | None:
         """What the chat says after a change of session, branch or position."""

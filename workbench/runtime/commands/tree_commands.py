@@ -75,8 +75,9 @@ async def _switch_branch(wb: Workbench, args: Args) -> dict[str, Any]:
 
 
 async def _edit_and_resend(wb: Workbench, args: Args) -> dict[str, Any]:
-    text = await wb.edit_and_resend(args["target"], bool(args.get("restore_files")))
-    return {"text": text, "branch": wb.state().branch}
+    text, files = await wb.edit_and_resend(args["target"], bool(args.get("restore_files")))
+    restored = files.to_json() if files is not None else None
+    return {"text": text, "branch": wb.state().branch, "files": restored}
 
 
 _AT = Argument("at", in_text=False)

@@ -68,6 +68,7 @@ border:1px solid var(--good);color:var(--good)}
 .load.violation,.load.blocked,.load.denied,.load.cycle{border-color:var(--bad);color:var(--bad)}
 .load.repeat{border-color:var(--warn);color:var(--warn)}
 .why{color:var(--bad);font-size:.9em;margin:2px 0}
+.ending{color:var(--warn);font-style:italic;font-size:.9em}
 .thinking{color:var(--muted);font-style:italic}
 .diff .add{color:var(--good)}.diff .del{color:var(--bad)}.diff .hunk{color:var(--user)}
 .diff .file{font-weight:bold}
@@ -206,6 +207,7 @@ def _item(item: Item) -> str:
         body.append(f'<div class="md">{markdown_html(item.text)}</div>')
     elif item.text:
         body.append(f'<div class="text">{escape(item.text)}</div>')
+    body += [f'<div class="ending">{escape(item.ending)}</div>'] if item.ending else []
     body += [_loads(item.loads)] if item.loads else []
     body += [_call(call) for call in item.calls]
     body += [_sweep(item.table)] if item.table else []

@@ -72,6 +72,8 @@ def _item(item: Item) -> list[str]:
     lines = [f"**{who}** <sub>{item.entry.id[:10]}</sub>", ""]
     if item.text:
         lines += [_text(item.text), ""]
+    if item.ending:
+        lines += [f"*{_inline(item.ending)}*", ""]
     for load in item.loads:
         lines.append(f"- skill {_code(load.skill)}: {_verdict_text(load.verdict, load.reason)}")
     lines += [""] if item.loads else []

@@ -64,6 +64,8 @@ class Item:
     calls: list[ToolCallView] = field(default_factory=list)
     loads: list[LoadRecord] = field(default_factory=list)
     is_error: bool = False
+    ending: str = ""
+    """How a reply that did not end as it should ended: `(aborted)`, `(failed: why)`."""
     table: SweepTable | None = None
     """A sweep's runs and variants (kind `sweep`)."""
 
@@ -170,6 +172,7 @@ def _items(entries: list[Entry]) -> list[Item]:
         if entry.type in ("compaction", "branch_summary"):
             text = file_lists_as_markdown(text)
         item = Item(entry.type, entry, text, message.thinking, is_error=message.is_error)
+        item.ending = message.ending() if message.role == "assistant" else ""
         item.loads = records_of(message)
         for call in message.tool_calls:
             view = ToolCallView(call.name, _json(call.arguments), _key(call.arguments))

@@ -81,13 +81,15 @@ class MergeResult:
             "notes": self.notes,
         }
 
-    def render_text(self) -> str:
+    def render_text(self, entry: bool = True) -> str:
+        """What the merge did; `entry=False` leaves out the merge entry's id (the app's chat
+        shows the entry itself just above)."""
         if self.commit:
             what = f"merged {self.branch} into {self.into}: commit {self.commit[:10]}, "
             what += f"{count_of(len(self.files), 'file')} changed"
         else:
             what = f"merged the conversation of {self.branch} into {self.into} (no file commits)"
-        lines = [what, f"merge entry {self.entry.id[:10]} on {self.into}"]
+        lines = [what, *([f"merge entry {self.entry.id[:10]} on {self.into}"] if entry else [])]
         usage = self.usage
         cost = "'s cost is unknown" if usage.cost is None else f" cost {usage.cost_text()}"
         lines.append(f"the experiment{cost} ({usage.tokens_text()})")

@@ -11,7 +11,8 @@ project branch, whose tree is the files and whose parent is the workspace's prev
 
 W is `checkout` or `worktree.<branch>` (the branch that owns the worktree). The files are read
 through an index of the session's own (`GIT_INDEX_FILE`, kept so that an unchanged file is not
-read again), never the user's. The store is the git directory and the workspace its work tree,
+read again), never the user's; the first starts from a copy of the checkout's own
+(`snapshot_seed.py`). The store is the git directory and the workspace its work tree,
 so the project's git configuration (filters, hooks) plays no part. Snapshots stay on this
 machine: a push sends only the refs it names (`workbench.sessions.share.push`), never these.
 """
@@ -21,8 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.errors import WorkbenchError
 from workbench.sessions.store.gitcmd import ZERO_OID, GitRunner
 from workbench.sessions.store.location import REF_ROOT, StorageLocation
+from workbench.sessions.workspaces.snapshot_seed import seed_first_snapshot
 
 SUBJECT = "files at "
 """A snapshot's message: this, then the entry it was taken at (or `the start`)."""
@@ -36,6 +39,10 @@ class Snapshots:
     """The store, with the workspace as its work tree and the session's index for it."""
     prefix: str
     """`refs/workbench/S/snapshots/W/`."""
+    directory: Path
+    """The workspace."""
+    index: Path
+    """The session's index of the workspace (absent before the first snapshot)."""
     excludes: tuple[str, ...] = ()
     """Pathspecs left out: the store itself when it lies in the workspace (`.pi/sessions.git`)."""
 
@@ -52,12 +59,22 @@ class Snapshots:
         if store.is_relative_to(directory.resolve()):
             excludes = (f":(top,exclude){store.relative_to(directory.resolve()).as_posix()}",)
         prefix = f"{REF_ROOT}/{session_id}/snapshots/{key}/"
-        return cls(git.with_env(env), prefix, excludes)
+        return cls(git.with_env(env), prefix, directory, index, excludes)
 
     # -- reading ------------------------------------------------------------------------------
 
     def files(self) -> str:
         """The tree of the workspace's files now (their blobs written into the store)."""
+        if not self.index.exists() and seed_first_snapshot(
+            self.directory, self.git.directory, self.index
+        ):
+            try:
+                return self._read_files()
+            except WorkbenchError:  # the checkout's index in a form git reads only there
+                self.index.unlink(missing_ok=True)
+        return self._read_files()
+
+    def _read_files(self) -> str:
         self.git.run("add", "--all", "--", ":/", *self.excludes)
         return self.git.run("write-tree")
 

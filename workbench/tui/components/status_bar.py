@@ -50,6 +50,8 @@ class Footing:
     sandbox: str = ""
     """The sandbox mode of the tools' commands (`SandboxPolicy.label`)."""
     busy: bool = False
+    asking: bool = False
+    """The run waits for the user's answer in the permission prompt."""
     message: str = ""
     mcp_failed: list[str] = field(default_factory=list)
     """The MCP servers that did not start (`/mcp` says why)."""
@@ -70,7 +72,8 @@ def model_label(name: str) -> str:
 
 def _state_parts(f: Footing) -> list[Text]:
     """Whether the agent works, and the footer's message."""
-    parts = [Text("● working", palette.WARNING)] if f.busy else []
+    state = "● waiting for you" if f.asking else "● working"
+    parts = [Text(state, palette.WARNING)] if f.busy else []
     if f.message:
         parts.append(Text(f.message, f"bold {palette.WARNING_COLOUR}"))
     return parts

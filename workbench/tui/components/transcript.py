@@ -281,6 +281,13 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         item.show_duration = self.show_durations
         self._tools[event.tool_call_id] = self._add_item(item)
 
+    def waiting(self, call_id: str, waiting: bool) -> None:
+        """The call `call_id` waits for the user's answer (or no longer does)."""
+        row = self._tools.get(call_id)
+        if row is not None:
+            row.item.waiting = waiting
+            row.changed()
+
     def _on_tool_execution_update(self, event: ToolExecutionUpdate) -> None:
         row = self._tools.get(event.tool_call_id)
         if row is not None:
