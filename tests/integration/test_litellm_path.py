@@ -256,12 +256,14 @@ async def test_reasoning_streams_as_thinking_and_stays_home(project, server) -> 
 
 
 async def test_a_first_call_during_the_preload_waits_for_it_off_the_event_loop(
-    project, server
+    project, server, monkeypatch
 ) -> None:
     from workbench.agent.models import litellm_client
 
     server.add(Reply(text="after the warm-up"))
+    monkeypatch.setattr(litellm_client, "_prepared", False)  # as in a fresh process
     preloading = litellm_client.preload()  # its own stub call must not wait for itself
+    assert preloading is not None
     workbench, _ = await open_session(project, server)
     assert await asyncio.wait_for(run(workbench, "hi"), 60) == "completed"
     assert (

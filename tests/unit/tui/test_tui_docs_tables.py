@@ -27,7 +27,7 @@ def table(page: Path, heading: str) -> list[tuple[str, str]]:
             and not line.startswith("| Command |")
         ):
             key, what = line[2:-2].split(" | ", 1)
-            rows.append((key, what))
+            rows.append((key.replace("\\|", "|"), what))  # a | in a cell is written \|
     return rows
 
 

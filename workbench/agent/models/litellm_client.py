@@ -94,16 +94,18 @@ _prepared = False
 """True once `_prepare` has run: in a warm child (forked after it) a preload has nothing to do."""
 
 
-def preload() -> None:
+def preload() -> threading.Thread | None:
     """Start preparing litellm in a background thread, overlapping the rest of start-up: its
     import, and one call to a loopback stub for the imports it defers to its first call (which
-    would otherwise hold the app's event loop for about a second, keys and all)."""
+    would otherwise hold the app's event loop for about a second, keys and all). None when this
+    process has done it already (a child forked from a warm interpreter)."""
     global _preloading
     if _prepared:
-        return
+        return None
     thread = threading.Thread(target=_prepare, name="litellm-import", daemon=True)
     thread.start()
     _preloading = thread
+    return thread
 
 
 def _prepare() -> None:
