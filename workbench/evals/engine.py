@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.models.choice import model_name, open_model
 from workbench.agent.models.client import ModelClient
@@ -69,6 +70,8 @@ class EvalRequest:
     timeout_s: float | None = None
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the runs' commands and of the case's checks, as for a sweep."""
+    mcp_servers: dict[str, Any] | None = field(default_factory=dict)
+    """The MCP servers the session hands its runs, as for a sweep."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +265,7 @@ async def start_eval(session: Session, eval_plan: Plan, request: EvalRequest) ->
         budget=request.budget,
         timeout_s=request.timeout_s,
         sandbox=request.sandbox,
+        mcp_servers=request.mcp_servers,
     )
     sweep = await start_sweep(session, sweep_request)
     prepared = await session.store.run(lambda: _prepare_all(session, sweep, eval_plan))

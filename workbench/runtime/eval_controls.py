@@ -44,6 +44,7 @@ class EvalControls:
         from workbench.evals.engine import finish_eval, plan, start_eval
         from workbench.evals.options import request_of, skill_named, to_ask, too_many
         from workbench.evals.saved import save_last
+        from workbench.mcp.handed import handed_servers
         from workbench.sandbox import choose_sandbox
         from workbench.sweeps.executor import LocalExecutor
 
@@ -55,6 +56,7 @@ class EvalControls:
         model = self._agent.state.model.info.name
         request = request_of(args, model, options.api_base, options.api_key)
         request.sandbox = self._agent.state.sandbox
+        request.mcp_servers = handed_servers(options.mcp, options.mcp_config, options.mcp_servers)
         if args.get("sandbox"):
             request.sandbox = choose_sandbox(session.settings, str(args["sandbox"])).policy
         root = session.location.project_root

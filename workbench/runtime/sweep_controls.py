@@ -88,6 +88,7 @@ class SweepControls:
         `check_timeout`, `timeout`, `max_cost`, `max_tokens`, `at`: the options of `workbench
         sweep`) from the current position, or only what sweep `resume` is missing, and return it
         once every run ended or was stopped. The variants' model defaults to the session's."""
+        from workbench.mcp.handed import handed_servers
         from workbench.sandbox import choose_sandbox
         from workbench.sweeps.engine import find_sweep, run_sweep, start_sweep
         from workbench.sweeps.executor import LocalExecutor
@@ -102,6 +103,7 @@ class SweepControls:
         if args.get("sandbox"):  # ... or the one the user names for this sweep
             box = choose_sandbox(session.settings, str(args["sandbox"])).policy
         request.sandbox = box
+        request.mcp_servers = handed_servers(options.mcp, options.mcp_config, options.mcp_servers)
         resume = str(args.get("resume") or "")
         if resume and (request.prompt or args.get("variants")):
             raise UsageError(

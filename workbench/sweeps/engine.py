@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.models.rate_gate import GATE_VARIABLE
 from workbench.errors import UsageError
@@ -53,6 +54,9 @@ class SweepRequest:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the runs' commands and of the checks (`choose_sandbox`: settings and
     `--sandbox`); each run's agent gets its mode and can only narrow it."""
+    mcp_servers: dict[str, Any] | None = field(default_factory=dict)
+    """The MCP servers the session hands its runs (an editor's, `--mcp-config`'s; None for
+    `--no-mcp`); each run also finds the user's and a trusted project's itself."""
     checkout: bool = True
     """Make each run's worktree here when its run starts (the runs of this machine work in
     them); False when the runs work elsewhere (on Ray's workers): a worktree is then made on
@@ -209,6 +213,7 @@ def _launch(
         timeout_s=request.timeout_s,
         gate=gate,
         sandbox=box,
+        mcp_servers=request.mcp_servers,
         prepare=prepare,
     )
 

@@ -19,15 +19,17 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from workbench.agent.models.choice import uses_litellm
 from workbench.agent.models.rate_gate import GATE_VARIABLE
 from workbench.agent.subagents.report import ChildReport
 from workbench.config import SETTINGS_OVERRIDE
 from workbench.errors import WorkbenchError
+from workbench.mcp.handed import child_arguments
 from workbench.processes import forkserver
 from workbench.processes.child import ChildCommand, start_child
 from workbench.sandbox import Boxed, SandboxPolicy, boxed
@@ -64,6 +66,9 @@ class Launch:
     """The rate gate the sweep's runs share (`workbench.agent.models.rate_gate`)."""
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     """The box of the check; the run's agent gets its mode (`--sandbox`) and may narrow it."""
+    mcp_servers: Mapping[str, Any] | None = field(default_factory=dict)
+    """The MCP servers the session hands on (`workbench.mcp.handed`); None: the run starts
+    none."""
     prepare: Callable[[], Path] | None = None
     """Makes the worktree when the run starts (a checkout takes most of a fork's time: made
     up front, every run would wait for all of them); None: it exists, or is made elsewhere."""
@@ -81,6 +86,7 @@ class Launch:
         if self.variant.system_prompt_append:
             (folder / "append.md").write_text(self.variant.system_prompt_append, encoding="utf-8")
             argv += ["--append-system-prompt", str(folder / "append.md")]
+        argv += child_arguments(self.mcp_servers, folder)
         stdin = folder / "prompt.md"
         stdin.write_text(self.prompt, encoding="utf-8")
         marker = (SWEEP_MARKER, f"{os.getpid()}-{uuid.uuid4().hex[:12]}")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from support.acp_client import TIMEOUT, acp_workbench, prompt_blocks
 from support.git_project import make_project
-from support.openai_server import OpenAIServer
+from support.mcp_config import allow_start, stdio_entry, write_servers
+from support.openai_server import OpenAIServer, Reply
 from support.sweep_answers import CHECK, slow, writes_its_file
 
 from workbench.sweeps.runs import SWEEP_MARKER
@@ -160,3 +161,22 @@ def test_rpc_a_run_stopped_during_its_check_is_aborted_not_passed(
     assert run["outcome"] == "aborted" and run["check"] is None
     assert comparison["variants"][0]["passed"] == 0
     assert survivors(rpc.process.pid) == []
+
+
+def test_a_sweep_run_gets_the_mcp_servers_its_session_was_handed(
+    tmp_path: Path, server: OpenAIServer, rpc_process
+) -> None:
+    allow_start()
+    project = make_project(tmp_path / "repo")
+    handed = write_servers(tmp_path / "handed.json", {"ed": stdio_entry(tmp_path / "ed.started")})
+    server.add(
+        Reply(text="asking", tool_calls=[{"name": "mcp__ed__echo", "arguments": {"text": "run"}}]),
+        Reply(text="the server said echo: run"),
+    )
+    rpc = rpc_process(*model_of(server), "--mcp-config", str(handed), cwd=project)
+    rpc.send(type="sweep", id="s1", prompt="ask the server")
+    answer = rpc.wait_type("response", id="s1")
+    assert answer["success"], answer
+    first, second = server.requests
+    assert "mcp__ed__echo" in [t["function"]["name"] for t in first["tools"]]
+    assert [m["content"] for m in second["messages"] if m["role"] == "tool"] == ["echo: run"]

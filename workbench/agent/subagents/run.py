@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -25,6 +24,7 @@ from typing import Any
 from workbench.agent.models.choice import uses_litellm
 from workbench.agent.subagents.agent_files import AgentDef
 from workbench.agent.subagents.report import ChildReport
+from workbench.mcp.handed import child_arguments
 from workbench.processes import forkserver
 from workbench.processes.child import GRACE_S, Child, ChildCommand, start_child
 from workbench.sandbox.policy import Mode
@@ -77,13 +77,7 @@ class Launch:
         argv += ["--sandbox", self.sandbox]
         if self.no_cache:
             argv.append("--no-cache")
-        if self.mcp_servers is None:
-            argv.append("--no-mcp")
-        elif self.mcp_servers:  # headers may hold keys: a private file, not the command line
-            servers = folder / "mcp.json"
-            servers.write_text(json.dumps({"mcpServers": dict(self.mcp_servers)}), "utf-8")
-            argv += ["--mcp-config", str(servers)]
-        return argv
+        return argv + child_arguments(self.mcp_servers, folder)
 
     def command(self, folder: Path) -> ChildCommand:
         stdin = folder / "task.md"

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from workbench.agent.subagents.agent_files import SCOPES, Scope
 from workbench.config import Settings, find_project_root
 from workbench.errors import WorkbenchError
-from workbench.mcp.config import file_servers
+from workbench.mcp.handed import handed_servers
 from workbench.trust import granted, project_settings
 
 Confirm = Callable[[str, str], Awaitable[bool]]
@@ -60,10 +60,8 @@ class SubagentHost:
         """The MCP servers a child is handed besides the ones it finds itself (the user's file,
         the project's when trusted): the parent's `--mcp-config` file's and an editor's; None
         when the parent starts none."""
-        if not self.options.mcp:
-            return None
-        config = self.options.mcp_config
-        return {**(file_servers(config) if config else {}), **(self.options.mcp_servers or {})}
+        options = self.options
+        return handed_servers(options.mcp, options.mcp_config, options.mcp_servers)
 
 
 def _number(settings: Settings, key: str, default: float, kind: type) -> Any:
