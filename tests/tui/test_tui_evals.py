@@ -20,9 +20,8 @@ async def test_eval_shows_the_last_report_and_says_how_to_make_one(make_app, pro
         app.editor.insert("/eval")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReportView), "the view")
-        assert "no eval yet: `workbench eval PATH` or `/eval SKILL` runs one" in plain(
-            app.screen.body
-        )
+        said = "no skill of this project has an eval yet: `workbench eval PATH` or `/eval SKILL`"
+        assert said in plain(app.screen.body)
         await pilot.press("escape")
         saved_eval(project)
         app.editor.insert("/eval")

@@ -71,10 +71,8 @@ def last_eval_text(project_root: Path, skill: str | None, short: bool = False) -
     names = [skill] if skill else evaluated(project_root)
     reports = [r for r in (load_last(project_root, n) for n in names) if r]
     if not reports:
-        about = f"{skill} has" if skill else "no skill of this project has"
-        return (
-            f"{about} no eval yet: `workbench eval PATH` or `/eval SKILL` runs one (docs/evals.md)"
-        )
+        about = f"{skill} has no eval yet" if skill else "no skill of this project has an eval yet"
+        return f"{about}: `workbench eval PATH` or `/eval SKILL` runs one (docs/evals.md)"
     if short:
         return "\n\n".join(f"{r.skill}\n" + "\n".join(summary_lines(r)) for r in reports)
     return "\n\n".join(render_report(r) for r in reports)
