@@ -16,16 +16,18 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
+import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, Implementation
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
 from workbench.mcp.config import ServerConfig
+from workbench.mcp.http_bound import BoundedTransport
 from workbench.mcp.results import to_tool_result
 from workbench.mcp.stdio import capped_stdio
 from workbench.tool import ToolResult
@@ -66,15 +68,21 @@ class ServerConnection:
         return streamable_http_client(config.url, http_client=self._http_client(headers))
 
     def _http_client(self, headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
-        """The SDK's HTTP client, noting a 401 answer: the SDK reports it only as "an error
-        response", and the user needs to hear that the server wants a sign-in."""
+        """The SDK's HTTP client with its answers bounded (`http_bound`), noting a 401 answer:
+        the SDK reports it only as "an error response", and the user needs to hear that the
+        server wants a sign-in."""
 
         async def note(response: Any) -> None:
             self.needs_sign_in = self.needs_sign_in or response.status_code == 401
 
-        client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
-        client.event_hooks["response"].append(note)
-        return client
+        default = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+        return httpx2.AsyncClient(  # as the SDK's `create_mcp_http_client`, answers bounded
+            headers=headers,
+            timeout=timeout or default,
+            auth=auth,
+            transport=BoundedTransport(),
+            event_hooks={"response": [note]},
+        )
 
     @contextlib.asynccontextmanager
     async def _opened(self) -> AsyncIterator[Client]:

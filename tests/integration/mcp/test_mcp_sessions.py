@@ -118,6 +118,8 @@ async def test_the_users_servers_over_stdio_and_http_answer_the_model(
         server.add(
             call("mcp__local__echo", {"text": "one"}),
             call("mcp__remote__echo", {"text": "two"}, "c2"),
+            call("mcp__remote__huge", {"lines": 150_000}, "c3"),  # about 10 MB
+            call("mcp__remote__echo", {"text": "three"}, "c4"),
             Reply(text="both answered"),
         )
         os.environ["MCP_TEST_URL"] = url
@@ -131,16 +133,19 @@ async def test_the_users_servers_over_stdio_and_http_answer_the_model(
                 assert await run(wb, "ask both") == "completed"
         finally:
             del os.environ["MCP_TEST_URL"]
-    first, second, third = server.requests
+    first, second, third, *_, last = server.requests
     assert tool_results(third) == ["echo: one", "echo: two"]
+    huge, three = tool_results(last)[2:]
+    assert "over the 8.0 MB workbench reads: it was dropped unread" in huge
+    assert three == "echo: three", "the HTTP server is lost after a huge answer"
     assert {"mcp__local__echo", "mcp__remote__huge"} <= set(offered(first))
     echo = next(t for t in first["tools"] if t["function"]["name"] == "mcp__local__echo")
     assert echo["function"]["parameters"]["required"] == ["text"]
     assert "Say the text back." in echo["function"]["description"]
     assert "echo called with one" in log_path().read_text(), "the server's stderr is not logged"
     system = [r["messages"][0]["content"] for r in server.requests]
-    assert system[0] == system[1] == system[2], "the system prompt changed between turns"
-    assert first["tools"] == second["tools"] == third["tools"]
+    assert len(set(system)) == 1, "the system prompt changed between turns"
+    assert first["tools"] == second["tools"] == third["tools"] == last["tools"]
 
 
 async def test_an_sse_server_answers_and_a_skills_allowed_tools_names_mcp_tools(
