@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
+import sys
 
-from workbench.agent.models.choice import warm_soon
 from workbench.commands._session import add_session_option, open_session
 
 
@@ -18,8 +17,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    warm_soon()  # a run on the new branch is likely next
     with open_session(args) as session:
-        result = asyncio.run(session.fork(args.name, args.at))
+        result = session.fork_now(args.name, args.at)
     print(result.render_text())
+    sys.stdout.flush()
+    # A run on the new branch is likely next. Only now: the warm interpreter's imports would
+    # otherwise take the CPU the checkout needs.
+    from workbench.agent.models.choice import warm_soon
+
+    warm_soon()
     return 0

@@ -13,13 +13,12 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from workbench.agent.costs import text_usage
 from workbench.agent.store import Entry, messages_of
 from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
 from workbench.messages import Message, new_id
-from workbench.sessions.navigation import NavigateResult, abandoned_path
 from workbench.sessions.store.catalog import pick_session, session_infos
 from workbench.sessions.store.identity import conversation_identity
 from workbench.sessions.store.location import StorageLocation, ensure_storage, find_storage
@@ -27,27 +26,17 @@ from workbench.sessions.store.lock import SessionLock
 from workbench.sessions.store.refs import ConversationRepo, SessionRefs
 from workbench.sessions.store.state import SessionState
 from workbench.sessions.store.store import GitConversationStore
-from workbench.sessions.tree import Tree, build_tree
-from workbench.sessions.workspaces.commit import CommitResult, commit_branch, draft_prompt
-from workbench.sessions.workspaces.commit_message import format_commit_message
-from workbench.sessions.workspaces.commit_trailers import branch_trailers, own_on_path
-from workbench.sessions.workspaces.diff import branch_diff
 from workbench.sessions.workspaces.fork import ForkResult, fork_branch
-from workbench.sessions.workspaces.merge import (
-    MergeResult,
-    finish_interrupted_merge,
-    merge_branch,
-    plan_merge,
-)
-from workbench.sessions.workspaces.rewind import (
-    FilesRestored,
-    plan_rewind,
-    rewind,
-    take_snapshot,
-)
-from workbench.sessions.workspaces.status import BranchStatus, branch_status
 from workbench.sessions.workspaces.workspace import Workspaces
 from workbench.trust import project_settings
+
+if TYPE_CHECKING:  # each command imports its module when it runs: `workbench fork` needs few
+    from workbench.sessions.navigation import NavigateResult
+    from workbench.sessions.tree import Tree
+    from workbench.sessions.workspaces.commit import CommitResult
+    from workbench.sessions.workspaces.merge import MergeResult
+    from workbench.sessions.workspaces.rewind import FilesRestored
+    from workbench.sessions.workspaces.status import BranchStatus
 
 Drafter = Callable[[str], Awaitable[str]]
 """Prompt in, model text out: drafts a commit message."""
@@ -128,7 +117,9 @@ class Session:
         session = cls._assemble(location, None, settings, lock, info.id)
         session.store.writes_state = not one_branch
         try:
-            if not readonly and not one_branch:
+            if not readonly and not one_branch and session.store.state.pending_merge:
+                from workbench.sessions.workspaces.merge import finish_interrupted_merge
+
                 notice = finish_interrupted_merge(session.store)
                 session.notices += [notice] if notice else []
             if branch is not None:
@@ -190,15 +181,21 @@ class Session:
     # --- commands --------------------------------------------------------------------------
 
     async def tree(self) -> Tree:
+        from workbench.sessions.tree import build_tree
+
         return await self.store.run(lambda: build_tree(self.store))
 
     async def status(self, branch: str | None = None) -> BranchStatus:
+        from workbench.sessions.workspaces.status import branch_status
+
         name = branch or self.store.branch
         return await self.store.run(lambda: branch_status(self.store, self.workspaces, name))
 
     async def diff(self, branch: str | None = None, path: str | None = None) -> str:
         """The unified diff of a branch's files since its fork, untracked files as added;
         only under `path` when given. Read-only: works in a read-only session too."""
+        from workbench.sessions.workspaces.diff import branch_diff
+
         name = branch or self.store.branch
         return await self.store.run(
             lambda: branch_diff(self.store, self.workspaces, name, path).text
@@ -209,9 +206,14 @@ class Session:
     ) -> ForkResult:
         """A new branch; with `defer_worktree` its worktree is made by `ready_workspace` later
         (the checkout takes most of a fork's time)."""
-        return await self.store.run(
-            lambda: fork_branch(self.store, self.workspaces, name, at, defer_worktree)
-        )
+        return await self.store.run(lambda: self.fork_now(name, at, defer_worktree))
+
+    def fork_now(
+        self, name: str, at: str | None = None, defer_worktree: bool = False
+    ) -> ForkResult:
+        """`fork` on the calling thread: for a caller with no event loop and nothing else running
+        on the session (`workbench fork`, which then needs neither asyncio nor the worker)."""
+        return fork_branch(self.store, self.workspaces, name, at, defer_worktree)
 
     async def ready_workspace(self, branch: str | None = None) -> Path:
         """`workspace(branch)` on the git worker: a deferred or missing worktree is made there,
@@ -233,6 +235,9 @@ class Session:
         """Move to an entry (id, prefix or label); optionally summarize the path left behind.
         With `restore_files`, the workspace's files go back to what they were at that entry
         (or at `files_at`): refused, and nothing moves, when files changed outside the agent."""
+        from workbench.agent.costs import text_usage
+        from workbench.sessions.navigation import NavigateResult, abandoned_path
+        from workbench.sessions.workspaces.rewind import plan_rewind, rewind
 
         def move() -> tuple[Entry, list[Entry], FilesRestored | None]:
             entry = self.store.resolve(target)
@@ -262,6 +267,7 @@ class Session:
     async def files_to_restore(self, target: str, files_at: str | None = None) -> list[str]:
         """The files that navigating to `target` with `restore_files` would change; raises
         `ChangedOutside` when it would be refused."""
+        from workbench.sessions.workspaces.rewind import plan_rewind
 
         def plan() -> list[str]:
             entry = self.store.resolve(target)
@@ -272,6 +278,8 @@ class Session:
 
     async def snapshot(self) -> None:
         """Record the current branch's files at the current entry, when they changed."""
+        from workbench.sessions.workspaces.rewind import take_snapshot
+
         await self.store.run(lambda: take_snapshot(self.store, self.workspaces))
 
     async def back_before(
@@ -324,12 +332,16 @@ class Session:
     def commit_trailers(self) -> list[str]:
         """The trailers `commit` adds to the current branch's next commit (its cost and tokens
         since its fork), read from the current path: no git process, no wait."""
+        from workbench.sessions.workspaces.commit_trailers import branch_trailers, own_on_path
+
         return branch_trailers(own_on_path(self.store.path(), self.store.branch))
 
     async def commit(
         self, message: str | None = None, draft: Drafter | None = None, branch: str | None = None
     ) -> CommitResult:
         """Commit the branch's files; without `message`, `draft` (the model) writes it."""
+        from workbench.sessions.workspaces.commit import CommitResult, commit_branch
+
         name = branch or self.store.branch
         if message is None:
             message = await self.draft_commit_message(draft, name)
@@ -342,6 +354,9 @@ class Session:
         self, draft: Drafter | None, branch: str | None = None
     ) -> str | None:
         """The model's commit message for the branch's changes; None when nothing changed."""
+        from workbench.sessions.workspaces.commit import draft_prompt
+        from workbench.sessions.workspaces.commit_message import format_commit_message
+
         name = branch or self.store.branch
         prompt = await self.store.run(lambda: draft_prompt(self.store, self.workspaces, name))
         if prompt is None:
@@ -363,6 +378,9 @@ class Session:
         """Merge `branch` (default: the current one) into its parent or `into`. Conflicts and
         everything else that refuses a merge are found before `summarize` is asked; it sees
         only what the parent does not have yet."""
+        from workbench.agent.costs import text_usage
+        from workbench.sessions.workspaces.merge import merge_branch, plan_merge
+
         name = branch or self.store.branch
         plan = await self.store.run(lambda: plan_merge(self.store, self.workspaces, name, into))
         summary, usage = None, None

@@ -66,17 +66,16 @@ def warm_soon(cli_model: str | None = None, trust: bool = False) -> None:
     """Start the warm interpreter in the background when the project in the working folder
     uses a litellm model: for commands after which a run comes soon (the app, `fork`, `status`).
     A settings file that cannot be read starts none; the command itself reports it."""
-    from workbench.processes import forkserver
     from workbench.trust import granted, project_settings
 
-    if not forkserver.enabled(os.environ):
-        return
     cwd = Path.cwd()
     try:
         settings = project_settings(find_project_root(cwd), granted(trust, cwd))
     except WorkbenchError:
         return
     if uses_litellm(model_name(cli_model, settings, os.environ)):
+        from workbench.processes import forkserver  # not imported for a model that needs none
+
         forkserver.start_soon(forkserver.WARM_UP, os.environ)
 
 

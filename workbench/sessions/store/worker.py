@@ -3,14 +3,19 @@
 The event loop never blocks on git, and git work never interleaves: an append, a fork and a merge
 of one session always run in the order they were asked for. A job whose caller was cancelled
 still runs to its end, so an entry is either fully written or never started.
+
+The thread (and asyncio, and `concurrent.futures`) come with the first job: a command-line
+command that works on the session without an event loop (`workbench fork`) pays for none of it.
 """
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 T = TypeVar("T")
 
@@ -19,13 +24,28 @@ class SerialWorker:
     """A single worker thread that async code awaits."""
 
     def __init__(self, name: str) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._name = name
+        self._executor: ThreadPoolExecutor | None = None
+        self._closed = False
+        self._starting = threading.Lock()
 
     async def run(self, job: Callable[[], T]) -> T:
         """Run `job` on the worker thread and wait for its result."""
-        future = self._executor.submit(job)
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        with self._starting:  # one thread, whichever thread asks first
+            if self._closed:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=self._name)
+            future = self._executor.submit(job)
         return await asyncio.shield(asyncio.wrap_future(future))
 
     def close(self) -> None:
         """Wait for queued jobs to finish, then stop the thread."""
-        self._executor.shutdown(wait=True)
+        with self._starting:
+            self._closed = True
+            executor = self._executor
+        if executor is not None:
+            executor.shutdown(wait=True)
