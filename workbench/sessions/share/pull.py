@@ -9,8 +9,8 @@ project branches `wb/<session>/<branch>`, checked out in a worktree when the bra
 pull that brings new files into a worktree the user trusted withdraws that trust (`trust.py`).
 
 A session is brought in under its lock, so a session open in another process is left for later;
-the state is written before the refs, as a fork does (a process killed in between leaves
-branches whose head is their fork entry, which a second pull moves on).
+the state is written before the refs (a process killed in between leaves branches whose head is
+their fork entry, which a second pull moves on).
 """
 
 from __future__ import annotations

@@ -39,16 +39,25 @@ FALLBACK_IDENTITY = Identity("workbench", "workbench@localhost")
 
 def configured_identity(git: GitRunner) -> Identity | None:
     """The identity git would use from the environment or config, or None when incomplete."""
-
-    def value(env_var: str, key: str) -> str:
-        from_env = os.environ.get(env_var, "").strip()
-        if from_env:
-            return from_env
-        return git.try_run("config", "--get", key).stdout.strip()
-
-    name = value("GIT_COMMITTER_NAME", "user.name")
-    email = value("GIT_COMMITTER_EMAIL", "user.email")
+    name = os.environ.get("GIT_COMMITTER_NAME", "").strip()
+    email = os.environ.get("GIT_COMMITTER_EMAIL", "").strip()
+    if not (name and email):
+        config = _user_config(git)
+        name = name or config.get("user.name", "")
+        email = email or config.get("user.email", "")
     return Identity(name, email) if name and email else None
+
+
+def _user_config(git: GitRunner) -> dict[str, str]:
+    """`user.name` and `user.email` as `git config --get` reads each (the last value wins),
+    both from one git process."""
+    listed = git.try_run("config", "-z", "--get-regexp", r"^user\.(name|email)$").stdout
+    found: dict[str, str] = {}
+    for item in listed.split("\0"):
+        key, _, value = item.partition("\n")
+        if key:
+            found[key] = value.strip()
+    return found
 
 
 def conversation_identity(git: GitRunner) -> Identity:

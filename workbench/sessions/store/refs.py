@@ -14,6 +14,7 @@ Both cost the same at any depth: no file that grows with the history is ever rew
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from workbench.agent.store import Entry
@@ -29,6 +30,10 @@ _REFS_FORMAT = (
     "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00%(authorname)%00"
     "%(if:equals=blob)%(objecttype)%(then)%(raw)%(end)%00"
 )
+
+
+RefMove = tuple[str, str, str | None]
+"""A compare-and-swap of one ref: (ref, new, old), old None when it must not exist yet."""
 
 
 def branch_ref(session_id: str, branch: str) -> str:
@@ -78,11 +83,19 @@ class ConversationRepo:
         """Delete `ref` if it still holds `old`."""
         self.git.run("update-ref", "-d", ref, old)
 
-    def write_state(self, state: SessionState, old_blob: str | None) -> str:
-        """Store a new state blob and move the state ref to it; return the blob id."""
+    def write_state(
+        self, state: SessionState, old_blob: str | None, moves: Sequence[RefMove] = ()
+    ) -> str:
+        """Store a new state blob and move the state ref to it, and the refs of `moves` in the
+        same git transaction (all or none, in one process); return the blob id."""
         state.updated = time.time()
         blob = self.git.run("hash-object", "-w", "--stdin", input=state.to_json())
-        self.move_ref(state_ref(state.session_id), blob, old_blob)
+        if not moves:
+            self.move_ref(state_ref(state.session_id), blob, old_blob)
+            return blob
+        updates = [(state_ref(state.session_id), blob, old_blob), *moves]
+        commands = "".join(f"update {ref} {new} {old or ZERO_OID}\n" for ref, new, old in updates)
+        self.git.run("update-ref", "-m", "workbench", "--stdin", input=commands.encode())
         return blob
 
     def read_path(self, tip: str, *known: str) -> list[Entry]:

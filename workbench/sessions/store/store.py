@@ -15,14 +15,14 @@ import dataclasses
 import itertools
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.store.entries import encode_entry
 from workbench.sessions.store.lock import SessionLock
-from workbench.sessions.store.refs import ConversationRepo, branch_ref
+from workbench.sessions.store.refs import ConversationRepo, RefMove, branch_ref
 from workbench.sessions.store.state import BranchRecord, Position, SessionState, Worktree
 from workbench.sessions.store.worker import SerialWorker
 from workbench.text import one_line
@@ -210,17 +210,18 @@ class GitConversationStore:
     ) -> BranchRecord:
         """Record a new branch at `fork_entry` and move the position to it.
 
-        The state is written before the branch ref: a process killed in between leaves a branch
-        whose head is its fork entry, which is exactly what a branch with no entries is.
+        The state and the branch ref are written in one git transaction: a process killed
+        meanwhile leaves both or neither.
         """
         self._check_writable()
         self.check_new_branch(name)
         record = BranchRecord(name, parent, fork_entry, time.time(), worktree)
         self.state.branches[name] = record
         self.state.position = Position(name)
-        self.save_state()
+        self.save_state(
+            [(branch_ref(self.session_id, name), fork_entry, None)] if fork_entry else []
+        )
         if fork_entry:
-            self.repo.move_ref(branch_ref(self.session_id, name), fork_entry, None)
             self._heads[name] = fork_entry
         if fork_entry != (self._path[-1].id if self._path else None):
             self._path = self._read_path(fork_entry) if fork_entry else []
@@ -264,11 +265,15 @@ class GitConversationStore:
         self.save_state()
         self._path = self._read_path(tip) if tip else []
 
-    def save_state(self) -> None:
+    def save_state(self, moves: Sequence[RefMove] = ()) -> None:
+        """Write the state (unless this process does not: `writes_state`), moving the refs of
+        `moves` with it."""
         self._check_writable()
         if not self.writes_state:
+            for ref, new, old in moves:
+                self.repo.move_ref(ref, new, old)
             return
-        self._state_blob = self.repo.write_state(self.state, self._state_blob)
+        self._state_blob = self.repo.write_state(self.state, self._state_blob, moves)
 
     def check_new_branch(self, name: str) -> None:
         """Refuse a taken name, or one that would not make a clean ref, path or project branch."""

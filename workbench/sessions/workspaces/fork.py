@@ -75,6 +75,7 @@ def fork_branch(
         fork_entry = entry.id
         on_path = any(e.id == fork_entry for e in store.path())
         parent = store.branch if on_path else entry.branch
+    given = planned is not None
     if planned is None:
         [planned] = workspaces.plan(store.session_id, [name], store.state, parent)
     worktree, left_behind, note = planned
@@ -82,7 +83,7 @@ def fork_branch(
     try:
         store.add_branch(name, parent, fork_entry, worktree)
         if worktree is not None and not defer_worktree:
-            workspaces.ensure(worktree)
+            workspaces.ensure(worktree, fresh=not given)
     except DiskFull:  # no half-made fork: the space it took is given back, the branch forgotten
         if worktree is not None:
             workspaces.discard(worktree)

@@ -20,7 +20,9 @@ from __future__ import annotations
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar, cast
 
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.store.gitcmd import GitRunner
@@ -29,6 +31,7 @@ from workbench.sessions.store.state import BranchRecord, SessionState, Worktree
 from workbench.sessions.workspaces import half_made
 from workbench.sessions.workspaces.files import uncommitted_paths
 
+T = TypeVar("T")
 WAIT_FOR_GIT_S = 60.0
 """How long a git that is still making a worktree is waited for."""
 POLL_S = 0.05
@@ -40,6 +43,30 @@ def project_branch_name(session_id: str, branch: str) -> str:
 
 def _head_ref(branch: str) -> str:
     return f"refs/heads/{branch}"
+
+
+def _beside(job: Callable[[], T]) -> Callable[[], T]:
+    """Start `job` on a thread of its own (a git process it waits for); the call returned waits
+    for it and returns what it returned or raises what it raised."""
+    outcome: list[tuple[T | None, BaseException | None]] = []
+
+    def work() -> None:
+        try:
+            outcome.append((job(), None))
+        except BaseException as exc:  # raised again in the caller's thread
+            outcome.append((None, exc))
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        value, error = outcome[0]
+        if error is not None:
+            raise error
+        return cast(T, value)
+
+    return result
 
 
 class Workspaces:
@@ -107,9 +134,11 @@ class Workspaces:
         if not self.available:
             return [(None, [], "no worktree: the project is not a git repository")] * len(names)
         parent_git = self.git(state, parent)
-        base = self.head_commit(parent_git)
-        if base is None:
+        uncommitted = _beside(lambda: uncommitted_paths(parent_git))  # a walk of every file
+        head = parent_git.try_run("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
+        if head.status != 0:
             return [(None, [], "no worktree: the project has no commit yet")] * len(names)
+        base, parent_ref = head.stdout.splitlines()  # the commit, and its branch or "HEAD"
         branches = [project_branch_name(session_id, name) for name in names]
         listed = parent_git.run("for-each-ref", "--format=%(refname)", *map(_head_ref, branches))
         if taken := [b for b in branches if _head_ref(b) in listed.splitlines()]:
@@ -117,31 +146,38 @@ class Workspaces:
                 f"the project already has a branch {taken[0]}",
                 f"pick another fork name, or delete it with `git branch -D {taken[0]}`",
             )
-        left_behind = sorted(uncommitted_paths(parent_git))
-        parent_ref = parent_git.try_run("symbolic-ref", "--quiet", "HEAD").stdout.strip()
+        left_behind = sorted(uncommitted())
         planned: list[tuple[Worktree | None, list[str], str]] = []
         for name, branch in zip(names, branches, strict=True):
             worktree = Worktree(
-                str(self.worktree_root / name), branch, base, parent_ref=parent_ref or None
+                str(self.worktree_root / name),
+                branch,
+                base,
+                parent_ref=parent_ref if parent_ref != "HEAD" else None,
             )
             note = f"worktree {worktree.path} on {branch} at {base[:10]}"
             planned.append((worktree, left_behind, note))
         return planned
 
-    def ensure(self, worktree: Worktree) -> Path:
-        """The worktree's directory, created (again) when it is missing or half-made."""
+    def ensure(self, worktree: Worktree, fresh: bool = False) -> Path:
+        """The worktree's directory, created (again) when it is missing or half-made. `fresh`:
+        just planned (`plan` found no project branch), so most likely made by one git process."""
         path = Path(worktree.path)
         if (path / ".git").exists() and not self._discarded_half_made(path):
             return path
         with self._adding:
-            return self._add(worktree, path)
+            return self._add(worktree, path, fresh)
 
-    def _add(self, worktree: Worktree, path: Path) -> Path:
+    def _add(self, worktree: Worktree, path: Path, fresh: bool) -> Path:
         if (path / ".git").exists():  # made meanwhile, by the one this waited for
             return path
         git = self.location.project_runner()
-        git.run("worktree", "prune")  # forget registrations whose directory is gone
         branch = worktree.project_branch
+        if fresh:  # whatever stops it (a registration left behind...) is settled below
+            new = ("worktree", "add", "--quiet", "-b", branch, str(path), worktree.base)
+            if git.try_run(*new).status == 0:
+                return path
+        git.run("worktree", "prune")  # forget registrations whose directory is gone
         if git.try_run("show-ref", "--verify", "--quiet", f"refs/heads/{branch}").status == 0:
             git.run("worktree", "add", "--quiet", str(path), branch)
         else:
