@@ -1,18 +1,31 @@
 """`workbench fork NAME` as a whole process against `git worktree add`, on a big repository.
 
-Run: `python tests/benchmarks/bench_fork.py [--files N] [--runs N]`
+Run: `python tests/benchmarks/bench_fork.py [--files N] [--runs N] [--dir DIR] [--warm]
+[--vs OTHER_CHECKOUT]`
 
 Makes a git repository of `--files` files (default 3,000) with one commit, opens a session in it
-(`workbench -p` with the offline demo model), then alternates `workbench fork fN` (a process of
-its own, as a user runs it: the fork is recorded in the session and gets its own worktree) with
+(`workbench -p` with the offline demo model), then alternates `workbench fork` (a process of its
+own, as a user runs it: the fork is recorded in the session and gets its own worktree) with
 `git worktree add -b gN` of the same commit. Goal: the fork under 300 ms and within 2x of git.
-Prints each pair and the medians, in milliseconds, cold (`WORKBENCH_WARM_START=0`).
+Prints each round's wall times and the medians, in milliseconds, cold (`WORKBENCH_WARM_START=0`),
+then the median CPU time (user + system of the process and the gits it ran), which other work
+on the machine inflates less than wall time.
+
+The package's bytecode is compiled first, as an installed workbench has it (with
+`PYTHONDONTWRITEBYTECODE` set, every run would otherwise compile its modules again), into a
+cache of the run's own (`PYTHONPYCACHEPREFIX`). `--vs` also times another checkout's
+`.venv/bin/workbench fork` in each round, on the same repository and session. `--dir` puts the
+repository on another file system (`/dev/shm`: what the fork costs beyond the disk's writes).
+`--warm`: the model goes through litellm and the warm interpreter is on, so each fork starts
+one (`start_soon`), which is stopped again, once up, before the next is timed: what starting it
+costs the fork.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -20,7 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import workbench
+from workbench.processes import forkserver
+
 WORKBENCH = Path(sys.executable).with_name("workbench")
+WARM_MODEL = "openai/bench-model"
+"""A litellm model name: the fork starts the warm interpreter for it (no request is sent)."""
+SERVER_UP_S = 300.0
 
 
 def make_repository(root: Path, files: int) -> None:
@@ -34,22 +53,71 @@ def make_repository(root: Path, files: int) -> None:
     subprocess.run(["git", *identity, "commit", "-qm", "files"], cwd=root, check=True)
 
 
-def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
+def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, the process and its children: git's), in ms."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, cwd=cwd, env=env, check=True, capture_output=True)
-    return (time.perf_counter() - start) * 1000
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall * 1000, cpu * 1000
+
+
+def stop_warm_server(env: dict[str, str]) -> None:
+    """Wait until the server the fork started accepts connections, then stop it: the next git
+    is timed without its imports beside it, and the next fork starts one again."""
+    path = forkserver.socket_path(forkserver.WARM_UP, env)
+    deadline = time.monotonic() + SERVER_UP_S
+    while (client := forkserver.connect(path)) is None:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the fork started no warm interpreter ({path.with_suffix('.log')})")
+        time.sleep(0.1)
+    client.close()
+    forkserver.stop(forkserver.WARM_UP, env)
+    while forkserver.connect(path) is not None or not _lock_free(path):
+        time.sleep(0.1)
+
+
+def _lock_free(path: Path) -> bool:
+    import fcntl
+
+    with open(path.with_suffix(".lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+    return True
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--files", type=int, default=3000, help="files in the repository")
     parser.add_argument("--runs", type=int, default=7, help="forks to time (default: 7)")
+    parser.add_argument("--dir", help="where to make the repository (default: the temp folder)")
+    parser.add_argument(
+        "--warm", action="store_true", help="a litellm model, the warm interpreter on"
+    )
+    parser.add_argument("--vs", type=Path, help="another checkout with its own .venv")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         root = Path(folder) / "project"
         make_repository(root, args.files)
         env = {**os.environ, "HOME": folder, "WORKBENCH_WARM_START": "0"}
         env.pop("PI_CODING_AGENT_DIR", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = f"{folder}/pycache"
+        checkouts = {"workbench fork": (WORKBENCH, Path(workbench.__file__).parent)}
+        if args.vs:
+            checkouts[f"{args.vs.name} fork"] = (
+                args.vs / ".venv/bin/workbench",
+                args.vs / "workbench",
+            )
+        for command, package in checkouts.values():
+            python = command.with_name("python")
+            subprocess.run([python, "-m", "compileall", "-q", package], env=env, check=True)
         subprocess.run(
             [str(WORKBENCH), "-p", "hello", "--model", "demo"],
             cwd=root,
@@ -57,16 +125,33 @@ def main() -> None:
             check=True,
             capture_output=True,
         )
-        forks: list[float] = []
-        adds: list[float] = []
-        print(f"{'run':>4}  {'workbench fork':>15}  {'git worktree add':>17}")
+        if args.warm:
+            env.pop("WORKBENCH_WARM_START")
+            env["WORKBENCH_MODEL"] = WARM_MODEL
+        names = [*checkouts, "git worktree add"]
+        times: dict[str, list[float]] = {name: [] for name in names}
+        cpus: dict[str, list[float]] = {name: [] for name in names}
+        print("run  " + "  ".join(f"{name:>18}" for name in times))
         for run in range(args.runs):
-            forks.append(timed([str(WORKBENCH), "fork", f"f{run}"], root, env))
+            for n, (name, (command, _)) in enumerate(checkouts.items()):
+                wall, cpu = timed([str(command), "fork", f"f{n}-{run}"], root, env)
+                times[name].append(wall)
+                cpus[name].append(cpu)
+                if args.warm:
+                    stop_warm_server(env)
             add = ["git", "worktree", "add", "-q", "-b", f"g{run}", f"{folder}/g{run}", "HEAD"]
-            adds.append(timed(add, root, env))
-            print(f"{run + 1:>4}  {forks[-1]:>13.0f}ms  {adds[-1]:>15.0f}ms")
-        fork, add = statistics.median(forks), statistics.median(adds)
-        print(f"{'med':>4}  {fork:>13.0f}ms  {add:>15.0f}ms  ({fork / add:.1f}x)")
+            wall, cpu = timed(add, root, env)
+            times["git worktree add"].append(wall)
+            cpus["git worktree add"].append(cpu)
+            print(f"{run + 1:>3}  " + "  ".join(f"{t[-1]:>16.0f}ms" for t in times.values()))
+        medians = {name: statistics.median(t) for name, t in times.items()}
+        git = medians["git worktree add"]
+        print("med  " + "  ".join(f"{m:>16.0f}ms" for m in medians.values()))
+        print("     " + "  ".join(f"{m / git:>17.1f}x" for m in medians.values()))
+        cpu_medians = {name: statistics.median(c) for name, c in cpus.items()}
+        print("cpu  " + "  ".join(f"{c:>16.0f}ms" for c in cpu_medians.values()))
+        git_cpu = cpu_medians["git worktree add"]
+        print("     " + "  ".join(f"{c / git_cpu:>17.1f}x" for c in cpu_medians.values()))
 
 
 if __name__ == "__main__":
