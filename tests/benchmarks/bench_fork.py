@@ -64,17 +64,33 @@ def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, fl
     return wall * 1000, cpu * 1000
 
 
-def stop_warm_server(env: dict[str, str]) -> None:
-    """Wait until the server the fork started accepts connections, then stop it: the next git
-    is timed without its imports beside it, and the next fork starts one again."""
-    path = forkserver.socket_path(forkserver.WARM_UP, env)
+SERVER = "import os; from workbench.processes import forkserver as f; "
+"""The start of what a checkout's own interpreter runs about its warm server (whose socket's
+name depends on that checkout's code)."""
+
+
+def warm_server(python: Path, env: dict[str, str], code: str) -> str:
+    done = subprocess.run(
+        [str(python), "-P", "-c", SERVER + code],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
+
+
+def stop_warm_server(python: Path, env: dict[str, str]) -> None:
+    """Wait until the server the fork started accepts connections, then stop it: the next
+    command is timed without its imports beside it, and the next fork starts one again."""
+    path = Path(warm_server(python, env, "print(f.socket_path(f.WARM_UP, os.environ))"))
     deadline = time.monotonic() + SERVER_UP_S
     while (client := forkserver.connect(path)) is None:
         if time.monotonic() > deadline:
             raise SystemExit(f"the fork started no warm interpreter ({path.with_suffix('.log')})")
         time.sleep(0.1)
     client.close()
-    forkserver.stop(forkserver.WARM_UP, env)
+    warm_server(python, env, "f.stop(f.WARM_UP, os.environ)")
     while forkserver.connect(path) is not None or not _lock_free(path):
         time.sleep(0.1)
 
@@ -138,7 +154,7 @@ def main() -> None:
                 times[name].append(wall)
                 cpus[name].append(cpu)
                 if args.warm:
-                    stop_warm_server(env)
+                    stop_warm_server(command.with_name("python"), env)
             add = ["git", "worktree", "add", "-q", "-b", f"g{run}", f"{folder}/g{run}", "HEAD"]
             wall, cpu = timed(add, root, env)
             times["git worktree add"].append(wall)
