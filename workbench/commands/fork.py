@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from workbench.commands._session import add_session_option, open_session
@@ -21,9 +22,25 @@ def run(args: argparse.Namespace) -> int:
         result = session.fork_now(args.name, args.at)
     print(result.render_text())
     sys.stdout.flush()
-    # A run on the new branch is likely next. Only now: the warm interpreter's imports would
-    # otherwise take the CPU the checkout needs.
-    from workbench.agent.models.choice import warm_soon
-
-    warm_soon()
+    _warm_soon_after_exit()
     return 0
+
+
+def _warm_soon_after_exit() -> None:
+    """Start the warm interpreter (a run on the new branch is likely next) from a child process
+    of its own, once the answer is out: its imports would take the CPU the checkout needs, and
+    finding its server (the name hashes the code's files) takes tens of milliseconds that the
+    fork's own process need not wait for."""
+    if not hasattr(os, "fork"):  # no warm interpreter where there is no fork
+        return
+    if os.fork() != 0:
+        return
+    try:
+        quiet = os.open(os.devnull, os.O_RDWR)
+        for stream in (0, 1, 2):  # whoever reads the fork's output sees it end with the fork
+            os.dup2(quiet, stream)
+        from workbench.agent.models.choice import warm_soon
+
+        warm_soon()
+    finally:
+        os._exit(0)
