@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from workbench.errors import DiskFull
-from workbench.sessions.store.state import Worktree
+from workbench.sessions.store.state import Position, Worktree
 from workbench.sessions.store.store import GitConversationStore
+from workbench.sessions.workspaces.files import uncommitted_paths
 from workbench.sessions.workspaces.workspace import Workspaces
 from workbench.text import count_of
 
+T = TypeVar("T")
 LEFT_BEHIND_SHOWN = 5
 """The uncommitted files a fork's text names; the rest are counted."""
 
@@ -76,8 +80,15 @@ def fork_branch(
         on_path = any(e.id == fork_entry for e in store.path())
         parent = store.branch if on_path else entry.branch
     given = planned is not None
+    reading: Callable[[], list[str]] | None = None
     if planned is None:
-        [planned] = workspaces.plan(store.session_id, [name], store.state, parent)
+        [planned] = workspaces.plan(store.session_id, [name], store.state, parent, False)
+        if planned[0] is not None:  # a walk of the parent's files, made while git checks out
+            parent_git = workspaces.git(store.state, parent)
+            reading = _beside(lambda: sorted(uncommitted_paths(parent_git)))
+            if _walked_by(parent_git.directory, workspaces):  # not beside: it would see them
+                planned = (planned[0], reading(), planned[2])
+                reading = None
     worktree, left_behind, note = planned
     position = store.state.position
     try:
@@ -85,10 +96,60 @@ def fork_branch(
         if worktree is not None and not defer_worktree:
             workspaces.ensure(worktree, fresh=not given)
     except DiskFull:  # no half-made fork: the space it took is given back, the branch forgotten
-        if worktree is not None:
-            workspaces.discard(worktree)
-        store.forget_branch(name, position)
+        _undo(store, workspaces, name, worktree, position)
         raise
+    if reading is not None:
+        try:
+            left_behind = reading()
+        except BaseException:  # as when it was read first: no fork is made without its report
+            _undo(store, workspaces, name, worktree, position)
+            raise
     return ForkResult(
         name, parent, fork_entry, worktree.path if worktree else None, note, left_behind
     )
+
+
+def _walked_by(directory: Path, workspaces: Workspaces) -> bool:
+    """Whether a `git status` in `directory` walks the session's new worktrees (the setting
+    `sessions.worktrees_dir` may put them inside the project; by default they are in its git
+    directory, which status never walks)."""
+    root = workspaces.worktree_root.resolve()
+    inside = root.is_relative_to(directory.resolve())
+    return inside and not root.is_relative_to(workspaces.location.private_dir.resolve())
+
+
+def _undo(
+    store: GitConversationStore,
+    workspaces: Workspaces,
+    name: str,
+    worktree: Worktree | None,
+    position: Position,
+) -> None:
+    """Forget a fork that could not be made whole and give back the space its worktree took."""
+    if worktree is not None:
+        workspaces.discard(worktree)
+    store.forget_branch(name, position)
+
+
+def _beside(job: Callable[[], T]) -> Callable[[], T]:
+    """Start `job` on a thread of its own (a git process it waits for); the call returned waits
+    for it and returns what it returned or raises what it raised."""
+    outcome: list[tuple[T | None, BaseException | None]] = []
+
+    def work() -> None:
+        try:
+            outcome.append((job(), None))
+        except BaseException as exc:  # raised again in the caller's thread
+            outcome.append((None, exc))
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        value, error = outcome[0]
+        if error is not None:
+            raise error
+        return cast(T, value)
+
+    return result

@@ -20,9 +20,7 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar, cast
 
 from workbench.errors import UsageError, WorkbenchError
 from workbench.sessions.store.gitcmd import GitRunner
@@ -31,7 +29,6 @@ from workbench.sessions.store.state import BranchRecord, SessionState, Worktree
 from workbench.sessions.workspaces import half_made
 from workbench.sessions.workspaces.files import uncommitted_paths
 
-T = TypeVar("T")
 WAIT_FOR_GIT_S = 60.0
 """How long a git that is still making a worktree is waited for."""
 POLL_S = 0.05
@@ -43,30 +40,6 @@ def project_branch_name(session_id: str, branch: str) -> str:
 
 def _head_ref(branch: str) -> str:
     return f"refs/heads/{branch}"
-
-
-def _beside(job: Callable[[], T]) -> Callable[[], T]:
-    """Start `job` on a thread of its own (a git process it waits for); the call returned waits
-    for it and returns what it returned or raises what it raised."""
-    outcome: list[tuple[T | None, BaseException | None]] = []
-
-    def work() -> None:
-        try:
-            outcome.append((job(), None))
-        except BaseException as exc:  # raised again in the caller's thread
-            outcome.append((None, exc))
-
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-
-    def result() -> T:
-        thread.join()
-        value, error = outcome[0]
-        if error is not None:
-            raise error
-        return cast(T, value)
-
-    return result
 
 
 class Workspaces:
@@ -124,17 +97,22 @@ class Workspaces:
         return found.stdout.strip() if found.status == 0 else None
 
     def plan(
-        self, session_id: str, names: list[str], state: SessionState, parent: str
+        self,
+        session_id: str,
+        names: list[str],
+        state: SessionState,
+        parent: str,
+        left_behind: bool = True,
     ) -> list[tuple[Worktree | None, list[str], str]]:
         """The worktree each fork of `parent` named in `names` would get (all from the same
-        commit: a sweep's forks are planned at once), what it leaves behind, and a note.
+        commit: a sweep's forks are planned at once), what it leaves behind (unless
+        `left_behind` is False: the caller reads it), and a note.
 
         Nothing is created here: the caller records the branch first, then calls `ensure`.
         """
         if not self.available:
             return [(None, [], "no worktree: the project is not a git repository")] * len(names)
         parent_git = self.git(state, parent)
-        uncommitted = _beside(lambda: uncommitted_paths(parent_git))  # a walk of every file
         head = parent_git.try_run("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
         if head.status != 0:
             return [(None, [], "no worktree: the project has no commit yet")] * len(names)
@@ -146,7 +124,7 @@ class Workspaces:
                 f"the project already has a branch {taken[0]}",
                 f"pick another fork name, or delete it with `git branch -D {taken[0]}`",
             )
-        left_behind = sorted(uncommitted())
+        uncommitted = sorted(uncommitted_paths(parent_git)) if left_behind else []
         planned: list[tuple[Worktree | None, list[str], str]] = []
         for name, branch in zip(names, branches, strict=True):
             worktree = Worktree(
@@ -156,7 +134,7 @@ class Workspaces:
                 parent_ref=parent_ref if parent_ref != "HEAD" else None,
             )
             note = f"worktree {worktree.path} on {branch} at {base[:10]}"
-            planned.append((worktree, left_behind, note))
+            planned.append((worktree, uncommitted, note))
         return planned
 
     def ensure(self, worktree: Worktree, fresh: bool = False) -> Path:
