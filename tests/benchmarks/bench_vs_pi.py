@@ -13,7 +13,8 @@ Each of the N rounds runs every measurement for workbench and then for pi, back 
 1. `--version`, whole process;
 2. `-p` of the turn, whole process: workbench without the warm interpreter
    (`WORKBENCH_WARM_START=0`), the first run after the warm interpreter exited (the run that
-   starts it), and through the warm interpreter; pi's `-p` beside each (pi has no warm mode);
+   starts it; pi's run waits until it serves, so that it warms up on no one's clock), and
+   through the warm interpreter; pi's `-p` beside each (pi has no warm mode);
 3. from spawn to the first request at the server (cold and warm pairs);
 4. from the end of the reply asking for the read to the request bringing the result (the agent
    reads the last chunk, runs the tool, stores the result and builds the next request), in the
@@ -117,12 +118,32 @@ class Agents:
     def wb(self, warm: bool) -> dict[str, str]:
         return {**self.wb_env, "WORKBENCH_WARM_START": "1" if warm else "0"}
 
-    def stop_warm(self) -> bool:
-        """Whether a warm server ran. It is found by this process's agent folder (not the env's)."""
+    def _warm_env(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The runs' environment, and what finds their warm server from this process (its agent
+        folder, not this process's)."""
         env = self.wb(warm=True)
-        agent = str(Path(env["HOME"]) / ".pi" / "agent")
-        with mock.patch.dict(os.environ, {"PI_CODING_AGENT_DIR": agent}):
+        return env, {"PI_CODING_AGENT_DIR": str(Path(env["HOME"]) / ".pi" / "agent")}
+
+    def stop_warm(self) -> bool:
+        """Whether a warm server ran."""
+        env, here = self._warm_env()
+        with mock.patch.dict(os.environ, here):
             return forkserver.stop(WARM_UP, env)
+
+    def await_warm(self) -> None:
+        """Wait until the warm server a run started (without waiting for it) serves, so that it
+        warms up on no one's clock (pi's next run's included)."""
+        env, here = self._warm_env()
+        deadline = time.monotonic() + 120
+        with mock.patch.dict(os.environ, here):
+            path = forkserver.socket_path(WARM_UP, env)
+        while time.monotonic() < deadline:
+            connection = forkserver.connect(path)
+            if connection is not None:
+                connection.close()
+                return
+            time.sleep(0.05)
+        raise SystemExit("the warm interpreter did not come up")
 
 
 def skills_project(scratch: Path, skills: int) -> Path:
@@ -170,10 +191,14 @@ class Batch:
         if pi is not None:
             self.rows[name].pi.append(pi)
 
-    def turns(self, env: dict[str, str], cwd: Path) -> tuple[Turn, Turn]:
-        """The turn by workbench, then by pi."""
+    def turns(
+        self, env: dict[str, str], cwd: Path, between: Callable[[], None] | None = None
+    ) -> tuple[Turn, Turn]:
+        """The turn by workbench, then (after `between`, untimed) by pi."""
         agents = self.agents
         wb = read_then_answer(self.server, agents.wb_turn, cwd, env)
+        if between is not None:
+            between()
         return wb, read_then_answer(self.server, agents.pi_turn, cwd, agents.pi_env)
 
     def round(self) -> None:
@@ -195,10 +220,10 @@ class Batch:
             cold = self.turns(wb, self.cwd)
             add("-p cold (WORKBENCH_WARM_START=0)", cold[0].total, cold[1].total)
             add("spawn -> first request, cold", cold[0].first_request, cold[1].first_request)
-            first = self.turns(agents.wb(warm=True), self.cwd)
+            first = self.turns(agents.wb(warm=True), self.cwd, agents.await_warm)
             add("-p, first run after the warm interpreter exited", first[0].total, first[1].total)
         if "cold" not in groups and {"warm", "skills"} & set(groups):
-            self.turns(agents.wb(warm=True), self.cwd)  # untimed: the warm interpreter is up
+            self.turns(agents.wb(warm=True), self.cwd, agents.await_warm)  # untimed: it is up
         if "warm" in groups:
             warm = self.turns(agents.wb(warm=True), self.cwd)
             add("-p warm", warm[0].total, warm[1].total)
