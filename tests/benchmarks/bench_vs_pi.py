@@ -134,16 +134,9 @@ class Agents:
         """Wait until the warm server a run started (without waiting for it) serves, so that it
         warms up on no one's clock (pi's next run's included)."""
         env, here = self._warm_env()
-        deadline = time.monotonic() + 120
         with mock.patch.dict(os.environ, here):
-            path = forkserver.socket_path(WARM_UP, env)
-        while time.monotonic() < deadline:
-            connection = forkserver.connect(path)
-            if connection is not None:
-                connection.close()
-                return
-            time.sleep(0.05)
-        raise SystemExit("the warm interpreter did not come up")
+            if not forkserver.wait_serving(WARM_UP, env, timeout_s=120):
+                raise SystemExit("the warm interpreter did not come up")
 
 
 def skills_project(scratch: Path, skills: int) -> Path:

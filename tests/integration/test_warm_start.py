@@ -38,11 +38,9 @@ def warm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def serving(path: Path) -> None:
-    """Wait until the warm server started for this test accepts runs (90 s at most)."""
-    deadline = time.monotonic() + 90
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert path.exists(), "no warm server came up"
+    """Wait until the warm server started for this test (at `path`) accepts runs."""
+    assert forkserver.wait_serving(WARM_UP, os.environ, timeout_s=90), "no warm server came up"
+    assert path.exists()
 
 
 def warmed(path: Path) -> None:
