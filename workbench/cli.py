@@ -213,16 +213,22 @@ def warm_up() -> Callable[[], object]:
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
     (see workbench.processes.forkserver); when none can be reached, start importing it in the
-    background while this process sets up, and return None to carry on here."""
+    background while this process sets up, and return None to carry on here. A `-p` or JSON run
+    does not wait for a new warm interpreter (its import, then this run's session, one after the
+    other, took longer than both side by side here): it starts one for the runs to come. An RPC
+    client, there for many prompts, waits for a new one."""
     from workbench.processes import forkserver
 
-    if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
-        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP)
+    warm = forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty())
+    if warm:
+        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP, start=rpc)
         if code is not None:
             return code
     from workbench.agent.models.litellm_client import preload
 
     preload()
+    if warm:
+        forkserver.start_soon(forkserver.WARM_UP, os.environ)
     return None
 
 
