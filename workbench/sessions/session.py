@@ -8,6 +8,7 @@ work on the store's serial worker, so it never interleaves with an append. Model
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -272,7 +273,12 @@ class Session:
 
     async def snapshot(self) -> None:
         """Record the current branch's files at the current entry, when they changed."""
-        await self.store.run(lambda: take_snapshot(self.store, self.workspaces))
+        await self.snapshot_soon()
+
+    def snapshot_soon(self) -> asyncio.Future[None]:
+        """`snapshot`, queued now among the session's writes (so it is taken at the entry
+        that is current now, before the entries appended after this call); await it or not."""
+        return self.store.submit(lambda: take_snapshot(self.store, self.workspaces))
 
     async def back_before(
         self, target: str, restore_files: bool = False

@@ -23,8 +23,12 @@ class SerialWorker:
 
     async def run(self, job: Callable[[], T]) -> T:
         """Run `job` on the worker thread and wait for its result."""
-        future = self._executor.submit(job)
-        return await asyncio.shield(asyncio.wrap_future(future))
+        return await asyncio.shield(self.submit(job))
+
+    def submit(self, job: Callable[[], T]) -> asyncio.Future[T]:
+        """Queue `job` now, behind the jobs already asked for and ahead of those asked for
+        after; its result, to await later or never (it runs to its end either way)."""
+        return asyncio.wrap_future(self._executor.submit(job))
 
     def close(self) -> None:
         """Wait for queued jobs to finish, then stop the thread."""
