@@ -5,7 +5,6 @@ evals)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from workbench.runtime.commands.registry import SURFACES, AnyCommand, Args, Argument, CommandSpec
@@ -29,6 +28,8 @@ async def _deactivate(wb: Workbench, args: Args) -> None:
 
 async def _eval(wb: Workbench, args: Args) -> EvalReport | str:
     """The skill's eval, run now; without a skill, every skill's last eval."""
+    import asyncio  # here: the command line imports this table, and a warm run needs no asyncio
+
     from workbench.evals.saved import last_eval_text
 
     if not str(args.get("skill") or "").strip():

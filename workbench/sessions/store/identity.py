@@ -38,16 +38,16 @@ FALLBACK_IDENTITY = Identity("workbench", "workbench@localhost")
 
 
 def configured_identity(git: GitRunner) -> Identity | None:
-    """The identity git would use from the environment or config, or None when incomplete."""
-
-    def value(env_var: str, key: str) -> str:
-        from_env = os.environ.get(env_var, "").strip()
-        if from_env:
-            return from_env
-        return git.try_run("config", "--get", key).stdout.strip()
-
-    name = value("GIT_COMMITTER_NAME", "user.name")
-    email = value("GIT_COMMITTER_EMAIL", "user.email")
+    """The identity git would use from the environment or config, or None when incomplete.
+    The config is read by one git process for both keys (the last value of each wins, as with
+    `git config --get`)."""
+    name = os.environ.get("GIT_COMMITTER_NAME", "").strip()
+    email = os.environ.get("GIT_COMMITTER_EMAIL", "").strip()
+    if not (name and email):
+        found = git.try_run("config", "--get-regexp", r"^user\.(name|email)$").stdout
+        values = dict(line.partition(" ")[::2] for line in found.splitlines())
+        name = name or values.get("user.name", "").strip()
+        email = email or values.get("user.email", "").strip()
     return Identity(name, email) if name and email else None
 
 
