@@ -5,11 +5,12 @@ process for each costs a few milliseconds, a transaction sent to a running one a
 millisecond. git does the moving (loose or packed refs, reftable, locks) exactly as a process
 of its own would; `commit: ok` comes once the ref is written. A refused update ends that process
 with git's message, which becomes the error a single `git update-ref` would have given; the next
-update starts a new process.
+update starts a new process (as it does when the process ended while idle).
 """
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import threading
 from typing import IO
@@ -33,6 +34,8 @@ class RefUpdates:
             self._move(ref, new, old)
 
     def _move(self, ref: str, new: str, old: str) -> None:
+        if self._process is not None and self._process.poll() is not None:
+            self._end()  # ended while idle (killed): a new one takes over
         process = self._process or self._start()
         stdin, stdout = _pipes(process)
         answers: list[bytes] = []
@@ -44,10 +47,10 @@ class RefUpdates:
             pass
         if answers == [b"start: ok\n", b"commit: ok\n"]:
             return
-        self._process = None
-        stdin.close()
+        with contextlib.suppress(OSError):  # what it did not read cannot be flushed
+            stdin.close()
         error = process.stderr.read().decode(errors="replace") if process.stderr else ""
-        status = _ended(process)
+        status = self._end()
         self._git.check(("update-ref",), GitResult(status or 1, "", error.removesuffix("\n")))
 
     def _start(self) -> subprocess.Popen[bytes]:
@@ -57,19 +60,19 @@ class RefUpdates:
     def close(self) -> None:
         """End the git process, if one was started."""
         with self._lock:
-            process, self._process = self._process, None
-            if process is not None:
-                _pipes(process)[0].close()
-                _ended(process)
+            self._end()
 
-
-def _ended(process: subprocess.Popen[bytes]) -> int:
-    """Wait for the process (its stdin closed) and close its pipes; its exit status."""
-    status = process.wait()
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            stream.close()
-    return status
+    def _end(self) -> int:
+        """Close the process's stdin (it then exits), wait for it, close its pipes; its exit
+        status (0 when none was started)."""
+        process, self._process = self._process, None
+        if process is None:
+            return 0
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        return process.wait()
 
 
 def _pipes(process: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
