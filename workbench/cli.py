@@ -199,9 +199,11 @@ def warm_up() -> Callable[[], object]:
     litellm, exercised once, and the modules every headless run imports; what it returns, the
     server does once no run waits (the ACP SDK: a second the first `-p` need not wait for)."""
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
+    from workbench.agent.models.price_map import listed_info
     from workbench.sandbox.detect import bwrap_problem
 
     warm_up_litellm()
+    listed_info("warm-up")  # the price map parsed once, not by every session that opens
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")

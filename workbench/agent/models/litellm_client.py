@@ -49,6 +49,8 @@ from workbench.agent.models.litellm_import import loaded as _litellm
 from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
 from workbench.agent.models.price_map import priced
+from workbench.agent.models.warm_up_reply import TOOL as WARM_UP_TOOL
+from workbench.agent.models.warm_up_reply import loopback_reply
 from workbench.messages import StopReason, Usage, token_count
 from workbench.processes import heavy_imports
 
@@ -397,36 +399,17 @@ class LitellmModel:
             yield Finish(reason, usage)
 
 
-WARM_UP_REPLY = (
-    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
-    b'data: {"id":"w","object":"chat.completion.chunk","created":0,"model":"w","choices":'
-    b'[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}\n\n'
-    b"data: [DONE]\n\n"
-)
-
-
 async def _warm_up_call() -> None:
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.readuntil(b"\r\n\r\n")
-        writer.write(WARM_UP_REPLY)
-        await writer.drain()
-        writer.close()
-
-    stub = await asyncio.start_server(answer, "127.0.0.1", 0)
-    port = stub.sockets[0].getsockname()[1]
-    model = LitellmModel(
-        ModelInfo("openai/warm-up"), api_base=f"http://127.0.0.1:{port}/v1", api_key="warm-up"
-    )
-    request = ModelRequest("warm up", [], tools=[])
     from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
 
-    try:
-        async for _ in model._deltas(_litellm(), request):  # here: this loop's clients are dropped
-            pass
-    finally:
-        await close_litellm_async_clients()  # type: ignore[no-untyped-call]  # litellm's, untyped
-        stub.close()
-        await stub.wait_closed()
+    async with loopback_reply() as api_base:
+        model = LitellmModel(ModelInfo("openai/warm-up"), api_base=api_base, api_key="warm-up")
+        request = ModelRequest("warm up", [], tools=[WARM_UP_TOOL])
+        try:
+            async for _ in model._deltas(_litellm(), request):  # here: this loop's clients
+                pass  # are dropped
+        finally:
+            await close_litellm_async_clients()  # type: ignore[no-untyped-call]  # untyped
 
 
 def warm_up() -> None:
