@@ -199,9 +199,11 @@ def warm_up() -> Callable[[], object]:
     litellm, exercised once, and the modules every headless run imports; what it returns, the
     server does once no run waits (the ACP SDK: a second the first `-p` need not wait for)."""
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
+    from workbench.agent.models.price_map import listed_info
     from workbench.sandbox.detect import bwrap_problem
 
     warm_up_litellm()
+    listed_info("warm-up")  # the price map parsed once, not by every session that opens
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")
@@ -213,16 +215,22 @@ def warm_up() -> Callable[[], object]:
 def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
     """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
     (see workbench.processes.forkserver); when none can be reached, start importing it in the
-    background while this process sets up, and return None to carry on here."""
+    background while this process sets up, and return None to carry on here. A `-p` or JSON run
+    does not wait for a new warm interpreter (its import, then this run's session, one after the
+    other, took longer than both side by side here): it starts one for the runs to come. An RPC
+    client, there for many prompts, waits for a new one."""
     from workbench.processes import forkserver
 
-    if forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty()):
-        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP)
+    warm = forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty())
+    if warm:
+        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP, start=rpc)
         if code is not None:
             return code
     from workbench.agent.models.litellm_client import preload
 
     preload()
+    if warm:
+        forkserver.start_soon(forkserver.WARM_UP, os.environ)
     return None
 
 

@@ -57,6 +57,9 @@ class Tool:
     execute: ToolExecute
     describe: Describe | None = None
     """Set by tools whose calls the `approval` setting may hold for the user (edit, bash)."""
+    changes_files: bool = True
+    """False for a tool that never changes a file (read): no file snapshot is taken around its
+    calls (`workbench.agent.file_checkpoints`)."""
 
     def schema(self) -> dict[str, Any]:
         """The tool in the OpenAI function-calling format that litellm accepts for any provider."""

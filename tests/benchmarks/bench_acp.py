@@ -120,10 +120,11 @@ def main() -> None:
         os.environ["HOME"] = env["HOME"] = folder  # no settings, sessions or skills of the user
         env.pop("PI_CODING_AGENT_DIR", None)
         os.environ.pop("PI_CODING_AGENT_DIR", None)
-        if args.warm:  # a run that starts the warm interpreter and waits for it
+        if args.warm:  # a run that starts the warm interpreter, which we wait for
             server.add(Reply(text="warm"))
             command = [str(WORKBENCH), "-p", "--model", "openai/bench", "--api-base", server.url]
             subprocess.run([*command, "hi"], cwd=folder, env=env, check=True, capture_output=True)
+            forkserver.wait_serving(forkserver.WARM_UP, env)  # the run did not wait for it
         print(f"{'run':>4}  {'initialize':>11}  {'session/new':>12}  {'prompt->request':>16}")
         for run in range(args.runs):
             rows.append(one_run(Path(folder), server, env))

@@ -128,6 +128,7 @@ def measure_all(runs: int, scratch: Path) -> None:
     warm = {**env, "WORKBENCH_WARM_START": "1"}
     start_up, _ = against_server(1, cwd, warm)
     report("model string, first run (starts the warm interpreter)", start_up)
+    forkserver.wait_serving(WARM_UP, warm)  # the first run did not wait for it
     totals, firsts = against_server(runs, cwd, warm)
     report("model string, warm interpreter: whole process", totals)
     report("model string, warm interpreter: until first request", firsts)

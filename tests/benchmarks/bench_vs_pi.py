@@ -1,7 +1,7 @@
 """workbench side by side with pi, in one interleaved batch (a script, not part of the test run).
 
     python tests/benchmarks/bench_vs_pi.py --pi /work/pi/packages/coding-agent/dist/cli.js
-        [--runs N] [--skills N] [--format table|json]
+        [--runs N] [--skills N] [--format table|json] [--only GROUP,...]
 
 pi is built from source (docs/speed.md says how) and run as `node CLI_JS` with `PI_OFFLINE=1`
 and a HOME of its own whose `~/.pi/agent/models.json` names the local OpenAI-compatible server
@@ -13,7 +13,8 @@ Each of the N rounds runs every measurement for workbench and then for pi, back 
 1. `--version`, whole process;
 2. `-p` of the turn, whole process: workbench without the warm interpreter
    (`WORKBENCH_WARM_START=0`), the first run after the warm interpreter exited (the run that
-   starts it), and through the warm interpreter; pi's `-p` beside each (pi has no warm mode);
+   starts it; pi's run waits until it serves, so that it warms up on no one's clock), and
+   through the warm interpreter; pi's `-p` beside each (pi has no warm mode);
 3. from spawn to the first request at the server (cold and warm pairs);
 4. from the end of the reply asking for the read to the request bringing the result (the agent
    reads the last chunk, runs the tool, stores the result and builds the next request), in the
@@ -23,6 +24,10 @@ Each of the N rounds runs every measurement for workbench and then for pi, back 
 6. workbench only: the venv's bare `python -c pass`, and an editor's ACP session
    (tests/benchmarks/bench_acp.py): spawn to `initialize`, `session/new`, prompt to request,
    cold and warm.
+
+`--only` keeps some of the measurements (the venv's `python -c pass` always runs): `version`
+(1), `cold` (2 and 3 without the warm interpreter, and the first run after it exited), `warm`
+(2-4 through it), `skills` (5), `acp` (6).
 
 Prints the medians and workbench/pi (below 1: workbench is faster), or JSON with every run.
 """
@@ -55,6 +60,7 @@ from workbench.processes.forkserver import WARM_UP
 WORKBENCH = str(Path(sys.executable).with_name("workbench"))
 PROMPT = "what is in notes.txt?"
 ACP_COLUMNS = ("initialize", "session/new", "prompt -> request")
+GROUPS = ("version", "cold", "warm", "skills", "acp")
 
 
 @dataclass
@@ -112,12 +118,25 @@ class Agents:
     def wb(self, warm: bool) -> dict[str, str]:
         return {**self.wb_env, "WORKBENCH_WARM_START": "1" if warm else "0"}
 
-    def stop_warm(self) -> bool:
-        """Whether a warm server ran. It is found by this process's agent folder (not the env's)."""
+    def _warm_env(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The runs' environment, and what finds their warm server from this process (its agent
+        folder, not this process's)."""
         env = self.wb(warm=True)
-        agent = str(Path(env["HOME"]) / ".pi" / "agent")
-        with mock.patch.dict(os.environ, {"PI_CODING_AGENT_DIR": agent}):
+        return env, {"PI_CODING_AGENT_DIR": str(Path(env["HOME"]) / ".pi" / "agent")}
+
+    def stop_warm(self) -> bool:
+        """Whether a warm server ran."""
+        env, here = self._warm_env()
+        with mock.patch.dict(os.environ, here):
             return forkserver.stop(WARM_UP, env)
+
+    def await_warm(self) -> None:
+        """Wait until the warm server a run started (without waiting for it) serves, so that it
+        warms up on no one's clock (pi's next run's included)."""
+        env, here = self._warm_env()
+        with mock.patch.dict(os.environ, here):
+            if not forkserver.wait_serving(WARM_UP, env, timeout_s=120):
+                raise SystemExit("the warm interpreter did not come up")
 
 
 def skills_project(scratch: Path, skills: int) -> Path:
@@ -130,10 +149,17 @@ def skills_project(scratch: Path, skills: int) -> Path:
 class Batch:
     """The rows, filled round by round."""
 
-    def __init__(self, scratch: Path, server: TimedServer, agents: Agents, skills: int) -> None:
-        self.scratch, self.server, self.agents = scratch, server, agents
+    def __init__(
+        self,
+        scratch: Path,
+        server: TimedServer,
+        agents: Agents,
+        skills: int,
+        groups: tuple[str, ...] = GROUPS,
+    ) -> None:
+        self.scratch, self.server, self.agents, self.groups = scratch, server, agents, groups
         self.cwd = project(scratch / "project")
-        self.skills = skills_project(scratch, skills)
+        self.skills = skills_project(scratch, skills if "skills" in groups else 0)
         self.many = f"-p warm, {skills:,} skills"
         names = [
             "--version",
@@ -158,42 +184,54 @@ class Batch:
         if pi is not None:
             self.rows[name].pi.append(pi)
 
-    def turns(self, env: dict[str, str], cwd: Path) -> tuple[Turn, Turn]:
-        """The turn by workbench, then by pi."""
+    def turns(
+        self, env: dict[str, str], cwd: Path, between: Callable[[], None] | None = None
+    ) -> tuple[Turn, Turn]:
+        """The turn by workbench, then (after `between`, untimed) by pi."""
         agents = self.agents
         wb = read_then_answer(self.server, agents.wb_turn, cwd, env)
+        if between is not None:
+            between()
         return wb, read_then_answer(self.server, agents.pi_turn, cwd, agents.pi_env)
 
     def round(self) -> None:
-        agents, add = self.agents, self.add
+        agents, add, groups = self.agents, self.add, self.groups
         wb = agents.wb(warm=False)
-        add(
-            "--version",
-            timed_run([WORKBENCH, "--version"], self.cwd, wb),
-            timed_run([*agents.pi, "--version"], self.cwd, agents.pi_env),
-        )
+        if "version" in groups:
+            add(
+                "--version",
+                timed_run([WORKBENCH, "--version"], self.cwd, wb),
+                timed_run([*agents.pi, "--version"], self.cwd, agents.pi_env),
+            )
         add(
             "python -c pass (the venv's)",
             timed_run([sys.executable, "-c", "pass"], self.cwd, wb, answers=False),
         )
-        if not agents.stop_warm() and self.rows["-p warm"].workbench:
-            raise SystemExit("the warm interpreter of the last round was not found to stop")
-        cold = self.turns(wb, self.cwd)
-        add("-p cold (WORKBENCH_WARM_START=0)", cold[0].total, cold[1].total)
-        add("spawn -> first request, cold", cold[0].first_request, cold[1].first_request)
-        first = self.turns(agents.wb(warm=True), self.cwd)
-        add("-p, first run after the warm interpreter exited", first[0].total, first[1].total)
-        warm = self.turns(agents.wb(warm=True), self.cwd)
-        add("-p warm", warm[0].total, warm[1].total)
-        add("spawn -> first request, warm", warm[0].first_request, warm[1].first_request)
-        add("tool result -> next request (warm)", warm[0].tool_to_request, warm[1].tool_to_request)
-        many = self.turns(agents.wb(warm=True), self.skills)
-        add(self.many, many[0].total, many[1].total)
-        add("system prompt at those skills", many[0].system_bytes, many[1].system_bytes)
-        for mode, warmed in (("warm", True), ("cold", False)):
-            times = acp_session(self.scratch, self.server, agents.wb(warm=warmed))
-            for what, ms in zip(ACP_COLUMNS, times, strict=True):
-                add(f"ACP {what}, {mode}", ms / 1000)
+        if "cold" in groups:
+            if not agents.stop_warm() and self.rows["-p warm"].workbench:
+                raise SystemExit("the warm interpreter of the last round was not found to stop")
+            cold = self.turns(wb, self.cwd)
+            add("-p cold (WORKBENCH_WARM_START=0)", cold[0].total, cold[1].total)
+            add("spawn -> first request, cold", cold[0].first_request, cold[1].first_request)
+            first = self.turns(agents.wb(warm=True), self.cwd, agents.await_warm)
+            add("-p, first run after the warm interpreter exited", first[0].total, first[1].total)
+        if "cold" not in groups and {"warm", "skills"} & set(groups):
+            self.turns(agents.wb(warm=True), self.cwd, agents.await_warm)  # untimed: it is up
+        if "warm" in groups:
+            warm = self.turns(agents.wb(warm=True), self.cwd)
+            add("-p warm", warm[0].total, warm[1].total)
+            add("spawn -> first request, warm", warm[0].first_request, warm[1].first_request)
+            tool = (warm[0].tool_to_request, warm[1].tool_to_request)
+            add("tool result -> next request (warm)", *tool)
+        if "skills" in groups:
+            many = self.turns(agents.wb(warm=True), self.skills)
+            add(self.many, many[0].total, many[1].total)
+            add("system prompt at those skills", many[0].system_bytes, many[1].system_bytes)
+        if "acp" in groups:
+            for mode, warmed in (("warm", True), ("cold", False)):
+                times = acp_session(self.scratch, self.server, agents.wb(warm=warmed))
+                for what, ms in zip(ACP_COLUMNS, times, strict=True):
+                    add(f"ACP {what}, {mode}", ms / 1000)
 
 
 def warm_up(batch: Batch) -> None:
@@ -213,6 +251,8 @@ def table(result: dict[str, Any]) -> str:
         "| --- | --- | --- | --- |",
     ]
     for row in result["rows"]:
+        if row["workbench"] is None and row["pi"] is None:
+            continue  # not measured (`--only`)
         ratio = row["workbench_per_pi"]
         lines.append(
             f"| {row['what']} | {shown(row['workbench'], row['unit'])} | "
@@ -220,10 +260,11 @@ def table(result: dict[str, Any]) -> str:
         )
     python = next(r for r in result["rows"] if r["what"].startswith("python -c"))["workbench"]
     cold = next(r for r in result["rows"] if r["what"].startswith("-p cold"))
-    lines.append(
-        f"\ncold -p / python -c pass: workbench {cold['workbench'] / python:.0f}x, "
-        f"pi {cold['pi'] / python:.0f}x"
-    )
+    if cold["workbench"] is not None:
+        lines.append(
+            f"\ncold -p / python -c pass: workbench {cold['workbench'] / python:.0f}x, "
+            f"pi {cold['pi'] / python:.0f}x"
+        )
     lines.append(f"pi {result['pi_version']}; load average {result['load_average']}")
     return "\n".join(lines)
 
@@ -238,24 +279,43 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="rounds (default: 5)")
     parser.add_argument("--skills", type=int, default=5000, help="skills (default: 5000)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument(
+        "--only",
+        type=_groups,
+        default=GROUPS,
+        metavar="GROUP,...",
+        help=f"measure only these ({', '.join(GROUPS)}; default: all)",
+    )
     args = parser.parse_args()
     result = measure(
         args.pi.resolve(),
         args.runs,
         args.skills,
         lambda text: print(text, file=sys.stderr, flush=True),
+        args.only,
     )
     print(json.dumps(result, indent=2) if args.format == "json" else table(result))
 
 
+def _groups(text: str) -> tuple[str, ...]:
+    groups = tuple(g.strip() for g in text.split(",") if g.strip())
+    if not groups or set(groups) - set(GROUPS):
+        raise argparse.ArgumentTypeError(f"choose among {', '.join(GROUPS)}")
+    return groups
+
+
 def measure(
-    pi_cli: Path, runs: int, skills: int, progress: Callable[[str], None]
+    pi_cli: Path,
+    runs: int,
+    skills: int,
+    progress: Callable[[str], None],
+    groups: tuple[str, ...] = GROUPS,
 ) -> dict[str, Any]:
     version = subprocess.run(["node", str(pi_cli), "--version"], capture_output=True, text=True)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="wb-vs-pi-") as folder, TimedServer() as server:
         agents = Agents(Path(folder), server, pi_cli)
-        batch = Batch(Path(folder), server, agents, skills)
+        batch = Batch(Path(folder), server, agents, skills, groups)
         try:
             warm_up(batch)
             for number in range(runs):
@@ -269,6 +329,7 @@ def measure(
             agents.stop_warm()
     return {
         "runs": runs,
+        "groups": list(groups),
         "pi_version": version.stdout.strip(),
         "load_average": f"{load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after",
         "rows": [row.as_dict() for row in batch.rows.values()],

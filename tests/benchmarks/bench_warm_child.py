@@ -1,14 +1,17 @@
 """What a warm `-p` run costs: the CPU time of the child the warm interpreter forks for it, and the
 wall time to the first request and to exit, optionally side by side with another checkout.
 
-Run: `python tests/benchmarks/bench_warm_child.py [--runs N] [--vs OTHER_CHECKOUT]`
+Run: `python tests/benchmarks/bench_warm_child.py [--runs N] [--vs OTHER_CHECKOUT] [--turn]`
 
 A warm interpreter is started for this checkout (and for `--vs`'s, with its own `.venv`), each
 with its own empty home; then the checkouts take turns, `--runs` times each, running
 `workbench -p --no-session` with the model `openai/bench` against the local SSE server
 (tests/support/openai_server.py). The child's CPU (user+sys) is read as the growth of the warm
 server's reaped-children time (`/proc/PID/stat`), so it does not depend on how busy the machine
-is as wall time does. Prints the medians per checkout, in milliseconds.
+is as wall time does. Prints the medians per checkout, in milliseconds. `--turn`: the
+read-then-answer turn of `bench_vs_pi.py` in a stored session (a project with a file to read),
+and also the time from the end of the reply asking for the read to the request bringing its
+result, at the server.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support.openai_server import OpenAIServer, Reply
+from process_turns import READ, TimedServer, project
+from support.openai_server import Reply
 
 HERE = Path(__file__).resolve().parents[2]
 STOP = "from workbench.processes import forkserver as f; import os; f.stop(f.WARM_UP, os.environ)"
@@ -54,11 +58,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=8, help="runs per checkout (default: 8)")
     parser.add_argument("--vs", type=Path, help="another checkout with its own .venv")
+    parser.add_argument("--turn", action="store_true", help="read a file, in a stored session")
     args = parser.parse_args()
     trees = [HERE, *([args.vs.resolve()] if args.vs else [])]
-    rows: dict[Path, list[tuple[float, float, float]]] = {tree: [] for tree in trees}
-    with OpenAIServer() as server:
+    rows: dict[Path, list[tuple[float, float, float, float]]] = {tree: [] for tree in trees}
+    replies = [Reply(tool_calls=[READ]), Reply(text="hello")] if args.turn else [Reply(text="hi")]
+    with TimedServer() as server:
         homes = {tree: tempfile.mkdtemp() for tree in trees}
+        folders = {tree: project(Path(homes[tree]) / "project") for tree in trees}
         envs = {
             tree: {**os.environ, "HOME": homes[tree], "WORKBENCH_WARM_START": "1"} for tree in trees
         }
@@ -67,12 +74,13 @@ def main() -> None:
 
         def command(tree: Path) -> list[str]:
             model = ["--model", "openai/bench", "--api-base", server.url, "--api-key", "k"]
-            return [str(tree / ".venv" / "bin" / "workbench"), "-p", "--no-session", *model, "hi"]
+            kept = [] if args.turn else ["--no-session"]
+            return [str(tree / ".venv" / "bin" / "workbench"), "-p", *kept, *model, "hi"]
 
         for tree in trees:  # the first run starts the warm interpreter and waits for it
-            server.add(Reply(text="warm"))
+            server.add(*replies)
             run = subprocess.run(
-                command(tree), cwd=homes[tree], env=envs[tree], capture_output=True
+                command(tree), cwd=folders[tree], env=envs[tree], capture_output=True
             )
             run.check_returncode()
         time.sleep(3)  # the server's imports for some runs only (the ACP SDK) come after its first
@@ -80,11 +88,12 @@ def main() -> None:
         try:
             for _ in range(args.runs):
                 for tree in trees:
-                    server.add(Reply(text="hello"))
+                    server.add(*replies)
                     before, cpu = len(server.requests), _children_cpu(pids[tree])
+                    ends = len(server.reply_ends)
                     started = time.perf_counter()
                     child = subprocess.Popen(
-                        command(tree), cwd=homes[tree], env=envs[tree], stdout=subprocess.DEVNULL
+                        command(tree), cwd=folders[tree], env=envs[tree], stdout=subprocess.DEVNULL
                     )
                     while len(server.requests) == before:
                         time.sleep(0.001)
@@ -93,17 +102,21 @@ def main() -> None:
                     whole = time.perf_counter() - started
                     time.sleep(0.3)  # the server reaps the child
                     spent = _children_cpu(pids[tree]) - cpu
-                    rows[tree].append((first * 1000, whole * 1000, spent * 1000))
+                    loop = 0.0
+                    if args.turn:
+                        loop = server.request_times[before + 1] - server.reply_ends[ends]
+                    rows[tree].append((first * 1000, whole * 1000, spent * 1000, loop * 1000))
         finally:
             for tree in trees:
                 python = tree / ".venv" / "bin" / "python"
                 subprocess.run([str(python), "-c", STOP], env=envs[tree], cwd=homes[tree])
-    print(f"{'checkout':<40} {'first request':>14} {'whole':>8} {'child CPU':>10}")
+    heads = f"{'first request':>14} {'whole':>8} {'child CPU':>10} {'tool->next':>11}"
+    print(f"{'checkout':<40} {heads}")
     for tree in trees:
-        first, whole, spent = (
+        first, whole, spent, loop = (
             statistics.median(column) for column in zip(*rows[tree], strict=True)
         )
-        print(f"{tree!s:<40} {first:>12.0f}ms {whole:>6.0f}ms {spent:>8.0f}ms")
+        print(f"{tree!s:<40} {first:>12.0f}ms {whole:>6.0f}ms {spent:>8.0f}ms {loop:>9.1f}ms")
 
 
 if __name__ == "__main__":

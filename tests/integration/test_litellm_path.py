@@ -270,3 +270,15 @@ async def test_a_first_call_during_the_preload_waits_for_it_off_the_event_loop(
         not preloading.is_alive() and workbench.agent.state.messages[-1].text == "after the warm-up"
     )
     assert len(server.requests) == 1, "the warm-up called its own stub, not the model's server"
+
+
+def test_the_warm_up_leaves_nothing_for_a_turns_first_call_to_import() -> None:
+    """A warm interpreter forks every run after `warm_up`: what litellm imports at the first
+    call of a turn (a request offering tools: its MCP handling, 50 ms) must be loaded by then,
+    or each run pays for it again."""
+    import sys
+
+    from workbench.agent.models import litellm_client
+
+    litellm_client.warm_up()
+    assert "litellm.responses.mcp.chat_completions_handler" in sys.modules

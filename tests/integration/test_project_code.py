@@ -50,7 +50,8 @@ def test_python_m_workbench_and_the_warm_server_import_only_our_modules(project,
     done = run_workbench("-p", "--no-session", *model, "hi", cwd=project, timeout=90)
     assert (done.returncode, done.stdout) == (0, "fine\n"), done.stderr
     log = warm.with_suffix(".log")
-    assert warm.exists(), log.read_text() if log.exists() else "no log"
+    serving = forkserver.wait_serving(WARM_UP, os.environ, timeout_s=90)  # not waited for
+    assert serving, log.read_text() if log.exists() else "no log"
     assert marks(project) == []
 
 

@@ -1,6 +1,6 @@
 """Headless runs with a litellm model go through a warm interpreter
 (workbench.processes.forkserver): output, stdin, exit codes and signals must behave exactly as in
-a plain process."""
+a plain process. With none running, a run starts one for the runs after it and runs itself."""
 
 from __future__ import annotations
 
@@ -29,11 +29,24 @@ def warm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("WORKBENCH_WARM_START", "1")
     path = forkserver.socket_path(WARM_UP, os.environ)
     yield path
+    serving(path)
     assert forkserver.stop(WARM_UP, os.environ), "no warm server was running"
     deadline = time.monotonic() + 5
     while path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not path.exists()
+
+
+def serving(path: Path) -> None:
+    """Wait until the warm server started for this test (at `path`) accepts runs."""
+    assert forkserver.wait_serving(WARM_UP, os.environ, timeout_s=90), "no warm server came up"
+    assert path.exists()
+
+
+def warmed(path: Path) -> None:
+    """This test's warm server started and serving, as a user's earlier run leaves it."""
+    forkserver.start_soon(WARM_UP, os.environ)
+    serving(path)
 
 
 def model_args(server: OpenAIServer) -> list[str]:
@@ -45,20 +58,24 @@ def marker_call() -> Reply:
     return Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}])
 
 
-def test_runs_start_a_warm_server_then_reuse_it(project, server, warm):
+def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(project, server, warm):
     server.add(marker_call(), Reply(text="first answer"), marker_call(), Reply(text="second"))
     first = run_workbench("-p", *model_args(server), "one", cwd=project, timeout=90)
     assert (first.returncode, first.stdout, first.stderr) == (0, "first answer\n", "")
-    assert warm.exists(), "the first run left a warm server behind for the next"
+    serving(warm)  # the first run left a warm server starting for the next
     second = run_workbench("-p", *model_args(server), cwd=project, stdin="two from stdin")
     assert (second.returncode, second.stdout) == (0, "second\n")
     tool_outputs = [r["messages"][-1]["content"] for r in server.requests[1::2]]
-    assert tool_outputs == ["child=1\n\nExit code: 0"] * 2, "both ran in a forked warm child"
+    assert tool_outputs == [
+        "child=none\n\nExit code: 0",
+        "child=1\n\nExit code: 0",
+    ], "the first ran in its own process, the second in a forked warm child"
     assert server.requests[2]["messages"][1]["content"] == "two from stdin"
     assert server.requests[2]["messages"][0]["content"].endswith(f"Working folder: {project}\n")
 
 
 def test_errors_exit_codes_and_signals_pass_through(project, server, warm):
+    warmed(warm)
     server.add(Status(401, "bad key"))
     failed = run_workbench("-p", *model_args(server), "hi", cwd=project, timeout=90)
     assert failed.returncode == 1 and failed.stdout == ""
@@ -85,6 +102,7 @@ def test_errors_exit_codes_and_signals_pass_through(project, server, warm):
 
 
 def test_a_killed_client_takes_its_child_down(project, server, warm):
+    warmed(warm)
     command = "echo $$ > pgid; sleep 60"
     server.add(Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}]))
     client = subprocess.Popen(
@@ -103,6 +121,7 @@ def test_a_killed_client_takes_its_child_down(project, server, warm):
 
 
 def test_a_killed_warm_child_makes_the_client_exit_as_killed(project, server, warm):
+    warmed(warm)
     command = "echo $PPID > child; sleep 60"
     server.add(Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}]))
     client = subprocess.Popen(
@@ -126,6 +145,7 @@ def test_a_killed_warm_child_makes_the_client_exit_as_killed(project, server, wa
 def test_a_gpt_4o_reply_cut_off_or_without_usage_stays_offline(project, server, warm):
     """litellm counts the tokens of a reply that reported no usage with the model's tiktoken
     encoding, which it would download; the network guard refuses that in every test process."""
+    warmed(warm)
     model = ["--model", "openai/gpt-4o-mini", "--api-base", server.url, "--api-key", "k"]
     server.add(Reply(text="This answer stops right here", cut_after=4))
     cut = run_workbench("-p", "--no-session", *model, "hi", cwd=project, timeout=90)

@@ -213,6 +213,7 @@ class OpenAIServer(LocalServer):
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # each SSE event leaves at once, as from a real server
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet: tests read `requests` instead."""

@@ -182,6 +182,8 @@ class Agent:
         error: str | None = None
         try:
             await self._loop([*prompts, *self.steering.take()])
+            if self.state.checkpoints is not None:  # the snapshots made while it went on
+                await self.state.checkpoints.settle()
         except asyncio.CancelledError:
             stop_reason = "aborted"
         except (ModelError, WorkbenchError) as exc:

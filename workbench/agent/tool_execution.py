@@ -8,7 +8,8 @@ arguments and calls a `tool_call` hook blocks become error results the model rea
 A call the hooks let through then waits for the user's approval when the session's `approval`
 asks for it (`workbench.agent.approval`): the user sees the call as the hooks changed it, and a
 call the enforcer refused is never asked about. A refusal is the call's error result. Around
-each call that runs, the session's file snapshots are taken (`file_checkpoints`).
+each call that runs and may change files, the session's file snapshots are taken
+(`file_checkpoints`).
 """
 
 from __future__ import annotations
@@ -89,10 +90,15 @@ class ToolRunner:
         await self._checkpoint()  # what it changed before it was stopped
         await self._skip_each(rest, SKIPPED_FOR_ABORT)
 
-    async def _checkpoint(self) -> None:
+    async def _checkpoint(self, wait: bool = True) -> None:
+        """The files recorded now (`wait`), or recorded in their turn while the run goes on."""
         checkpoints = self.state.checkpoints
-        if checkpoints is not None:
+        if checkpoints is None:
+            return
+        if wait:
             await checkpoints.checkpoint()
+        else:
+            checkpoints.checkpoint_soon()
 
     async def _skip(
         self, call: ToolCall, reason: str, skipped: bool = True, ran_ms: float = 0.0
@@ -110,21 +116,21 @@ class ToolRunner:
     async def _execute(self, call: ToolCall, reply: Message) -> Message:
         self.state.emit(ToolExecutionStart(call.id, call.name, call.arguments))
         started = time.perf_counter()
-        args, result, ran = await self._outcome(call, reply)
+        args, result, may_have_changed = await self._outcome(call, reply)
         duration = (time.perf_counter() - started) * 1000
         self.state.emit(ToolExecutionEnd(call.id, call.name, args, result, duration))
         message = _result_message(call, result, duration)
         await self.state.record(message)
-        if ran:
-            await self._checkpoint()
+        if may_have_changed:
+            await self._checkpoint(wait=False)  # made while the model is asked again
         return message
 
     async def _outcome(
         self, call: ToolCall, reply: Message
     ) -> tuple[dict[str, Any], ToolResult, bool]:
-        """The call's (possibly hook-changed) arguments, its result, and whether it ran: unknown
-        tools, invalid arguments, blocked and refused calls become error results the model
-        reads."""
+        """The call's (possibly hook-changed) arguments, its result, and whether it ran a tool
+        that may change files: unknown tools, invalid arguments, blocked and refused calls
+        become error results the model reads."""
         args = call.arguments
         tool = self.state.tools.get(call.name)
         if tool is None:
@@ -147,13 +153,14 @@ class ToolRunner:
         refusal = await self._approval(tool, args, context)
         if refusal:
             return args, ToolResult(refusal, is_error=True, details={"approval": "refused"}), False
-        await self._checkpoint()
+        if tool.changes_files:
+            await self._checkpoint()  # a change made outside the agent is a snapshot of its own
         result = await self._invoke(tool, call, args, context)
         if self.bus.has("tool_result"):
             patched = ToolResultEvent(call.id, call.name, args, self.state.cwd, result)
             await self.bus.run("tool_result", patched)
             result = patched.result
-        return args, result, True
+        return args, result, tool.changes_files
 
     def _context(self, call: ToolCall, args: dict[str, Any]) -> ToolContext:
         def update(text: str) -> None:

@@ -77,6 +77,7 @@ class Enforcer:
         self.state = LoadingState()
         self._session_tools = session_tools
         self._pending: dict[str, list[LoadRecord]] = {}
+        self._checked_for_run = False
 
     # --- the skill set -------------------------------------------------------------------------
 
@@ -89,6 +90,12 @@ class Enforcer:
         """The enforcer's tools not worth offering for the current skill set (see
         `SkillView.useful_tools`): with no skills, the model gets the four primitives only."""
         return SKILL_TOOLS - self.view.useful_tools
+
+    def refresh_for_run(self) -> bool:
+        """`refresh`, by the runtime just before a run's `before_agent_start`, which then need
+        not stat every skill file a second time."""
+        self._checked_for_run = True
+        return self.refresh()
 
     def refresh(self) -> bool:
         """Reload the skill set if its files changed; True when it did."""
@@ -314,7 +321,9 @@ class Enforcer:
         self._pending.clear()
 
     def on_before_agent_start(self, event: BeforeAgentStartEvent) -> None:
-        self.refresh()
+        if not self._checked_for_run:
+            self.refresh()
+        self._checked_for_run = False
         self.view.offer_tools(self._session_tools())
         section = self.view.prompt_section
         if section and section not in event.system_prompt:

@@ -78,12 +78,14 @@ def _tools(enforcer: Enforcer) -> list[Tool]:
             "Activation is checked against the skill graph like a read of its SKILL.md.",
             _NAME_PARAMETERS,
             activate,
+            changes_files=False,
         ),
         Tool(
             "skill_deactivate",
             "Deactivate a skill you no longer need; stop following its instructions.",
             _NAME_PARAMETERS,
             deactivate,
+            changes_files=False,
         ),
         Tool(
             "prime_query",
@@ -102,6 +104,7 @@ def _tools(enforcer: Enforcer) -> list[Tool]:
                 },
             },
             query,
+            changes_files=False,
         ),
     ]
 

@@ -66,16 +66,29 @@ class SkillView:
         self.maybe_changed = False
         self._hints = Hints()  # every tool, until a run says which the model has
         self._where: dict[Path, str] = {}
+        self._sections: dict[Hints, str] = {}
         self._rebuild()
 
     def _rebuild(self) -> None:
         graph = self.skills.graph
         self._where.clear()  # the folder or the skills' paths may have changed
+        self._sections.clear()
         self.checker = Checker(graph, self.where, self.allowlist.allows)
         self.useful_tools = self._useful_tools()
-        self.prompt_section = self.render(
-            graph, self.where, self.allowlist, self.budget, self._hints
-        )
+
+    @property
+    def prompt_section(self) -> str:
+        """The skills section for the tools the model is offered (`offer_tools`)."""
+        return self._section(self._hints)
+
+    def _section(self, hints: Hints) -> str:
+        """The section worded for `hints`, rendered once per skill set and wording: the check
+        of which tools are useful renders the wording a set listed in full is offered with."""
+        section = self._sections.get(hints)
+        if section is None:
+            section = self.render(self.skills.graph, self.where, self.allowlist, self.budget, hints)
+            self._sections[hints] = section
+        return section
 
     def _useful_tools(self) -> frozenset[str]:
         """The enforcer's tools worth offering for this skill set, decided once per skill set
@@ -88,8 +101,7 @@ class SkillView:
         ]
         if not allowed:
             return frozenset()
-        plain = Hints(activate=True, query=False)
-        section = self.render(self.skills.graph, self.where, self.allowlist, self.budget, plain)
+        section = self._section(Hints(activate=True, query=False))
         listed = set(SKILL_NAME.findall(section))
         complete = all(name in listed for name in allowed)
         return ACTIVATION_TOOLS if complete else ACTIVATION_TOOLS | {QUERY_TOOL}
@@ -133,7 +145,4 @@ class SkillView:
 
     def offer_tools(self, tools: Iterable[str]) -> None:
         """Word the prompt section for the tools the model is offered."""
-        hints = Hints.for_tools(tools)
-        if hints != self._hints:  # the first run, or tools came (trust) or went
-            self._hints = hints
-            self._rebuild()
+        self._hints = Hints.for_tools(tools)  # the first run, or tools came (trust) or went

@@ -42,7 +42,10 @@ def serve(argv: Sequence[str], model: str | None, options: Callable[[], Workbenc
                 return code
             del os.environ[ANSWERED]
     from workbench.agent.models.choice import uses_litellm
-    from workbench.modes import acp
+    from workbench.processes import heavy_imports
+
+    with heavy_imports.quick():  # the SDK's schema: about 300 pydantic models
+        from workbench.modes import acp
 
     loads = model is None or uses_litellm(model)
     return asyncio.run(acp.run(options(), unread, _load if loads else None))

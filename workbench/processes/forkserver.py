@@ -168,6 +168,19 @@ def start_soon(warm_up: str, env: Mapping[str, str]) -> None:
         return  # only a head start: the run that needs it starts one itself
 
 
+def wait_serving(warm_up: str, env: Mapping[str, str], timeout_s: float = START_TIMEOUT_S) -> bool:
+    """Wait until the server for `warm_up` accepts runs (one that a run started without
+    waiting for it, say); whether it does within `timeout_s`."""
+    path = socket_path(warm_up, env)
+    deadline = time.monotonic() + timeout_s
+    while (client := connect(path)) is None:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    client.close()  # a connection closed without a request: the server takes it as a check
+    return True
+
+
 def _lines(connection: socket.socket, buffer: bytes = b"") -> Any:
     """Yield the JSON lines the child sends (starting with what is already in `buffer`)."""
     while True:

@@ -382,7 +382,7 @@ class Workbench:
         """Start the run once a tree change under way is done and its workspace is ready."""
         async with self._tree_lock:
             await self.readiness.wait()
-            if self.enforcer.refresh() and self.skill_controls.offer_tools():
+            if self.enforcer.refresh_for_run() and self.skill_controls.offer_tools():
                 self._refresh_system_prompt()
             start = BeforeAgentStartEvent(self.system_prompt, message.text)
             if self.bus.has("before_agent_start"):

@@ -31,6 +31,8 @@ from workbench.sessions.workspaces.workspace import Workspaces
 from workbench.trust import project_settings
 
 if TYPE_CHECKING:  # each command imports its module when it runs: `workbench fork` needs few
+    import asyncio
+
     from workbench.sessions.navigation import NavigateResult
     from workbench.sessions.tree import Tree
     from workbench.sessions.workspaces.commit import CommitResult
@@ -278,9 +280,14 @@ class Session:
 
     async def snapshot(self) -> None:
         """Record the current branch's files at the current entry, when they changed."""
+        await self.snapshot_soon()
+
+    def snapshot_soon(self) -> asyncio.Future[None]:
+        """`snapshot`, queued now among the session's writes (so it is taken at the entry
+        that is current now, before the entries appended after this call); await it or not."""
         from workbench.sessions.workspaces.rewind import take_snapshot
 
-        await self.store.run(lambda: take_snapshot(self.store, self.workspaces))
+        return self.store.submit(lambda: take_snapshot(self.store, self.workspaces))
 
     async def back_before(
         self, target: str, restore_files: bool = False

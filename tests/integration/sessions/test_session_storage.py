@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
 from support.session_entries import (
     assistant,
     fsck_problems,
@@ -16,7 +20,9 @@ from support.session_entries import (
     user,
 )
 
+from workbench.errors import WorkbenchError
 from workbench.sessions.session import Session
+from workbench.sessions.store.refs import EMPTY_TREE
 
 
 def test_entries_are_commits_on_a_private_ref_and_survive_a_restart(project: Path) -> None:
@@ -116,3 +122,80 @@ def test_a_project_without_git_keeps_its_conversation_in_pi_sessions_git(tmp_pat
         assert [e.id for e in reopened.store.path()] == [entry.id]
         assert reopened.workspace() == project
     assert fsck_problems(storage) == []
+
+
+def test_an_append_starts_no_git_process_and_writes_what_git_would(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each git process costs a few milliseconds of every step of a run: an entry's commit is
+    written by this process, byte for byte what `git commit-tree` writes, and its ref is moved
+    by one `git update-ref --stdin` kept open."""
+    session = Session.create(project)
+    run(session.store.append("user", user("fix the parser")))
+    started: list[list[str]] = []
+    real = subprocess.Popen.__init__
+
+    def counted(self: subprocess.Popen[bytes], args: list[str], *rest: Any, **kw: Any) -> None:
+        started.append(args)
+        real(self, args, *rest, **kw)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", counted)
+    entry = run(session.store.append("assistant", assistant("I will read parser.py first")))
+    run(session.store.append("user", user("go on")))
+    monkeypatch.undo()
+    session.close()
+    assert started == []
+
+    store = store_dir(project)
+    assert fsck_problems(store) == []
+    raw = subprocess.run(
+        ["git", "cat-file", "commit", entry.id], cwd=store, capture_output=True, check=True
+    ).stdout.decode()
+    author = raw.split("\nauthor ", 1)[1].split("\n", 1)[0]
+    name, when = author.rsplit(" ", 2)[0], " ".join(author.rsplit(" ", 2)[1:])
+    message = raw.split("\n\n", 1)[1]
+    again = subprocess.run(
+        ["git", "commit-tree", EMPTY_TREE, "-p", entry.parent or "", "-F", "-"],
+        cwd=store,
+        input=message.encode(),
+        capture_output=True,
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": name.split(" <")[0],
+            "GIT_AUTHOR_EMAIL": name.split(" <")[1].rstrip(">"),
+            "GIT_COMMITTER_NAME": name.split(" <")[0],
+            "GIT_COMMITTER_EMAIL": name.split(" <")[1].rstrip(">"),
+            "GIT_AUTHOR_DATE": when,
+            "GIT_COMMITTER_DATE": when,
+        },
+    )
+    assert again.stdout.decode().strip() == entry.id
+
+
+def test_a_refused_ref_move_says_what_git_says_and_the_next_append_works(project: Path) -> None:
+    """Another process moved the branch: the kept `update-ref` refuses the move as a process of
+    its own would, and the next move starts a new one."""
+    session = Session.create(project)
+    first = run(session.store.append("user", user("fix the parser")))
+    ref = f"refs/workbench/{session.id}/branches/main"
+    store = store_dir(project)
+    moved = git(
+        store,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit-tree",
+        EMPTY_TREE,
+        "-p",
+        first.id,
+        "-m",
+        "x",
+    )
+    git(store, "update-ref", ref, moved)
+    with pytest.raises(WorkbenchError, match=r"git update-ref failed in .*cannot lock ref"):
+        run(session.store.append("assistant", assistant("lost")))
+    session.store.repo.move_ref(f"refs/workbench/{session.id}/other", first.id, None)
+    session.close()
+    assert git(store, "rev-parse", f"refs/workbench/{session.id}/other") == first.id

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.git_project import git, store_dir
-from support.opened_workbench import bash, script, write
+from support.opened_workbench import bash, read, script, write
 from support.session_entries import cli
 
 from workbench.sessions.workspaces.rewind import ChangedOutside
@@ -109,3 +109,27 @@ async def test_navigate_restore_files_on_the_command_line(
     assert done.returncode == 0, done.stderr
     assert "files restored to this point: 1 file (new.txt)" in done.stdout
     assert not (project / "new.txt").exists()
+
+
+async def test_a_read_takes_no_snapshot_and_a_write_is_recorded_by_the_end_of_its_run(
+    opened, project: Path, tmp_path: Path
+) -> None:
+    """A tool that changes no file is not wrapped in snapshots (git scanning the workspace
+    twice for nothing); the snapshot after a write is made while the model is asked again, and
+    is there once the run has ended."""
+    model = script(
+        tmp_path,
+        [read("src/app.py"), {"text": "read"}, write("notes.txt", "mine\n"), {"text": "ok"}],
+    )
+    session = await opened(project, model)
+    await session.run("read it")
+    store = store_dir(project)
+    assert "/snapshots/" not in git(store, "for-each-ref", "--format=%(refname)")
+
+    await session.run("write notes")
+    result = next(e for e in reversed(session.wb.current.store.path()) if e.type == "tool_result")
+    snapshots = git(store, "for-each-ref", "--format=%(refname)").splitlines()
+    assert any(ref.endswith(f"/snapshots/checkout/{result.id}") for ref in snapshots)
+    first_answer = session.wb.current.store.path()[1].id
+    await session.wb.navigate(first_answer, restore_files=True)
+    assert not (project / "notes.txt").exists(), "the write is undone"

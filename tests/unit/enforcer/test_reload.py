@@ -71,3 +71,22 @@ def test_an_empty_root_is_watched_for_its_first_skill(tmp_path):
     assert len(skills.graph) == 0
     write_skill(root, "first", Spec())
     assert skills.changed() and "first" in skills.graph
+
+
+def test_the_lint_findings_are_made_only_when_asked_for(tmp_path, monkeypatch):
+    """Opening a session with 5,000 skills spent a second linting them for a `-p` run that never
+    shows a finding: the findings wait until asked for, once per load."""
+    import workbench.enforcer.reload as reload
+
+    root = tmp_path / "skills"
+    write_tree(root)
+    linted = []
+    real = reload.lint
+    monkeypatch.setattr(reload, "lint", lambda found: linted.append(1) or real(found))
+    skills = LiveSkills(counting_loader(root)[0])
+    assert linted == []
+    assert skills.diagnostics == skills.diagnostics
+    assert linted == [1]
+    path = root / "outline" / "SKILL.md"
+    touch_later(path)
+    assert skills.changed() and linted == [1]

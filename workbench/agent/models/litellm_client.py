@@ -1,9 +1,7 @@
 """Any litellm model string, streamed through `litellm.acompletion`.
 
-litellm takes seconds to import, so this module imports it only when a call is made (or when
-`preload()` starts the import in a background thread early in start-up). Before the import it sets
-`LITELLM_LOCAL_MODEL_COST_MAP` (no network fetch of the price map) and `LITELLM_MODE=PRODUCTION`
-(litellm would otherwise load a `.env` file from the working folder into our environment).
+litellm takes seconds to import, so it is imported only when a call is made (or when `preload()`
+starts the import in a background thread early in start-up): `litellm_import` says how.
 
 Retries are ours: litellm's `num_retries` and the OpenAI SDK's `max_retries` are 0, and failures
 are raised as classified `ModelError`s. The finish reason is worked out here from what the stream
@@ -47,11 +45,14 @@ from workbench.agent.models.client import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from workbench.agent.models.litellm_import import loaded as _litellm
 from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
 from workbench.agent.models.price_map import priced
+from workbench.agent.models.warm_up_reply import TOOL as WARM_UP_TOOL
+from workbench.agent.models.warm_up_reply import loopback_reply
 from workbench.messages import StopReason, Usage, token_count
-from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
+from workbench.processes import heavy_imports
 
 REQUEST_TIMEOUT_S = 600.0
 FINISH_REASONS: dict[str, StopReason] = {
@@ -71,22 +72,6 @@ OVERFLOW_PATTERN = re.compile(
 )
 
 log = logging.getLogger(__name__)
-_import_lock = threading.Lock()
-
-
-def _litellm() -> ModuleType:
-    """Import and quieten litellm once (thread-safe, so a background preload can race a call)."""
-    with _import_lock:
-        for name, value in LITELLM_ENV_DEFAULTS.items():
-            os.environ.setdefault(name, value)
-        import litellm
-
-        litellm.suppress_debug_info = True  # it would print help banners into our stdout
-        litellm.telemetry = False
-        litellm.drop_params = True
-        litellm.disable_token_counter = True  # see the module docstring: it may download
-        litellm.disable_hf_tokenizer_download = True
-        return litellm
 
 
 _preloading: threading.Thread | None = None
@@ -109,15 +94,17 @@ def preload() -> threading.Thread | None:
 
 
 def _prepare() -> None:
+    """litellm imported, and the modules its first call imports (`heavy_imports.quick` both)."""
     global _prepared
-    litellm = _litellm()
-    try:
-        asyncio.run(_warm_up_call())
-    except Exception:  # only a head start: the first real call would do the same
-        log.warning("warming litellm up failed; its first call will do it", exc_info=True)
-    finally:
-        litellm.in_memory_llm_clients_cache.flush_cache()  # its clients belong to a closed loop
-        _prepared = True
+    with heavy_imports.quick():
+        litellm = _litellm()
+        try:
+            asyncio.run(_warm_up_call())
+        except Exception:  # only a head start: the first real call would do the same
+            log.warning("warming litellm up failed; its first call will do it", exc_info=True)
+        finally:
+            litellm.in_memory_llm_clients_cache.flush_cache()  # its clients: a closed loop's
+            _prepared = True
 
 
 def preloaded() -> None:
@@ -412,36 +399,17 @@ class LitellmModel:
             yield Finish(reason, usage)
 
 
-WARM_UP_REPLY = (
-    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n"
-    b'data: {"id":"w","object":"chat.completion.chunk","created":0,"model":"w","choices":'
-    b'[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}\n\n'
-    b"data: [DONE]\n\n"
-)
-
-
 async def _warm_up_call() -> None:
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.readuntil(b"\r\n\r\n")
-        writer.write(WARM_UP_REPLY)
-        await writer.drain()
-        writer.close()
-
-    stub = await asyncio.start_server(answer, "127.0.0.1", 0)
-    port = stub.sockets[0].getsockname()[1]
-    model = LitellmModel(
-        ModelInfo("openai/warm-up"), api_base=f"http://127.0.0.1:{port}/v1", api_key="warm-up"
-    )
-    request = ModelRequest("warm up", [], tools=[])
     from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
 
-    try:
-        async for _ in model._deltas(_litellm(), request):  # here: this loop's clients are dropped
-            pass
-    finally:
-        await close_litellm_async_clients()  # type: ignore[no-untyped-call]  # litellm's, untyped
-        stub.close()
-        await stub.wait_closed()
+    async with loopback_reply() as api_base:
+        model = LitellmModel(ModelInfo("openai/warm-up"), api_base=api_base, api_key="warm-up")
+        request = ModelRequest("warm up", [], tools=[WARM_UP_TOOL])
+        try:
+            async for _ in model._deltas(_litellm(), request):  # here: this loop's clients
+                pass  # are dropped
+        finally:
+            await close_litellm_async_clients()  # type: ignore[no-untyped-call]  # untyped
 
 
 def warm_up() -> None:

@@ -116,4 +116,10 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 def read_tool() -> Tool:
-    return Tool(name="read", description=DESCRIPTION, parameters=PARAMETERS, execute=execute)
+    return Tool(
+        name="read",
+        description=DESCRIPTION,
+        parameters=PARAMETERS,
+        execute=execute,
+        changes_files=False,
+    )

@@ -78,9 +78,19 @@ class GitRunner:
         """The same, running hooks: for what does what the user's own git command would."""
         return GitRunner(self.directory, self._env, hooks=True)
 
+    @property
+    def environment(self) -> dict[str, str]:
+        """The variables this runner adds to the process's environment (an identity...)."""
+        return dict(self._env)
+
     def run(self, *args: str, input: bytes | None = None, strip: bool = True) -> str:
         """Run `git ARGS`; a non-zero exit becomes a WorkbenchError quoting git's message."""
         result = self.try_run(*args, input=input, strip=strip)
+        self.check(args, result)
+        return result.stdout
+
+    def check(self, args: tuple[str, ...], result: GitResult) -> None:
+        """Raise for a failed `git ARGS` what `run` raises: DiskFull, or git's message."""
         if result.status != 0 and (NO_SPACE in result.stderr or _nearly_full(self.directory)):
             raise DiskFull(str(self.directory))
         if result.status != 0:
@@ -90,14 +100,32 @@ class GitRunner:
                 + (detail[-1] if detail else f"exit {result.status}"),
                 "\n".join(detail[:-1][-5:]) or None,
             )
-        return result.stdout
+
+    def start(self, *args: str) -> subprocess.Popen[bytes]:
+        """`git ARGS` as a process kept running, its stdin, stdout and stderr piped (a
+        command that reads requests on stdin), set up as `run` sets up its commands."""
+        if not self.directory.is_dir():
+            raise WorkbenchError(f"{self.directory} does not exist", "was it moved or deleted?")
+        try:
+            return subprocess.Popen(
+                self._command(args),
+                cwd=self.directory,
+                env=self._process_env(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise WorkbenchError(
+                "git is not installed or not on PATH", "install git 2.38 or newer"
+            ) from exc
 
     def try_run(self, *args: str, input: bytes | None = None, strip: bool = True) -> GitResult:
         """Run `git ARGS` and return its status and output, whatever the status."""
         if not self.directory.is_dir():
             raise WorkbenchError(f"{self.directory} does not exist", "was it moved or deleted?")
-        overrides = [] if self.hooks else [arg for item in SAFE_CONFIG for arg in ("-c", item)]
-        command = ["git", *overrides, *args]
+        command = self._command(args)
         try:
             if input is None:
                 return self._execute(command, None, strip)
@@ -110,11 +138,18 @@ class GitRunner:
                 "git is not installed or not on PATH", "install git 2.38 or newer"
             ) from exc
 
+    def _command(self, args: tuple[str, ...]) -> list[str]:
+        overrides = [] if self.hooks else [arg for item in SAFE_CONFIG for arg in ("-c", item)]
+        return ["git", *overrides, *args]
+
+    def _process_env(self) -> dict[str, str]:
+        return {**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **self._env}
+
     def _execute(self, command: list[str], stdin: BinaryIO | None, strip: bool) -> GitResult:
         done = subprocess.run(
             command,
             cwd=self.directory,
-            env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **self._env},
+            env=self._process_env(),
             stdin=subprocess.DEVNULL if stdin is None else stdin,
             capture_output=True,
             start_new_session=True,

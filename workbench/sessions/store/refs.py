@@ -6,9 +6,11 @@ Layout for session S in the storage repository (`location.py`; read it with plai
     refs/workbench/S/state             the session state (a JSON blob, see state.py)
     git log --graph --oneline --glob='refs/workbench/S/branches/*'   shows the whole tree
 
-Writes go through git itself: `commit-tree` writes an entry over the empty tree and
-`update-ref OLD NEW` moves a ref only if it still holds the value we read (a compare-and-swap).
-Both cost the same at any depth: no file that grows with the history is ever rewritten.
+An entry is a commit over the empty tree, and `update-ref NEW OLD` moves a ref only if it still
+holds the value we read (a compare-and-swap). Both cost the same at any depth: no file that grows
+with the history is ever rewritten. The objects are written as `git commit-tree` and
+`git hash-object` would write them, by this process where it can (`objects.py`), and the refs are
+moved by one `git update-ref --stdin` kept open (`ref_updates.py`): an append starts no process.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from dataclasses import dataclass, field
 
 from workbench.agent.store import Entry
 from workbench.sessions.store.entries import decode_entry
-from workbench.sessions.store.gitcmd import ZERO_OID, GitRunner
+from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.location import REF_ROOT
+from workbench.sessions.store.objects import writer
+from workbench.sessions.store.ref_updates import RefUpdates
 from workbench.sessions.store.state import SessionState
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -63,13 +67,21 @@ class ConversationRepo:
     def __init__(self, git: GitRunner) -> None:
         self.git = git
         self._empty_tree_written = False
+        self._objects = writer(git.directory, git.environment)
+        self._refs = RefUpdates(git, "workbench")
 
     def write_entry(self, message: bytes, parents: list[str]) -> str:
         """Write one entry commit and return its id (the ref is moved separately)."""
+        objects = self._objects
         if not self._empty_tree_written:
             # git knows the empty tree without storing it; fsck wants it stored.
-            self.git.run("hash-object", "-t", "tree", "-w", "--stdin", input=b"")
+            if objects is None:
+                self.git.run("hash-object", "-t", "tree", "-w", "--stdin", input=b"")
+            else:
+                objects.write_empty_tree()
             self._empty_tree_written = True
+        if objects is not None:
+            return objects.commit(EMPTY_TREE, parents, message)
         args = ["commit-tree", EMPTY_TREE]
         for parent in parents:
             args += ["-p", parent]
@@ -77,7 +89,7 @@ class ConversationRepo:
 
     def move_ref(self, ref: str, new: str, old: str | None) -> None:
         """Point `ref` at `new` if it still holds `old` (None: must not exist yet)."""
-        self.git.run("update-ref", "-m", "workbench", ref, new, old or ZERO_OID)
+        self._refs.move_all([(ref, new, old)])
 
     def delete_ref(self, ref: str, old: str) -> None:
         """Delete `ref` if it still holds `old`."""
@@ -89,13 +101,12 @@ class ConversationRepo:
         """Store a new state blob and move the state ref to it, and the refs of `moves` in the
         same git transaction (all or none, in one process); return the blob id."""
         state.updated = time.time()
-        blob = self.git.run("hash-object", "-w", "--stdin", input=state.to_json())
-        if not moves:
-            self.move_ref(state_ref(state.session_id), blob, old_blob)
-            return blob
-        updates = [(state_ref(state.session_id), blob, old_blob), *moves]
-        commands = "".join(f"update {ref} {new} {old or ZERO_OID}\n" for ref, new, old in updates)
-        self.git.run("update-ref", "-m", "workbench", "--stdin", input=commands.encode())
+        data = state.to_json()
+        if self._objects is not None:
+            blob = self._objects.blob(data)
+        else:
+            blob = self.git.run("hash-object", "-w", "--stdin", input=data)
+        self._refs.move_all([(state_ref(state.session_id), blob, old_blob), *moves])
         return blob
 
     def read_path(self, tip: str, *known: str) -> list[Entry]:
@@ -155,5 +166,5 @@ class ConversationRepo:
         return list(found.values())
 
     def close(self) -> None:
-        """Nothing is held open any more (git runs as one plain process a command); callers
-        still close each repository they open, so that a helper kept later has its place."""
+        """End the git process that moves the refs, if one was started."""
+        self._refs.close()

@@ -11,6 +11,7 @@ never an existing name) whose parent is the branch left behind.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import itertools
 import re
@@ -168,6 +169,10 @@ class GitConversationStore:
     async def run(self, job: Callable[[], T]) -> T:
         """Run `job` on this session's serial git worker."""
         return await self._worker.run(job)
+
+    def submit(self, job: Callable[[], T]) -> asyncio.Future[T]:
+        """Queue `job` on the serial git worker now, in order with every other job."""
+        return self._worker.submit(job)
 
     async def append(self, type: EntryType, payload: dict[str, Any]) -> Entry:
         return await self.run(lambda: self.append_now(type, payload))

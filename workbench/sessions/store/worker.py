@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
 T = TypeVar("T")
@@ -32,6 +33,13 @@ class SerialWorker:
     async def run(self, job: Callable[[], T]) -> T:
         """Run `job` on the worker thread and wait for its result."""
         import asyncio
+
+        return await asyncio.shield(self.submit(job))
+
+    def submit(self, job: Callable[[], T]) -> asyncio.Future[T]:
+        """Queue `job` now, behind the jobs already asked for and ahead of those asked for
+        after; its result, to await later or never (it runs to its end either way)."""
+        import asyncio
         from concurrent.futures import ThreadPoolExecutor
 
         with self._starting:  # one thread, whichever thread asks first
@@ -40,7 +48,7 @@ class SerialWorker:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=self._name)
             future = self._executor.submit(job)
-        return await asyncio.shield(asyncio.wrap_future(future))
+        return asyncio.wrap_future(future)
 
     def close(self) -> None:
         """Wait for queued jobs to finish, then stop the thread."""
