@@ -11,13 +11,12 @@ never an existing name) whose parent is the branch left behind.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import itertools
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.agent.store import Entry, EntryType
 from workbench.errors import UsageError, WorkbenchError
@@ -27,6 +26,9 @@ from workbench.sessions.store.refs import ConversationRepo, RefMove, branch_ref
 from workbench.sessions.store.state import BranchRecord, Position, SessionState, Worktree
 from workbench.sessions.store.worker import SerialWorker
 from workbench.text import one_line
+
+if TYPE_CHECKING:  # a command that needs no event loop (`workbench fork`) does not import it
+    import asyncio
 
 T = TypeVar("T")
 MAX_BRANCH_NAME = 64
