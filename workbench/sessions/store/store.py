@@ -27,7 +27,7 @@ from workbench.sessions.store.state import BranchRecord, Position, SessionState,
 from workbench.sessions.store.worker import SerialWorker
 from workbench.text import one_line
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a command that needs no event loop (`workbench fork`) does not import it
     import asyncio
 
 T = TypeVar("T")
