@@ -73,15 +73,28 @@ class LooseObjects:
                 with os.fdopen(handle, "wb") as file:
                     file.write(zlib.compress(data, 1))
                 temporary.chmod(0o444)
-                with contextlib.suppress(FileExistsError):  # written meanwhile: the same bytes
-                    os.link(temporary, path)
+                _move_into_place(temporary, path)
             finally:
-                temporary.unlink()
+                with contextlib.suppress(FileNotFoundError):  # renamed into place
+                    temporary.unlink()
         except OSError as exc:
             if exc.errno == errno.ENOSPC:
                 raise DiskFull(str(self.folder)) from exc
             raise
         return oid
+
+
+def _move_into_place(temporary: Path, path: Path) -> None:
+    """Link the finished file to its name, as git does; where the file system has no hard links,
+    rename it (git's fallback too). An object already there holds the same bytes."""
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise
+        temporary.replace(path)
 
 
 def writer(git_dir: Path, env: Mapping[str, str]) -> LooseObjects | None:
