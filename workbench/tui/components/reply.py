@@ -17,13 +17,18 @@ import time
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from textual.await_complete import AwaitComplete
+from textual.geometry import Size
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from workbench.tui.items import ReplyItem
 
+SEAL_AT = 12
+"""Top-level blocks a streamed reply holds before the settled ones are sealed into one part."""
+KEEP_OPEN = 2
+"""Blocks left open when sealing: the stream only ever rewrites the last one."""
 FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
@@ -55,6 +60,38 @@ def with_status(item: ReplyItem) -> str:
     return f"{item.text}\n\n*{words}*" if words else item.text
 
 
+class SealedPart(Markdown):
+    """Settled blocks of a streamed reply, parsed again as one part of it."""
+
+    DEFAULT_CSS = """
+    SealedPart { margin: 0; padding: 0; background: transparent; }
+    """
+
+    def __init__(self, markdown: str, top: int, bottom: int) -> None:
+        super().__init__(markdown, parser_factory=reply_parser)
+        self.styles.margin = (top, 0, bottom, 0)
+
+    def update(self, markdown: str) -> AwaitComplete:
+        writing = super().update(markdown)
+
+        async def unmargined() -> None:
+            """The first block's top margin and the last one's bottom margin are the part's
+            own, so that they collapse with the blocks beside the part as they did before."""
+            await writing
+            if self.children:
+                first, last = self.children[0].styles, self.children[-1].styles
+                first.margin = (0, *first.margin[1:])
+                last.margin = (*last.margin[:2], 0, last.margin[3])
+
+        return AwaitComplete(unmargined())
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Laid out as if in a container of no height: its blocks' heights do not depend on it
+        (all `auto`), and Textual keys a layout by it, so the reply growing around the part
+        would have it laid out afresh at every flush."""
+        return super().get_content_height(Size(container.width, 0), viewport, width)
+
+
 class ReplyView(Markdown):
     """A reply's Markdown, fed through its one stream (see the module docstring)."""
 
@@ -77,33 +114,63 @@ class ReplyView(Markdown):
         """When the stream was written to (`time.monotonic()`); a test checks the rate."""
         self.finished = False
         self._end_block: Widget | None = None
+        self._sealed_lines = 0
+        """The source's lines held by sealed parts."""
 
     def on_mount(self) -> None:
         self._drawing = False
         self._schedule()
 
     def update(self, markdown: str) -> AwaitComplete:
-        return self._then_mark_end(super().update(markdown))
+        parts = list(self.query_children(SealedPart))
+        self._sealed_lines = 0
+        writing = super().update(markdown)
+
+        async def updated() -> None:
+            await writing
+            await self.remove_children(parts)
+            self._mark_end()
+
+        return AwaitComplete(updated())
 
     def append(self, markdown: str) -> AwaitComplete:
-        return self._then_mark_end(super().append(markdown))
+        """One flush of the stream, drawn once: what it mounts, restyles and seals is laid out
+        in one go, not in a layout each (a layout of the screen is the costliest thing a flush
+        does)."""
+        writing = super().append(markdown)
 
-    def _then_mark_end(self, writing: AwaitComplete) -> AwaitComplete:
+        async def appended() -> None:
+            with self.app.batch_update():
+                await writing
+                self._mark_end()
+                await self._seal()
+
+        return AwaitComplete(appended())
+
+    def _mark_end(self) -> None:
         """The last block has no bottom margin. A class set here and not `:last-child` in CSS:
         Textual restyles every child that has a `:last-child` rule (and all it holds) each time
         a child is mounted, which made every flush of a long reply restyle all of it."""
+        last = self.children[-1] if self.children else None
+        if last is not self._end_block:
+            if self._end_block is not None:
+                self._end_block.remove_class("-reply-end")
+            if last is not None:
+                last.add_class("-reply-end")
+            self._end_block = last
 
-        async def written() -> None:
-            await writing
-            last = self.children[-1] if self.children else None
-            if last is not self._end_block:
-                if self._end_block is not None:
-                    self._end_block.remove_class("-reply-end")
-                if last is not None:
-                    last.add_class("-reply-end")
-                self._end_block = last
-
-        return AwaitComplete(written())
+    async def _seal(self) -> None:
+        """Settled blocks into one part, so that a flush lays out a few blocks, not them all."""
+        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
+        if len(blocks) < SEAL_AT:
+            return
+        settled, open_from = blocks[:-KEEP_OPEN], blocks[-KEEP_OPEN].source_range[0]
+        lines = self.source.splitlines(keepends=True)
+        text = "".join(lines[self._sealed_lines : open_from])
+        self._sealed_lines = open_from
+        part = SealedPart(text, settled[0].styles.margin.top, settled[-1].styles.margin.bottom)
+        await self.mount(part, before=settled[0])
+        await self.remove_children(settled)
 
     def append_text(self, text: str) -> None:
         """Take a streamed piece of the text (shown at the next flush)."""

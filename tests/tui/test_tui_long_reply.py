@@ -1,0 +1,60 @@
+"""A long reply while it streams: its settled blocks are sealed into parts, so each flush lays
+out a few blocks rather than the whole reply (keystrokes typed meanwhile wait for every layout),
+and the reply reads exactly as it does when shown whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from support.app_pilot import SIZE, ask, opened
+from textual.pilot import Pilot
+from textual.widgets.markdown import MarkdownBlock
+
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.components.reply import SEAL_AT, ReplyView, SealedPart
+
+
+def long_reply(parts: int) -> str:
+    """A reply shaped like a model's: headings, paragraphs, a list, code, many blocks."""
+    sections = []
+    for n in range(parts):
+        words = " ".join(f"word{n}-{i}" for i in range(8))
+        sections.append(
+            f"## Part {n}\n\n{words}\n\nNext, {words}\n\n- point one {n}\n- point two {n}\n\n"
+            f"```python\ndef check(value):\n    return value > {n}\n```\n\nThen {words}."
+        )
+    return "\n\n".join(sections)
+
+
+def screen_lines(app: WorkbenchApp) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+async def pages(pilot: Pilot[Any], app: WorkbenchApp) -> list[list[str]]:
+    """The chat as a user scrolling it from top to bottom sees it."""
+    transcript = app.transcript
+    seen = []
+    for y in range(0, transcript.max_scroll_y + 1, 7):
+        transcript.scroll_to(y=y, animate=False, immediate=True)
+        await pilot.pause()
+        seen.append(screen_lines(app))
+    return seen
+
+
+async def test_a_long_reply_streams_in_sealed_parts_and_reads_as_it_does_whole(
+    make_app, script
+) -> None:
+    text = long_reply(5)  # 30 blocks
+    app = make_app(script({"text": text, "delay_ms": 1}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "go")
+        reply = next(row for row in app.transcript.live if isinstance(row, ReplyView))
+        assert reply.source == text
+        open_blocks = [c for c in reply.children if isinstance(c, MarkdownBlock)]
+        assert len(open_blocks) < SEAL_AT, "the settled blocks are sealed as the reply streams"
+        assert reply.query_children(SealedPart)
+        streamed = await pages(pilot, app)
+        await reply.update(text)  # the same reply parsed whole, as a reopened session shows it
+        assert not reply.query_children(SealedPart)
+        assert await pages(pilot, app) == streamed
