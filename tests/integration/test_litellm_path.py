@@ -275,10 +275,18 @@ async def test_a_first_call_during_the_preload_waits_for_it_off_the_event_loop(
 def test_the_warm_up_leaves_nothing_for_a_turns_first_call_to_import() -> None:
     """A warm interpreter forks every run after `warm_up`: what litellm imports at the first
     call of a turn (a request offering tools: its MCP handling, 50 ms) must be loaded by then,
-    or each run pays for it again."""
+    or each run pays for it again. In a fresh process: this one may have made such a call."""
+    import subprocess
     import sys
 
-    from workbench.agent.models import litellm_client
-
-    litellm_client.warm_up()
-    assert "litellm.responses.mcp.chat_completions_handler" in sys.modules
+    script = (
+        "import sys\n"
+        "from workbench.agent.models import litellm_client\n"
+        "litellm_client.warm_up()\n"
+        "print('litellm.responses.mcp.chat_completions_handler' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "True"
