@@ -92,6 +92,8 @@ class ToolResultEvent:
     args: dict[str, Any]
     cwd: Path
     result: ToolResult
+    changes_files: bool = True
+    """False: the tool never changes a file (its `Tool.changes_files`)."""
 
 
 @dataclass

@@ -92,11 +92,14 @@ class Harness:
             result = ToolResult(event.block, is_error=True, details=event.details)
         else:
             if tool_name in self.api.tools:
+                tool = self.api.tools[tool_name]
                 context = ToolContext(cwd=self.root, tool_call_id=call_id)
-                result = await self.api.tools[tool_name].execute(args, context)
+                result = await tool.execute(args, context)
+                changes_files = tool.changes_files
             else:
                 result = await run_tool(tool_name, args, self.root)
-            event = ToolResultEvent(call_id, tool_name, args, self.root, result)
+                changes_files = tool_name != "read"
+            event = ToolResultEvent(call_id, tool_name, args, self.root, result, changes_files)
             result = (await self.bus.run("tool_result", event)).result
         message = Message(
             role="tool_result",

@@ -157,7 +157,9 @@ class ToolRunner:
             await self._checkpoint()  # a change made outside the agent is a snapshot of its own
         result = await self._invoke(tool, call, args, context)
         if self.bus.has("tool_result"):
-            patched = ToolResultEvent(call.id, call.name, args, self.state.cwd, result)
+            patched = ToolResultEvent(
+                call.id, call.name, args, self.state.cwd, result, tool.changes_files
+            )
             await self.bus.run("tool_result", patched)
             result = patched.result
         return args, result, tool.changes_files

@@ -29,8 +29,6 @@ from workbench.enforcer.verdict import Checker
 from workbench.hooks import ToolResultEvent
 from workbench.skills.model import Skill
 
-LEAVE_FILES_ALONE = frozenset({"read", "skill_activate", "skill_deactivate", "prime_query"})
-"""Tools that never change a file: after them the skill set needs no check."""
 ACTIVATION_TOOLS = frozenset({"skill_activate", "skill_deactivate"})
 QUERY_TOOL = "prime_query"
 SKILL_TOOLS = ACTIVATION_TOOLS | {QUERY_TOOL}
@@ -40,14 +38,15 @@ SKILL_NAME = re.compile(r"[\w.-]+")
 
 def _may_change_skills(event: ToolResultEvent) -> bool:
     """Whether a finished tool call may have changed a SKILL.md: a `write` or `edit` of a file
-    named so (through symlinks), and any tool that is not known to leave files alone."""
+    named so (through symlinks), and any tool that is not known to leave files alone
+    (`Tool.changes_files`)."""
     if event.tool_name in ("write", "edit"):
         path = event.args.get("path")
         if not isinstance(path, str):
             return True
         real = os.path.realpath(event.cwd / Path(path).expanduser())
         return Path(real).name.lower() == "skill.md"
-    return event.tool_name not in LEAVE_FILES_ALONE
+    return event.changes_files
 
 
 class SkillView:
