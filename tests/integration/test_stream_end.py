@@ -105,7 +105,7 @@ async def test_an_anthropic_reply_ends_there_too_with_both_halves_of_its_usage(
     usage = workbench.agent.state.messages[-1].usage
     assert usage is not None
     counts = (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
-    assert counts + (usage.output_tokens,) == (10, 200, 30, 7)
+    assert (*counts, usage.output_tokens) == (10, 200, 30, 7)
 
 
 async def test_a_stream_without_a_finish_reason_still_goes_through_litellms_end(

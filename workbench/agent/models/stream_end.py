@@ -90,8 +90,9 @@ def _watch(response: Any) -> Watch | None:
         return stream
     if stream is None or isinstance(stream, (str, bytes)) or not hasattr(stream, "__aiter__"):
         return None
-    response.completion_stream = Watch(stream, response)
-    return response.completion_stream
+    watch = Watch(stream, response)
+    response.completion_stream = watch
+    return watch
 
 
 async def chunks(response: Any) -> AsyncIterator[Any]:
