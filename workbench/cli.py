@@ -207,6 +207,8 @@ def warm_up() -> Callable[[], object]:
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")
+    importlib.import_module("workbench.commands._session")  # every run's options (`_options`)
+    importlib.import_module("workbench.visible")  # every run's guard of the terminal
     _main_parser().parse_args(["-p", "--model", "m", "warm up"])  # argparse's regexes compiled
     bwrap_problem()  # the box's probe (a process) answered once for every run forked from here
     return functools.partial(importlib.import_module, "workbench.modes.acp")
