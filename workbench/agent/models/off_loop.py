@@ -2,8 +2,9 @@
 
 A streamed reply costs Python work per chunk (litellm builds pydantic objects for each one).
 When the network delivers many chunks at once, iterating them never suspends, and on the app's
-event loop that work would hold keystrokes for a few hundred milliseconds. On the background loop's thread the same work only shares the
-interpreter lock, which changes hands every few milliseconds.
+event loop that work would hold keystrokes for a few hundred milliseconds. On the background
+loop's thread the same work only shares the interpreter lock, which changes hands every few
+milliseconds.
 
 Items are handed over in batches, one wake-up of the caller's loop for all that arrived since
 the last: a wake-up per item would have the caller's loop, in its own wake-up handling, wait for
