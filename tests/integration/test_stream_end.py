@@ -116,5 +116,9 @@ async def test_a_stream_without_a_finish_reason_still_goes_through_litellms_end(
     workbench = await open_session(project, "openai/test-model", server.url)
     assert await run(workbench, "hi") == "error"
     assert workbench.agent.state.messages[-1].stop_reason == "truncated"
-    await settled()
+    for _ in range(500):  # litellm's logging runs as a task of its own: until it has
+        await settled()
+        if litellm_logs:
+            break
+        await asyncio.sleep(0.01)
     assert litellm_logs == ["success"]
