@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
-from workbench.runtime.commands import builtin
 
 if TYPE_CHECKING:
     from workbench.agent.subagents.settings import Confirm
@@ -30,6 +29,8 @@ MODULES = {"sweep": "sweeps.run", "sweeps": "sweeps.listing", "eval": "evals.run
 def subcommands() -> dict[str, str]:
     """Subcommand name -> one-line help, from the command registry. The module
     `workbench.commands.<name>` implements it (or the one `MODULES` names)."""
+    from workbench.runtime.commands import builtin
+
     return {spec.name: spec.help for spec in builtin("cli")}
 
 
@@ -68,14 +69,26 @@ def _columns() -> int:
     return columns or 80
 
 
+class _MainParser(_Parser):
+    """The main parser; its help ends with the subcommands, read from the command registry only
+    when the help is shown (a run, the warm one's client above all, has no use for it)."""
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = (
+                "subcommands:\n"
+                + "\n".join(f"  {name:<10} {text}" for name, text in subcommands().items())
+                + "\n\nRun `workbench SUBCOMMAND --help` for a subcommand's options. A prompt "
+                "that starts\nwith a subcommand's name goes after `--`: workbench -p -- push the "
+                "fix to staging"
+            )
+        return super().format_help()
+
+
 def _main_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = _MainParser(
         prog="workbench",
         description="A keyboard-driven terminal workbench for LLM agent sessions.",
-        epilog="subcommands:\n"
-        + "\n".join(f"  {name:<10} {text}" for name, text in subcommands().items())
-        + "\n\nRun `workbench SUBCOMMAND --help` for a subcommand's options. A prompt that starts"
-        "\nwith a subcommand's name goes after `--`: workbench -p -- push the fix to staging",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
@@ -207,6 +220,8 @@ def warm_up() -> Callable[[], object]:
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")
+    importlib.import_module("workbench.commands._session")  # every run's options (`_options`)
+    importlib.import_module("workbench.visible")  # every run's guard of the terminal
     _main_parser().parse_args(["-p", "--model", "m", "warm up"])  # argparse's regexes compiled
     bwrap_problem()  # the box's probe (a process) answered once for every run forked from here
     return functools.partial(importlib.import_module, "workbench.modes.acp")
@@ -413,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run workbench with `argv` (default: the process arguments); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if not a.startswith("-")), None)
-    if first in subcommands() and args.index(first) == 0:
+    if first is not None and args[0] == first and first in subcommands():
         from workbench.visible import guard_terminal_output
 
         guard_terminal_output()

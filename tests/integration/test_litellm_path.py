@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from pathlib import Path
 
@@ -272,21 +273,35 @@ async def test_a_first_call_during_the_preload_waits_for_it_off_the_event_loop(
     assert len(server.requests) == 1, "the warm-up called its own stub, not the model's server"
 
 
-def test_the_warm_up_leaves_nothing_for_a_turns_first_call_to_import() -> None:
-    """A warm interpreter forks every run after `warm_up`: what litellm imports at the first
-    call of a turn (a request offering tools: its MCP handling, 50 ms) must be loaded by then,
-    or each run pays for it again. In a fresh process: this one may have made such a call."""
+def test_the_warm_up_leaves_nothing_for_a_turn_to_import(server, tmp_path) -> None:
+    """A warm interpreter forks every run after `warm_up`: what a run imports after that, each
+    run pays for again: litellm's handling of a first call that offers tools (its MCP part,
+    50 ms), and our own modules (compiled anew by every run where no bytecode is written). In a
+    fresh process: this one may have imported them."""
     import subprocess
     import sys
 
+    server.add(Reply(tool_calls=[{"name": "read", "arguments": {"path": "x"}}]), Reply(text="ok"))
+    argv = ["-p", "--model", MODEL, "--api-base", server.url, "--api-key", "k", "read x"]
     script = (
         "import sys\n"
-        "from workbench.agent.models import litellm_client\n"
-        "litellm_client.warm_up()\n"
+        "from workbench import cli\n"
+        "cli.warm_up()\n"
         "print('litellm.responses.mcp.chat_completions_handler' in sys.modules)\n"
+        "before = set(sys.modules)\n"
+        f"code = cli.main({argv!r})\n"
+        "print(code, sorted(m for m in set(sys.modules) - before if m.startswith('workbench')))\n"
     )
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=project,
+        env={**os.environ, "WORKBENCH_WARM_START": "0"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip().splitlines()[-1] == "True"
+    lines = done.stdout.strip().splitlines()
+    assert (lines[0], lines[-1]) == ("True", "0 []"), done.stdout

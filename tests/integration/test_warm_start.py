@@ -58,13 +58,21 @@ def marker_call() -> Reply:
     return Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}])
 
 
-def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(project, server, warm):
+def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(
+    project, server, warm, monkeypatch
+):
     server.add(marker_call(), Reply(text="first answer"), marker_call(), Reply(text="second"))
     first = run_workbench("-p", *model_args(server), "one", cwd=project, timeout=90)
     assert (first.returncode, first.stdout, first.stderr) == (0, "first answer\n", "")
     serving(warm)  # the first run left a warm server starting for the next
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # what the client process imports
     second = run_workbench("-p", *model_args(server), cwd=project, stdin="two from stdin")
     assert (second.returncode, second.stdout) == (0, "second\n")
+    imported = {
+        line.rsplit("|", 1)[1].strip() for line in second.stderr.splitlines() if "|" in line
+    }
+    assert "workbench.cli" in imported, "the measurement itself worked"
+    assert "workbench.runtime" not in imported, "a warm run's client imported the runtime"
     tool_outputs = [r["messages"][-1]["content"] for r in server.requests[1::2]]
     assert tool_outputs == [
         "child=none\n\nExit code: 0",

@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
 
+from workbench.agent.models import stream_end
 from workbench.agent.models.caching import (
     CachePolicy,
     CacheStyle,
@@ -357,7 +358,7 @@ class LitellmModel:
         usage: Usage | None = None
         said = False
         try:
-            async for chunk in response:
+            async for chunk in stream_end.chunks(response):
                 if getattr(chunk, "usage", None):
                     usage = _usage(chunk.usage) or usage
                 for choice in chunk.choices or []:
@@ -382,6 +383,8 @@ class LitellmModel:
                         )
                     if choice.finish_reason:
                         reason = FINISH_REASONS.get(choice.finish_reason, "stop")
+            if stream_end.ended_early(response):
+                usage = _usage(stream_end.usage(response))
         except Exception as exc:
             if reason is None:
                 raise self._explained(classify(exc)) from exc

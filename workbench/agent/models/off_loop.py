@@ -1,10 +1,10 @@
 """Run an async iterator on a background event loop and relay its items to the caller's loop.
 
-A streamed reply costs Python work per chunk (litellm builds pydantic objects for each one, and
-puts them all together again when the stream ends). When the network delivers many chunks at
-once, iterating them never suspends, and on the app's event loop that work would hold keystrokes
-for a few hundred milliseconds. On the background loop's thread the same work only shares the
-interpreter lock, which changes hands every few milliseconds.
+A streamed reply costs Python work per chunk (litellm builds pydantic objects for each one).
+When the network delivers many chunks at once, iterating them never suspends, and on the app's
+event loop that work would hold keystrokes for a few hundred milliseconds. On the background
+loop's thread the same work only shares the interpreter lock, which changes hands every few
+milliseconds.
 
 Items are handed over in batches, one wake-up of the caller's loop for all that arrived since
 the last: a wake-up per item would have the caller's loop, in its own wake-up handling, wait for
