@@ -18,7 +18,7 @@ import sys
 import threading
 from types import ModuleType
 
-from workbench.processes import heavy_imports, lazy_packages
+from workbench.processes import heavy_imports
 from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
 
 LAZY_PACKAGES = ("openai.types", "openai.resources")
@@ -37,6 +37,7 @@ def loaded() -> ModuleType:
             os.environ.setdefault(name, value)
         if first:
             from workbench.agent.models import lazy_encoding  # tiktoken: only with litellm
+            from workbench.processes import lazy_packages
 
             for package in LAZY_PACKAGES:
                 lazy_packages.defer(package)
