@@ -1,7 +1,7 @@
 """workbench side by side with pi, in one interleaved batch (a script, not part of the test run).
 
     python tests/benchmarks/bench_vs_pi.py --pi /work/pi/packages/coding-agent/dist/cli.js
-        [--runs N] [--skills N] [--format table|json] [--only GROUP,...]
+        [--runs N] [--skills N] [--format table|json] [--only GROUP,...] [--no-compile]
 
 pi is built from source (docs/speed.md says how) and run as `node CLI_JS` with `PI_OFFLINE=1`
 and a HOME of its own whose `~/.pi/agent/models.json` names the local OpenAI-compatible server
@@ -24,6 +24,11 @@ Each of the N rounds runs every measurement for workbench and then for pi, back 
 6. workbench only: the venv's bare `python -c pass`, and an editor's ACP session
    (tests/benchmarks/bench_acp.py): spawn to `initialize`, `session/new`, prompt to request,
    cold and warm.
+
+workbench's own bytecode is compiled first (`compileall`, into the package's `__pycache__`), as
+an installed workbench has it: `pip install` compiles it, and an editable install's first run
+writes it, unless `PYTHONDONTWRITEBYTECODE` is set, as it is on some machines (then every run
+compiles the package again: about 0.3 s of CPU here). `--no-compile` measures without it.
 
 `--only` keeps some of the measurements (the venv's `python -c pass` always runs): `version`
 (1), `cold` (2 and 3 without the warm interpreter, and the first run after it exited), `warm`
@@ -286,7 +291,15 @@ def main() -> None:
         metavar="GROUP,...",
         help=f"measure only these ({', '.join(GROUPS)}; default: all)",
     )
+    parser.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="leave workbench's bytecode as it is (default: compile it first, as pip does)",
+    )
     args = parser.parse_args()
+    if not args.no_compile:
+        package = Path(forkserver.__file__).parents[1]
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
     result = measure(
         args.pi.resolve(),
         args.runs,

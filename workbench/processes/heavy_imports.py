@@ -11,28 +11,16 @@ Most of such an import is spent in two places that do not change what the librar
   built when it is first used. A class that sets `defer_build` itself keeps its own choice.
 
 Both are process-wide, so overlapping imports (a background thread's and the main thread's) share
-one hold: the first to begin sets them, the last to end puts them back.
-
-And some packages' `__init__` imports every submodule to re-export their names, though a caller
-needs one: the OpenAI SDK's `openai.resources` loads all of the API's resources (admin, evals,
-realtime, ...; 0.6 s) when a chat client asks for `openai.resources.chat`. `defer_init(package)`
-runs such an `__init__` only when something asks the package for a name it does not have;
-importing one of its submodules needs only the package's `__path__`, and asking for a submodule
-by name imports that one (what the `__init__` would have bound to the name: a test checks it).
+one hold: the first to begin sets them, the last to end puts them back. (Packages whose
+`__init__` loads every submodule: `processes.lazy_packages`.)
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
-import sys
 import threading
-from collections.abc import Iterator, Sequence
-from types import ModuleType
+from collections.abc import Iterator
 from typing import Any
 
 _lock = threading.Lock()
@@ -90,78 +78,3 @@ def quick() -> Iterator[None]:
         yield
     finally:
         _end()
-
-
-class _DeferredInit(importlib.abc.Loader):
-    """Loads a package with its `__init__` held back until a missing name is asked for."""
-
-    def __init__(self, loader: importlib.abc.Loader) -> None:
-        self.loader = loader
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        def missing(name: str) -> Any:
-            """PEP 562's hook: only names the module does not have come here."""
-            submodule = f"{module.__name__}.{name}"
-            if importlib.util.find_spec(submodule) is not None:
-                return importlib.import_module(submodule)
-            self._initialize(module, missing)
-            return getattr(module, name)
-
-        module.__dict__["__getattr__"] = missing
-
-    def _initialize(self, module: ModuleType, hook: object) -> None:
-        """Run the `__init__` once, under the import system's lock of the module and marked as
-        initializing (so that another thread's `import` of it waits for the end, as for any
-        module being imported; within, it is a partly initialized module as usual)."""
-        spec = module.__spec__
-        with _import_lock_of(module.__name__):
-            if module.__dict__.get("__getattr__") is not hook:
-                return  # run already
-            del module.__dict__["__getattr__"]
-            if spec is not None:
-                spec._initializing = True  # type: ignore[attr-defined]  # the import system's
-            try:
-                self.loader.exec_module(module)
-            finally:
-                if spec is not None:
-                    spec._initializing = False  # type: ignore[attr-defined]
-
-
-def _import_lock_of(name: str) -> contextlib.AbstractContextManager[object]:
-    """The lock the import system holds while it imports `name` (its deadlock detection too)."""
-    manager = getattr(importlib.import_module("importlib._bootstrap"), "_ModuleLockManager", None)
-    return manager(name) if manager is not None else contextlib.nullcontext()
-
-
-class _DeferringFinder(importlib.abc.MetaPathFinder):
-    """Finds the packages named to `defer_init` as the path would, with `_DeferredInit`."""
-
-    def __init__(self) -> None:
-        self.packages: set[str] = set()
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.packages:
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-            return None  # not a package found on the path: imported as usual
-        spec.loader = _DeferredInit(spec.loader)
-        return spec
-
-
-_finder = _DeferringFinder()
-
-
-def defer_init(package: str) -> None:
-    """Hold back `package`'s `__init__` (see the module docstring) when it is imported later."""
-    with _lock:
-        if package in sys.modules or package in _finder.packages:
-            return
-        _finder.packages.add(package)
-        if _finder not in sys.meta_path:
-            sys.meta_path.insert(0, _finder)

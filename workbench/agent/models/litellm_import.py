@@ -5,8 +5,9 @@ litellm takes seconds to import, so it is imported only when a call is made (or 
 the import, `LITELLM_LOCAL_MODEL_COST_MAP` is set (no network fetch of the price map) and
 `LITELLM_MODE=PRODUCTION` (litellm would otherwise load a `.env` file from the working folder into
 our environment). The import itself runs the quick way (`processes.heavy_imports`): about half of
-its time went to the garbage collector, pydantic validators no call uses, and OpenAI SDK resources
-no chat needs. The token counter is switched off (`litellm_client` says why).
+its time went to the garbage collector, pydantic validators no call uses, and OpenAI SDK types and
+resources no chat needs. The token counter is switched off (`litellm_client` says why), so
+tiktoken's encoding is built only if something counts (`lazy_encoding`).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from types import ModuleType
 from workbench.processes import heavy_imports
 from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
 
-DEFERRED_PACKAGES = ("openai.resources",)
-"""Packages whose `__init__` imports all their submodules though a call needs one or two
-(`heavy_imports.defer_init`): a chat call needs `openai.resources.chat` of the OpenAI SDK's
-resources, and their `__init__` loads every one (0.6 s)."""
+LAZY_PACKAGES = ("openai.types", "openai.resources")
+"""The OpenAI SDK's packages of types and API resources, whose `__init__`s import every module
+under them (about 800) though litellm needs a few hundred and a chat call one resource: read,
+not run (`processes.lazy_packages`)."""
 
 _lock = threading.Lock()
 
@@ -34,8 +35,13 @@ def loaded() -> ModuleType:
         first = "litellm" not in sys.modules
         for name, value in LITELLM_ENV_DEFAULTS.items():
             os.environ.setdefault(name, value)
-        for package in DEFERRED_PACKAGES:
-            heavy_imports.defer_init(package)
+        if first:
+            from workbench.agent.models import lazy_encoding  # tiktoken: only with litellm
+            from workbench.processes import lazy_packages
+
+            for package in LAZY_PACKAGES:
+                lazy_packages.defer(package)
+            lazy_encoding.register()
         with heavy_imports.quick() if first else contextlib.nullcontext():
             import litellm
         litellm.suppress_debug_info = True  # it would print help banners into our stdout
