@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,36 @@ async def test_session_new_is_answered_before_the_sdk_loads_and_a_prompt_sent_me
         assert done.stop_reason == "end_turn"
         assert client.text(sid) == "fine"
         assert "available_commands_update" in [u.session_update for u in client.of(sid)]
+
+
+async def test_an_editor_quitting_while_the_sdk_loads_ends_the_agent_cleanly(
+    project: Path,
+) -> None:
+    from workbench.logfile import log_path
+
+    (project / ".pi" / "extensions").mkdir(parents=True)
+    (project / ".pi" / "extensions" / "hello.py").write_text("def register(api):\n    pass\n")
+    gate = project.parent / "gate"  # the extension waits for trust: a notice after the answer
+    os.mkfifo(gate)
+    agent = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-c", HELD_SDK, "--mode", "acp", "--model", "demo"),
+        cwd=project,
+        env={**os.environ, "ACP_GATE": str(gate)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert agent.stdin is not None and agent.stdout is not None
+    for number, method, params in [
+        (1, "initialize", {"protocolVersion": 1}),
+        (2, "session/new", {"cwd": str(project), "mcpServers": []}),
+    ]:
+        line = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+        agent.stdin.write(json.dumps(line).encode() + b"\n")
+        answer = json.loads(await asyncio.wait_for(agent.stdout.readline(), TIMEOUT))
+        assert answer["id"] == number and "result" in answer
+    agent.send_signal(signal.SIGTERM)  # while the SDK is held
+    await asyncio.wait_for(asyncio.to_thread(gate.write_bytes, b"go"), TIMEOUT)
+    assert await asyncio.wait_for(agent.wait(), TIMEOUT) == 128 + signal.SIGTERM
+    logged = log_path().read_text() if log_path().exists() else ""
+    assert "ERROR" not in logged, logged

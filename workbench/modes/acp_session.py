@@ -71,6 +71,8 @@ class Outbox:
             session_id, update = await self._queue.get()
             try:
                 await self.conn.session_update(session_id, update)
+            except ConnectionError:
+                pass  # the connection has closed (the editor quit): no one is left to tell
             except Exception:
                 log.exception("session/update to %s failed", session_id)
             finally:
