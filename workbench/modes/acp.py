@@ -141,12 +141,11 @@ class WorkbenchAgent:
         self.benches[opened.workbench.state().session_id] = bench
         return bench
 
-    def _new(self, bench: Bench) -> AcpSession:
+    def _new(self, bench: Bench) -> None:
         """The ACP session of a session just opened, its first updates sent after its answer."""
         session = AcpSession(acp_open.session_id(bench.wb), bench, bench.wb.state().branch)
         self.sessions[session.id] = session
         self._later(bench, session, [])
-        return session
 
     def _later(self, bench: Bench, session: AcpSession, notes: list[str]) -> None:
         """Send the session's first updates once its response is out."""
