@@ -9,21 +9,16 @@ command and streams it (`acp_updates`), a prompt during a turn steers it, `sessi
 aborts. Session modes are the enforcer's modes; the model is a config option. Where workbench
 asks the user (project sub-agents, an edit or a command waiting for approval: `/approval`), the
 client is asked with `session/request_permission`, an edit with the file's text before and after.
-
-stdout carries the protocol only: fd 1 is pointed at stderr for the whole process (stray prints,
-child processes), the protocol writes to a private copy of the real stdout, and logs go to the
-log file.
+The first session may have been opened and answered before the SDK was imported (`acp_early`):
+the agent takes it over as if it had opened it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
-import os
-import signal
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,20 +35,18 @@ from acp.schema import (
     SetSessionConfigOptionResponse,
 )
 
-from workbench.agent.store import MemoryStore
 from workbench.config import find_project_root
 from workbench.errors import WorkbenchError
-from workbench.logfile import start_logging
 from workbench.mcp.config import client_servers
+from workbench.modes import acp_open
 from workbench.modes.acp_handshake import initialize_result
 from workbench.modes.acp_session import AcpSession, Bench, Outbox
 from workbench.modes.acp_stream import GuardedStdioStream
 from workbench.modes.acp_updates import replay
-from workbench.runtime import Workbench, WorkbenchOptions
+from workbench.runtime import WorkbenchOptions
 from workbench.sessions.store.catalog import list_sessions
 
 log = logging.getLogger(__name__)
-BUFFER_LIMIT = 50 * 1024 * 1024
 
 
 def _client_servers(servers: list[Any] | None) -> dict[str, Any] | None:
@@ -68,26 +61,13 @@ def _failure(exc: WorkbenchError) -> RequestError:
     return RequestError.invalid_request({"message": exc.message, "hint": exc.hint})
 
 
-def _absolute(cwd: str) -> Path:
-    """`cwd` as the protocol requires it: an absolute path (a relative one would be read from
-    wherever the agent process happens to run)."""
-    if not cwd or not Path(cwd).is_absolute():
-        raise RequestError.invalid_params(
-            {"message": f"cwd must be an absolute path (the protocol requires it), not {cwd!r}"}
-        )
-    return Path(cwd)
-
-
-def _folder(cwd: str) -> Path:
-    """A session's folder, checked: a session writes its settings and store there."""
-    folder = _absolute(cwd)
-    if not folder.is_dir():
-        raise RequestError.invalid_params({"message": f"cwd {cwd} is not an existing folder"})
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise RequestError.invalid_params(
-            {"message": f"cwd {cwd} is not writable: a session keeps its files there"}
-        )
-    return folder
+@contextmanager
+def _params() -> Iterator[None]:
+    """`acp_open.BadParams` as the protocol's invalid-params error."""
+    try:
+        yield
+    except acp_open.BadParams as exc:
+        raise RequestError.invalid_params({"message": str(exc)}) from exc
 
 
 def prompt_text(blocks: list[Any]) -> str:
@@ -112,12 +92,17 @@ class WorkbenchAgent:
     with null instead of "method not found")."""
 
     def __init__(
-        self, options: WorkbenchOptions, preload: Callable[[], object] | None = None
+        self,
+        options: WorkbenchOptions,
+        preload: Callable[[], object] | None = None,
+        first: acp_open.Opened | None = None,
     ) -> None:
         self.options = options
         self._preload = preload
         """Started once the first session is open and answered: litellm's import would hold the
         interpreter through `session/new` (seconds), and a prompt comes only after it."""
+        self._first = first
+        """The session `acp_early` opened and answered, taken over once connected."""
         self.conn: Any = None
         self.outbox: Outbox
         self.sessions: dict[str, AcpSession] = {}
@@ -127,6 +112,9 @@ class WorkbenchAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
         self.outbox = Outbox(conn)
+        first, self._first = self._first, None
+        if first is not None:
+            self._new(self._bench(first))
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
         """Asked again after the hand-written answer (`acp_handshake`), answered the same."""
@@ -137,31 +125,27 @@ class WorkbenchAgent:
     async def _open(
         self, cwd: str, session_id: str | None, branch: str | None, mcp_servers: list[Any] | None
     ) -> Bench:
-        holder: list[Bench] = []
-        options = dataclasses.replace(
-            self.options,
-            cwd=_folder(cwd),
-            mcp_servers=_client_servers(mcp_servers),
-            store=None if self.options.store is None else MemoryStore(),  # --no-session
-            session_id=session_id,
-            branch=branch,
-            continue_session=False,
-            confirm=lambda title, text: self._confirm(holder, title, text),
-        )
+        servers = _client_servers(mcp_servers)
         try:
-            workbench = await Workbench.open(options)
+            with _params():
+                opened = await acp_open.open_session(self.options, cwd, servers, session_id, branch)
         except WorkbenchError as exc:
             raise _failure(exc) from exc
-        except OSError as exc:  # a folder that looked usable and was not (a read-only mount)
-            log.exception("opening a session in %s failed", cwd)
-            raise RequestError.invalid_params(
-                {"message": f"cannot open a session in {cwd}: {exc.strerror or exc}"}
-            ) from exc
-        bench = Bench(workbench, self.outbox)
-        workbench.answer_permissions(bench.request_permission)
-        holder.append(bench)
-        self.benches[workbench.state().session_id] = bench
+        return self._bench(opened)
+
+    def _bench(self, opened: acp_open.Opened) -> Bench:
+        """The bench that sends an opened session's events and questions to the client."""
+        bench = Bench(opened.workbench, self.outbox)
+        opened.relay.attach(bench.on_event, bench.ask)
+        opened.workbench.answer_permissions(bench.request_permission)
+        self.benches[opened.workbench.state().session_id] = bench
         return bench
+
+    def _new(self, bench: Bench) -> None:
+        """The ACP session of a session just opened, its first updates sent after its answer."""
+        session = AcpSession(acp_open.session_id(bench.wb), bench, bench.wb.state().branch)
+        self.sessions[session.id] = session
+        self._later(bench, session, [])
 
     def _later(self, bench: Bench, session: AcpSession, notes: list[str]) -> None:
         """Send the session's first updates once its response is out."""
@@ -177,25 +161,12 @@ class WorkbenchAgent:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    @staticmethod
-    def _mcp_meta(bench: Bench) -> dict[str, Any]:
-        """The session's MCP servers (the editor's among them): each one's state and tools."""
-        return {"workbench": {"mcpServers": bench.wb.mcp_report().to_json()}}
-
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
         bench = await self._open(cwd, None, None, mcp_servers)
-        state = bench.wb.state()
-        session = AcpSession(f"{state.session_id}@{state.branch}", bench, state.branch)
-        self.sessions[session.id] = session
-        self._later(bench, session, [])
-        return NewSessionResponse(
-            session_id=session.id,
-            modes=bench.modes(),
-            config_options=bench.config_options(),
-            field_meta=_with_sandbox(bench, self._mcp_meta(bench)),
-        )
+        self._new(bench)
+        return NewSessionResponse.model_validate(acp_open.new_session_result(bench.wb))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
@@ -222,18 +193,15 @@ class WorkbenchAgent:
             self.outbox.send(session.id, update)
         await self.outbox.flush()
         self._later(bench, session, [])
-        return LoadSessionResponse(
-            modes=bench.modes(),
-            config_options=bench.config_options(),
-            field_meta=_with_sandbox(bench, self._mcp_meta(bench)),
-        )
+        return LoadSessionResponse.model_validate(acp_open.session_fields(bench.wb))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """Each branch of each stored session of the project as `ID@BRANCH` (the current branch
         first), most recently active sessions first."""
-        root = find_project_root(_absolute(cwd) if cwd else Path.cwd()).resolve()
+        with _params():
+            root = find_project_root(acp_open.absolute(cwd) if cwd else Path.cwd()).resolve()
         bench = next((b for b in self.benches.values() if b.wb.project_root == root), None)
         infos = bench.wb.list_sessions() if bench is not None else list_sessions(root)
         found: list[SessionInfo] = []
@@ -269,15 +237,9 @@ class WorkbenchAgent:
         self.sessions[session.id] = session
         bench.active = session
         self._later(bench, session, [result.render_text()])
-        return ForkSessionResponse(
-            session_id=session.id,
-            modes=bench.modes(),
-            config_options=bench.config_options(),
-            field_meta={
-                **_with_sandbox(bench, self._mcp_meta(bench)),
-                "workbench.fork": result.to_json(),
-            },
-        )
+        fields = acp_open.session_fields(bench.wb)
+        fields["_meta"]["workbench.fork"] = result.to_json()
+        return ForkSessionResponse.model_validate({"sessionId": session.id, **fields})
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -312,14 +274,13 @@ class WorkbenchAgent:
         if session is not None and session.bench.running is session:
             await session.bench.cancel()
 
-    async def _confirm(self, holder: list[Bench], title: str, text: str) -> bool:
-        """`WorkbenchOptions.confirm`: the client answers (see `Bench.ask`)."""
-        return await holder[0].ask(title, text) if holder else False
-
     async def close(self) -> None:
-        for bench in self.benches.values():
+        workbenches = [bench.wb for bench in self.benches.values()]
+        if self._first is not None:  # not taken over yet: the connection never started
+            workbenches.append(self._first.workbench)
+        for workbench in workbenches:
             try:
-                await bench.wb.close()
+                await workbench.close()
             except Exception:
                 log.exception("closing a session failed")
 
@@ -330,45 +291,14 @@ def _iso(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).isoformat().replace("+00:00", "Z")
 
 
-async def run(
-    options: WorkbenchOptions, unread: bytes = b"", preload: Callable[[], object] | None = None
-) -> int:
-    """Serve ACP on stdin/stdout until the client closes stdin; `unread` is what
-    `acp_handshake` read from stdin and left unanswered (the SDK reads it first); `preload`
-    starts loading the model's library once the first session is open."""
-    start_logging()  # warnings and errors (the SDK's too) to the log file, never stdout
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)  # prints and child processes now write to stderr
-    sys.stdout = open(protocol_fd, "w", closefd=False)  # noqa: SIM115 (stdio_streams reads its fd)
-    reader, writer = await acp.stdio_streams(limit=BUFFER_LIMIT)
-    sys.stdout = sys.stderr
-    if unread:
-        reader.feed_data(unread)  # before the loop runs: ahead of anything read from the pipe
-    agent = WorkbenchAgent(options, preload)
-    stream = GuardedStdioStream(reader, writer)
-    serving = asyncio.ensure_future(
-        # the SDK answers "method not found" for what an agent lacks; its Protocol lists them all
-        acp.run_agent(agent, stream, use_unstable_protocol=True)  # type: ignore[arg-type]
-    )
-    received: list[int] = []
-
-    def stop(signum: int) -> None:  # the editor quits: runs are aborted and recorded, not cut
-        received.append(signum)
-        serving.cancel()
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop, signum)
-    try:
-        await serving
-    except asyncio.CancelledError:
-        if not received:
-            raise
-    finally:
-        await agent.close()
-    return 128 + received[0] if received else 0
-
-
-def _with_sandbox(bench: Bench, meta: dict[str, Any] | None) -> dict[str, Any]:
-    """A session's `_meta`, with the box its commands run in (`workbench.sandbox`)."""
-    return {**(meta or {}), "workbench.sandbox": {"mode": bench.wb.state().sandbox}}
+async def serve(
+    agent: WorkbenchAgent,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    pending: list[bytes],
+) -> None:
+    """Serve ACP on the protocol's streams (`acp_early.protocol_streams`) until the client
+    closes them; `pending` are lines read from `reader` and left unanswered, read first."""
+    stream = GuardedStdioStream(reader, writer, pending)
+    # the SDK answers "method not found" for what an agent lacks; its Protocol lists them all
+    await acp.run_agent(agent, stream, use_unstable_protocol=True)  # type: ignore[arg-type]

@@ -31,16 +31,13 @@ from acp.schema import (
     ConfigOptionUpdate,
     PermissionOption,
     SessionConfigOptionSelect,
-    SessionConfigSelectOption,
-    SessionMode,
-    SessionModeState,
     StopReason,
     ToolCallUpdate,
 )
 
 from workbench.agent.events import ModelChange, ToolExecutionEnd, TreeUpdate
 from workbench.errors import WorkbenchError
-from workbench.modes import acp_commands
+from workbench.modes import acp_commands, acp_open
 from workbench.modes.acp_updates import Translator, plan
 from workbench.permission import ALLOW, REJECT, OptionKind, PermissionRequest
 from workbench.permission import PermissionOption as Option
@@ -49,17 +46,10 @@ from workbench.runtime.commands import AnyCommand
 from workbench.runtime.events import WorkbenchEvent
 
 log = logging.getLogger(__name__)
-MODES = (
-    SessionMode(id="warn", name="Warn", description="skill-order violations are flagged"),
-    SessionMode(id="block", name="Block", description="out-of-order skill loads are refused"),
-    SessionMode(id="off", name="Off", description="no skill-graph enforcement"),
-)
 TRUST_QUESTION = (
     "This project asks for what only trust gives: {what}. Its extensions are code from the "
     "repository. Trust it (remembered for this folder)?"
 )
-OFFLINE_MODEL = "demo"
-"""Offered beside the session's model: the offline demo model works everywhere."""
 
 
 class Outbox:
@@ -81,6 +71,8 @@ class Outbox:
             session_id, update = await self._queue.get()
             try:
                 await self.conn.session_update(session_id, update)
+            except ConnectionError:
+                pass  # the connection has closed (the editor quit): no one is left to tell
             except Exception:
                 log.exception("session/update to %s failed", session_id)
             finally:
@@ -115,7 +107,6 @@ class Bench:
         self.trust_asked = False
         self._held: list[Any] | None = []
         """Updates made before the first session's response (start-up notices)."""
-        workbench.subscribe(self.on_event)
 
     # -- events -----------------------------------------------------------------------------
 
@@ -170,23 +161,9 @@ class Bench:
 
     # -- what a session offers --------------------------------------------------------------
 
-    def modes(self) -> SessionModeState:
-        return SessionModeState(current_mode_id=self.wb.enforcer_mode, available_modes=list(MODES))
-
     def config_options(self) -> list[Any]:
-        model = self.wb.state().model
-        values = [model] if model == OFFLINE_MODEL else [model, OFFLINE_MODEL]
-        return [
-            SessionConfigOptionSelect(
-                type="select",
-                id="model",
-                name="Model",
-                category="model",
-                description="a litellm model string, scripted:PATH or demo",
-                current_value=model,
-                options=[SessionConfigSelectOption(value=v, name=v) for v in values],
-            )
-        ]
+        options = acp_open.config_options(self.wb.state().model)
+        return [SessionConfigOptionSelect.model_validate(option) for option in options]
 
     async def set_mode(self, mode: str) -> None:
         try:

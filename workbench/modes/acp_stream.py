@@ -19,6 +19,8 @@ from typing import Any
 from acp import RequestError
 from acp.task import MessageSender, TaskSupervisor
 
+from workbench.modes.acp_early import next_line
+
 log = logging.getLogger(__name__)
 NOT_AN_OBJECT = "a JSON-RPC message is one JSON object per line; this was {kind}"
 NO_BATCHES = "batches are not accepted: send each request on a line of its own"
@@ -65,8 +67,15 @@ def triage(line: bytes) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
 class GuardedStdioStream:
     """An `acp` `Transport` over the stdio byte streams (see the module docstring)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        pending: list[bytes] | None = None,
+    ) -> None:
         self._reader = reader
+        self._pending = list(pending or [])
+        """Lines read from `reader` before the SDK came (`acp_early`): read first."""
         self._tasks = TaskSupervisor(source="workbench.acp_stream")
         self._sender = MessageSender(writer, self._tasks)
 
@@ -76,7 +85,7 @@ class GuardedStdioStream:
     async def receive(self) -> dict[str, Any] | None:
         """The next object from the client; None at the end of input."""
         while True:
-            line = await self._line()
+            line = self._pending.pop(0) if self._pending else await next_line(self._reader)
             if not line:
                 return None
             if not line.strip():
@@ -91,16 +100,3 @@ class GuardedStdioStream:
     async def close(self) -> None:
         await self._sender.close()
         await self._tasks.shutdown()
-
-    async def _line(self) -> bytes:
-        """One line, however long (the reader's limit only bounds each read)."""
-        chunks: list[bytes] = []
-        while True:
-            try:
-                chunks.append(await self._reader.readuntil(b"\n"))
-            except asyncio.LimitOverrunError as exc:
-                chunks.append(await self._reader.readexactly(exc.consumed))
-                continue
-            except asyncio.IncompleteReadError as exc:
-                chunks.append(exc.partial)
-            return b"".join(chunks)
