@@ -11,6 +11,7 @@ keystrokes stay responsive.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 
@@ -21,7 +22,7 @@ from textual.geometry import Size
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownStream
+from textual.widgets.markdown import MarkdownBlock
 
 from workbench.tui.items import ReplyItem
 
@@ -105,7 +106,7 @@ class ReplyView(Markdown):
         super().__init__(with_status(item), parser_factory=reply_parser)
         self.item = item
         self._buffer: list[str] = []
-        self._stream: MarkdownStream | None = None
+        self._appending = asyncio.Lock()
         self._flush_timer: Timer | None = None
         self._gap = 1 / FLUSHES_PER_SECOND
         self._drawing = True
@@ -136,14 +137,16 @@ class ReplyView(Markdown):
     def append(self, markdown: str) -> AwaitComplete:
         """One flush of the stream, drawn once: what it mounts, restyles and seals is laid out
         in one go, not in a layout each (a layout of the screen is the costliest thing a flush
-        does)."""
-        writing = super().append(markdown)
+        does). Appends run one after another: `Markdown.append` reads where its last parse
+        ended when it is called, so a second one begun before the first ended would parse
+        the same lines again."""
 
         async def appended() -> None:
-            with self.app.batch_update():
-                await writing
-                self._mark_end()
-                await self._seal()
+            async with self._appending:
+                with self.app.batch_update():
+                    await Markdown.append(self, markdown)
+                    self._mark_end()
+                    await self._seal()
 
         return AwaitComplete(appended())
 
@@ -195,10 +198,8 @@ class ReplyView(Markdown):
         if not self._buffer:
             return
         text, self._buffer = "".join(self._buffer), []
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
         self.writes.append(time.monotonic())
-        await self._stream.write(text)
+        await self.append(text)
 
     def _drawn(self, started: float) -> None:
         cost = time.perf_counter() - started
@@ -212,8 +213,6 @@ class ReplyView(Markdown):
         if self._flush_timer is not None:
             self._flush_timer.stop()
         await self._write()
-        if self._stream is not None:
-            await self._stream.stop()
         changed = text != self.item.text
         self.item.text, self.item.stop_reason, self.item.error = text, stop_reason, error
         if changed or self.item.status_words():
