@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import time
 from pathlib import Path
 
 from support.app_pilot import (
@@ -22,11 +23,12 @@ from support.app_pilot import (
     user_texts,
 )
 from support.workbench_process import write_user_settings
+from textual.screen import Screen
 
 from workbench.tui.collector import NEVER
 from workbench.tui.components.confirm import ConfirmDialog
 from workbench.tui.components.quick_pick import QuickPick
-from workbench.tui.components.reply import ReplyView
+from workbench.tui.components.reply import LONGEST_GAP_S, ReplyView
 from workbench.tui.items import NoteItem
 
 OPTIONS = (
@@ -147,6 +149,30 @@ async def test_a_long_reply_streams_in_few_markdown_writes(make_app, script) -> 
         gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
         assert len(reply.writes) >= 3, "the reply was shown while it streamed"
         assert min(gaps) > 0.045, "at most 20 writes a second, never one per token"
+
+
+async def test_a_slow_screen_is_written_to_less_often(make_app, script, monkeypatch) -> None:
+    """The gap after a write is a share of the time its drawing took, so keys typed meanwhile
+    are not left waiting behind one draw after another. Here every frame takes 0.1 s: the
+    reply is written at most every quarter of a second, not every 50 ms."""
+    frame = Screen._on_timer_update
+
+    def slow_frame(screen: Screen) -> None:
+        time.sleep(0.1)
+        frame(screen)
+
+    monkeypatch.setattr(Screen, "_on_timer_update", slow_frame)
+    words = " ".join(f"word{i}" for i in range(300))
+    app = make_app(script({"text": words, "delay_ms": 4}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "go")
+        reply = next(row for row in app.transcript.live if isinstance(row, ReplyView))
+        assert reply.source.split() == words.split()
+        streamed = reply.writes[:-1]  # the last write comes with the finished reply
+        gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
+        assert len(streamed) >= 2, "the reply was shown while it streamed"
+        assert min(gaps) >= LONGEST_GAP_S, "each write waited for three times its drawing"
 
 
 async def test_no_full_garbage_collection_starts_while_a_reply_streams(make_app, script) -> None:
