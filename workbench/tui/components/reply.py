@@ -1,12 +1,13 @@
 """One assistant reply as Markdown, streamed as it arrives.
 
-Deltas only go into a buffer (cheap, called once per token). A timer hands the buffer to the
-reply's one `MarkdownStream` at most `FLUSHES_PER_SECOND` times a second; the stream appends to
-the Markdown widget, which parses only from its last block on. So a reply is never re-rendered
-whole per token. Drawing a long reply still costs more as it grows (Textual lays out every block
-again), so the gap between flushes is also kept at `DRAW_SHARE` times what the last flush took to
-draw (between 1/20 and 1/4 of a second): drawing takes at most about a third of the time, and
-keystrokes stay responsive.
+Deltas only go into a buffer (cheap, called once per token). A timer appends the buffer to the
+Markdown widget at most `FLUSHES_PER_SECOND` times a second, and the widget parses only from its
+last block on. So a reply is never re-rendered whole per token. Drawing a long reply still costs
+more as it grows (Textual lays out the screen and redraws the chat pane), so the gap after a
+flush is also `DRAW_SHARE` times what the flush took until it was on screen (between 1/20 and
+1/4 of a second): drawing takes at most about a quarter of the time, and keystrokes stay
+responsive. The flush appends itself and awaits it (a `MarkdownStream`'s write returns before
+its append, so the draw could not be timed).
 """
 
 from __future__ import annotations
