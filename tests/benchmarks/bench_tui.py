@@ -148,6 +148,17 @@ async def _until(pilot: Any, condition: Any, timeout: float = 60) -> None:
         await pilot.pause(0.005)
 
 
+async def _quietly_until(condition: Any, timeout: float = 60) -> None:
+    """Wait for `condition` while keys are timed, without Pilot: each `pilot.pause` posts a
+    callback to every widget and forces a screen update, work the app does not do on its own,
+    which the keys then queued behind."""
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise RuntimeError("timed out")
+        await asyncio.sleep(0.005)
+
+
 def _markdown_writes() -> list[float]:
     """Record when any Markdown widget is appended to (the stream's flushes)."""
     from textual.widgets import Markdown
@@ -289,7 +300,7 @@ async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[f
             await _until(pilot, lambda: app.busy)  # text right after Enter would be a paste
             typist = Typist(app)
             typist.start()
-            await _until(pilot, lambda: bool(received))
+            await _quietly_until(lambda: bool(received))
             keys = await typist.stop()
             done = time.perf_counter() - start
             await _until(pilot, lambda: app.transcript._reply is None)
@@ -353,7 +364,7 @@ async def _sweep_once(project: Path, width: int) -> list[float]:
             await _until(pilot, lambda: board.sweep is not None and len(running()) == width, 120)
             typist = Typist(app, "down")
             typist.start()
-            await _until(pilot, lambda: not running(), 300)
+            await _quietly_until(lambda: not running(), 300)
             return await typist.stop()
 
 

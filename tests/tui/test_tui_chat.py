@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import gc
 import itertools
+import time
 from pathlib import Path
+from typing import Any
 
 from support.app_pilot import (
     SIZE,
@@ -22,6 +24,7 @@ from support.app_pilot import (
     user_texts,
 )
 from support.workbench_process import write_user_settings
+from textual.screen import Screen
 
 from workbench.tui.collector import NEVER
 from workbench.tui.components.confirm import ConfirmDialog
@@ -147,6 +150,30 @@ async def test_a_long_reply_streams_in_few_markdown_writes(make_app, script) -> 
         gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
         assert len(reply.writes) >= 3, "the reply was shown while it streamed"
         assert min(gaps) > 0.045, "at most 20 writes a second, never one per token"
+
+
+async def test_a_slow_screen_is_written_to_less_often(make_app, script, monkeypatch) -> None:
+    """The gap after a write is a share of the time its drawing took, so keys typed meanwhile
+    are not left waiting behind one draw after another. Here every layout of the screen takes
+    60 ms: the reply is written at most every 180 ms, not every 50 ms."""
+    layout = Screen._refresh_layout
+
+    def slow_layout(screen: Screen, *args: Any, **kwargs: Any) -> None:
+        time.sleep(0.06)
+        layout(screen, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", slow_layout)
+    words = " ".join(f"word{i}" for i in range(150))
+    app = make_app(script({"text": words, "delay_ms": 4}))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await ask(pilot, app, "go")
+        reply = next(row for row in app.transcript.live if isinstance(row, ReplyView))
+        assert reply.source.split() == words.split()
+        streamed = reply.writes[:-1]  # the last write comes with the finished reply
+        gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
+        assert len(streamed) >= 2, "the reply was shown while it streamed"
+        assert min(gaps) > 0.15, "each write waited for three times its drawing"
 
 
 async def test_no_full_garbage_collection_starts_while_a_reply_streams(make_app, script) -> None:

@@ -1,16 +1,18 @@
 """One assistant reply as Markdown, streamed as it arrives.
 
-Deltas only go into a buffer (cheap, called once per token). A timer hands the buffer to the
-reply's one `MarkdownStream` at most `FLUSHES_PER_SECOND` times a second; the stream appends to
-the Markdown widget, which parses only from its last block on. So a reply is never re-rendered
-whole per token. Drawing a long reply still costs more as it grows (Textual lays out every block
-again), so the gap between flushes is also kept at `DRAW_SHARE` times what the last flush took to
-draw (between 1/20 and 1/4 of a second): drawing takes at most about a third of the time, and
-keystrokes stay responsive.
+Deltas only go into a buffer (cheap, called once per token). A timer appends the buffer to the
+Markdown widget at most `FLUSHES_PER_SECOND` times a second, and the widget parses only from its
+last block on. So a reply is never re-rendered whole per token. Drawing a long reply still costs
+more as it grows (Textual lays out the screen and redraws the chat pane), so the gap after a
+flush is also `DRAW_SHARE` times what the flush took until it was on screen (between 1/20 and
+1/4 of a second): drawing takes at most about a quarter of the time, and keystrokes stay
+responsive. The flush appends itself and awaits it (a `MarkdownStream`'s write returns before
+its append, so the draw could not be timed).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 
@@ -21,7 +23,7 @@ from textual.geometry import Size
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownStream
+from textual.widgets.markdown import MarkdownBlock
 
 from workbench.tui.items import ReplyItem
 
@@ -105,7 +107,7 @@ class ReplyView(Markdown):
         super().__init__(with_status(item), parser_factory=reply_parser)
         self.item = item
         self._buffer: list[str] = []
-        self._stream: MarkdownStream | None = None
+        self._appending = asyncio.Lock()
         self._flush_timer: Timer | None = None
         self._gap = 1 / FLUSHES_PER_SECOND
         self._drawing = True
@@ -136,14 +138,16 @@ class ReplyView(Markdown):
     def append(self, markdown: str) -> AwaitComplete:
         """One flush of the stream, drawn once: what it mounts, restyles and seals is laid out
         in one go, not in a layout each (a layout of the screen is the costliest thing a flush
-        does)."""
-        writing = super().append(markdown)
+        does). Appends run one after another: `Markdown.append` reads where its last parse
+        ended when it is called, so a second one begun before the first ended would parse
+        the same lines again."""
 
         async def appended() -> None:
-            with self.app.batch_update():
-                await writing
-                self._mark_end()
-                await self._seal()
+            async with self._appending:
+                with self.app.batch_update():
+                    await Markdown.append(self, markdown)
+                    self._mark_end()
+                    await self._seal()
 
         return AwaitComplete(appended())
 
@@ -195,10 +199,8 @@ class ReplyView(Markdown):
         if not self._buffer:
             return
         text, self._buffer = "".join(self._buffer), []
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
         self.writes.append(time.monotonic())
-        await self._stream.write(text)
+        await self.append(text)
 
     def _drawn(self, started: float) -> None:
         cost = time.perf_counter() - started
@@ -212,8 +214,6 @@ class ReplyView(Markdown):
         if self._flush_timer is not None:
             self._flush_timer.stop()
         await self._write()
-        if self._stream is not None:
-            await self._stream.stop()
         changed = text != self.item.text
         self.item.text, self.item.stop_reason, self.item.error = text, stop_reason, error
         if changed or self.item.status_words():
