@@ -25,23 +25,23 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
-import importlib
 import importlib.util
 import json
 import os
 import signal
 import socket
-import subprocess
 import sys
-import tempfile
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.config import agent_dir
+
+if TYPE_CHECKING:
+    import subprocess
 
 IDLE_SECONDS = 600.0
 """How long a server waits for a request before it exits, unless `warm_start.idle_seconds` in
@@ -71,14 +71,26 @@ LITELLM_ENV_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": 
 default selects the same server as an unset one (a run that has imported litellm has them set)."""
 
 
+def _code_files(folder: str, parts: list[str]) -> None:
+    """Each `.py` file under `folder` with its modification time and size, in a fixed order
+    (`os.scandir`: a quarter of what `Path.rglob` took, on every warm run's way to its server)."""
+    with os.scandir(folder) as found:
+        entries = sorted(found, key=lambda entry: entry.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+            _code_files(entry.path, parts)
+        elif entry.name.endswith(".py"):
+            stat = entry.stat()
+            parts.append(f"{entry.path}:{stat.st_mtime_ns}:{stat.st_size}")
+
+
 def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
     """What a server's imports depend on: interpreter, our code, the heavy packages, their
-    `LITELLM_*` settings, and the agent folder (so that isolated test homes never share)."""
-    package = Path(__file__).resolve().parents[1]
+    `LITELLM_*` settings, and the agent folder (so that isolated test homes never share). Two
+    checksums, not a cryptographic hash: the name only has to change with any of them, and
+    `hashlib` (OpenSSL) would be the client's dearest import."""
     parts = [sys.prefix, sys.version, warm_up, str(agent_dir(env))]
-    for path in sorted(package.rglob("*.py")):
-        stat = path.stat()
-        parts.append(f"{path}:{stat.st_mtime_ns}:{stat.st_size}")
+    _code_files(str(Path(__file__).resolve().parents[1]), parts)
     for name in WARM_PACKAGES:
         found = importlib.util.find_spec(name)
         if found is not None and found.origin:
@@ -88,12 +100,26 @@ def _fingerprint(warm_up: str, env: Mapping[str, str]) -> str:
         for k, v in env.items()
         if k.startswith("LITELLM_") and LITELLM_ENV_DEFAULTS.get(k) != v
     )
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:20]
+    data = "\n".join(parts).encode()
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
+def _temp_dir() -> str:
+    """`tempfile.gettempdir()`'s choice in the usual cases (the first of $TMPDIR, $TEMP, $TMP,
+    /tmp, /var/tmp, /usr/tmp that is a folder this user can write in) without importing
+    `tempfile` (and its `shutil` and `random`) on a warm run's way; tempfile decides otherwise."""
+    candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    for folder in [*candidates, "/tmp", "/var/tmp", "/usr/tmp"]:
+        if folder and Path(folder).is_dir() and os.access(folder, os.W_OK | os.X_OK):
+            return str(Path(folder).absolute())
+    import tempfile
+
+    return tempfile.gettempdir()
 
 
 def socket_path(warm_up: str, env: Mapping[str, str]) -> Path:
     """Short (Unix socket paths are limited to ~100 bytes) and private to the user."""
-    folder = Path(tempfile.gettempdir()) / f"workbench-{os.getuid()}"
+    folder = Path(_temp_dir()) / f"workbench-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     info = folder.stat()
     if info.st_uid != os.getuid() or info.st_mode & 0o077:
@@ -117,6 +143,8 @@ def connect(path: Path) -> socket.socket | None:
 
 def _launch(path: Path, warm_up: str) -> subprocess.Popen[bytes]:
     """Start a server process; it takes the lock itself while it warms up (see `serve`)."""
+    import subprocess
+
     with open(path.with_suffix(".log"), "ab") as log:
         return subprocess.Popen(  # never on a project's import path, nor in its folder
             [sys.executable, "-P", "-m", SERVER_MODULE, str(path), warm_up],
