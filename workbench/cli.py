@@ -54,6 +54,10 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, **options)
 
 
+class _DescriptionFormatter(argparse.RawDescriptionHelpFormatter, _Formatter):
+    """The main help's: its description and epilog as written, the width as `_Formatter`'s."""
+
+
 def _columns() -> int:
     """`shutil.get_terminal_size().columns`: $COLUMNS, else the terminal's, else 80."""
     try:
@@ -89,7 +93,7 @@ def _main_parser() -> argparse.ArgumentParser:
     parser = _MainParser(
         prog="workbench",
         description="A keyboard-driven terminal workbench for LLM agent sessions.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_DescriptionFormatter,
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     _add_agent_options(parser)

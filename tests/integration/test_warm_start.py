@@ -73,7 +73,7 @@ def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(
     }
     assert "workbench.cli" in imported, "the measurement itself worked"
     assert "workbench.runtime" not in imported, "a warm run's client imported the runtime"
-    dear = {"hashlib", "tempfile", "subprocess"} & imported  # ~20 ms together, not needed
+    dear = {"hashlib", "tempfile", "subprocess", "shutil"} & imported  # ~25 ms, not needed
     assert not dear, f"a warm run's client imported {sorted(dear)}"
     tool_outputs = [r["messages"][-1]["content"] for r in server.requests[1::2]]
     assert tool_outputs == [
