@@ -8,6 +8,11 @@ flush is also `DRAW_SHARE` times what the flush took until it was on screen (bet
 1/4 of a second): drawing takes at most about a quarter of the time, and keystrokes stay
 responsive. The flush appends itself and awaits it (a `MarkdownStream`'s write returns before
 its append, so the draw could not be timed).
+
+Textual arranges every widget on screen at each layout, so settled blocks are sealed into parts
+that are one widget each: a part's Markdown is parsed into a hidden widget (its blocks keep their
+own styles, exactly as the reply shown whole draws them), drawn into lines by a compositor of its
+own, and drawn again only when its width or its styles change (theme, the row selected).
 """
 
 from __future__ import annotations
@@ -18,8 +23,14 @@ import time
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from rich.segment import Segment
+from textual._compositor import Compositor
+from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.geometry import Size
+from textual.map_geometry import MapGeometry
+from textual.selection import Selection
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -62,16 +73,12 @@ def with_status(item: ReplyItem) -> str:
     return f"{item.text}\n\n*{words}*" if words else item.text
 
 
-class SealedPart(Markdown):
-    """Settled blocks of a streamed reply, parsed again as one part of it."""
+class PartSource(Markdown):
+    """The part's Markdown blocks, never on screen: only drawn into the part's lines."""
 
     DEFAULT_CSS = """
-    SealedPart { margin: 0; padding: 0; background: transparent; }
+    PartSource { display: none; margin: 0; padding: 0; background: transparent; }
     """
-
-    def __init__(self, markdown: str, top: int, bottom: int) -> None:
-        super().__init__(markdown, parser_factory=reply_parser)
-        self.styles.margin = (top, 0, bottom, 0)
 
     def update(self, markdown: str) -> AwaitComplete:
         writing = super().update(markdown)
@@ -87,11 +94,101 @@ class SealedPart(Markdown):
 
         return AwaitComplete(unmargined())
 
+    def draw(self, width: int) -> list[Strip]:
+        """The blocks laid out and drawn at `width`, as the screen would draw them."""
+        height = self.get_content_height(Size(width, 0), Size(width, 0), width)
+        if height <= 0:
+            return []
+        compositor = Compositor()
+        compositor.reflow(self, Size(width, height))
+        placed = compositor.full_map
+        for widget, geometry in placed.items():
+            widget._size_updated(
+                geometry.region.size, geometry.virtual_size, geometry.container_size, layout=False
+            )
+        screen = self.screen
+        on_screen = screen.find_widget
+
+        def find_widget(widget: Widget) -> MapGeometry:
+            """A widget draws itself in the region its screen places it in: these are placed
+            in the part, which the screen's own layout does not hold."""
+            return placed[widget] if widget in placed else on_screen(widget)
+
+        screen.find_widget = find_widget  # type: ignore[method-assign]
+        try:
+            return compositor.render_strips(Size(width, height))
+        finally:
+            del screen.find_widget
+
+
+class SealedPart(Widget):
+    """One part of a streamed reply: its lines are served from what `PartSource` drew."""
+
+    DEFAULT_CSS = """
+    SealedPart { height: auto; margin: 0; padding: 0; background: transparent; }
+    """
+
+    def __init__(self, markdown: str, top: int, bottom: int) -> None:
+        super().__init__()
+        self.markdown = markdown
+        self.styles.margin = (top, 0, bottom, 0)
+        self._source = PartSource(parser_factory=reply_parser)
+        self._lines: list[Strip] = []
+        self._drawn_width: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self._source
+
+    async def parse(self) -> None:
+        """Parse the part's Markdown (once, after it is mounted) and draw it at the next layout."""
+        await self._source.update(self.markdown)
+        self._drawn_width = None
+        self.refresh(layout=True)
+
+    def notify_style_update(self) -> None:
+        """The theme or the reply's selection changed the blocks' colours: draw them again."""
+        super().notify_style_update()
+        self._drawn_width = None
+        self.refresh()
+
+    def _drawn(self, width: int) -> list[Strip]:
+        if width != self._drawn_width:
+            self._lines = self._source.draw(width) if width > 0 else []
+            self._drawn_width = width
+        return self._lines
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """Laid out as if in a container of no height: its blocks' heights do not depend on it
-        (all `auto`), and Textual keys a layout by it, so the reply growing around the part
-        would have it laid out afresh at every flush."""
-        return super().get_content_height(Size(container.width, 0), viewport, width)
+        return len(self._drawn(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        lines = self._drawn(width)
+        if y >= len(lines):
+            return Strip.blank(width, self.rich_style)
+        return self._selected(lines[y], y).apply_offsets(0, y)
+
+    def _selected(self, line: Strip, y: int) -> Strip:
+        """The line with the text the user selected in it (not the blank cells after it)."""
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is None:
+            return line
+        start, end = span
+        text_end = len(line.text.rstrip())
+        end = text_end if end == -1 else min(end, text_end)
+        if start >= end:
+            return line
+        style = self.screen.get_component_rich_style("screen--selection")
+        chosen = line.crop(start, end)
+        chosen = Strip(Segment.apply_style(chosen, post_style=style), chosen.cell_length)
+        return Strip.join([line.crop(0, start), chosen, line.crop(end, line.cell_length)])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        text = "\n".join(line.text.rstrip() for line in self._drawn(self.size.width))
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
 
 class ReplyView(Markdown):
@@ -172,8 +269,10 @@ class ReplyView(Markdown):
         lines = self.source.splitlines(keepends=True)
         text = "".join(lines[self._sealed_lines : open_from])
         self._sealed_lines = open_from
-        part = SealedPart(text, settled[0].styles.margin.top, settled[-1].styles.margin.bottom)
+        top, bottom = settled[0].styles.margin.top, settled[-1].styles.margin.bottom
+        part = SealedPart(text, top, bottom)
         await self.mount(part, before=settled[0])
+        await part.parse()
         await self.remove_children(settled)
 
     def append_text(self, text: str) -> None:
