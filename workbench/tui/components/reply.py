@@ -27,7 +27,7 @@ from rich.segment import Segment
 from textual._compositor import Compositor
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.map_geometry import MapGeometry
 from textual.selection import Selection
 from textual.strip import Strip
@@ -46,6 +46,8 @@ FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
 """However slow drawing gets, the reply moves at least four times a second."""
+BAND = 16
+"""Lines of a sealed part drawn at a time, when the screen first shows one of them."""
 
 
 def _hard_breaks(state: StateCore) -> None:
@@ -94,18 +96,20 @@ class PartSource(Markdown):
 
         return AwaitComplete(unmargined())
 
-    def draw(self, width: int) -> list[Strip]:
-        """The blocks laid out and drawn at `width`, as the screen would draw them."""
+    def lay_out(self, width: int) -> int:
+        """Place the blocks at `width` (in the part, not on screen); the part's height."""
         height = self.get_content_height(Size(width, 0), Size(width, 0), width)
-        if height <= 0:
-            return []
-        compositor = Compositor()
-        compositor.reflow(self, Size(width, height))
-        placed = compositor.full_map
-        for widget, geometry in placed.items():
+        self._placed = Compositor()
+        self._placed.reflow(self, Size(width, max(height, 0)))
+        for widget, geometry in self._placed.full_map.items():
             widget._size_updated(
                 geometry.region.size, geometry.virtual_size, geometry.container_size, layout=False
             )
+        return max(height, 0)
+
+    def draw(self, top: int, bottom: int) -> list[Strip]:
+        """Lines `top` to `bottom` of the blocks as last laid out, as the screen would draw them."""
+        placed = self._placed.full_map
         screen = self.screen
         on_screen = screen.find_widget
 
@@ -116,9 +120,11 @@ class PartSource(Markdown):
 
         screen.find_widget = find_widget  # type: ignore[method-assign]
         try:
-            return compositor.render_strips(Size(width, height))
+            band = Region(0, top, self._placed.size.width, bottom - top)
+            chops = self._placed._render_chops(band, lambda y: top <= y < bottom)
         finally:
             del screen.find_widget
+        return [Strip.join(chops[y].values()) for y in range(top, bottom)]
 
 
 class SealedPart(Widget):
@@ -133,39 +139,45 @@ class SealedPart(Widget):
         self.markdown = markdown
         self.styles.margin = (top, 0, bottom, 0)
         self._source = PartSource(parser_factory=reply_parser)
-        self._lines: list[Strip] = []
-        self._drawn_width: int | None = None
+        self._laid_out_for: tuple[object, ...] | None = None
+        self._height = 0
+        self._lines: dict[int, Strip] = {}
 
     def compose(self) -> ComposeResult:
         yield self._source
 
     async def parse(self) -> None:
-        """Parse the part's Markdown (once, after it is mounted) and draw it at the next layout."""
+        """Parse the part's Markdown (once, after it is mounted) and lay it out again."""
         await self._source.update(self.markdown)
-        self._drawn_width = None
+        self._laid_out_for = None
         self.refresh(layout=True)
 
-    def notify_style_update(self) -> None:
-        """The theme or the reply's selection changed the blocks' colours: draw them again."""
-        super().notify_style_update()
-        self._drawn_width = None
-        self.refresh()
+    def _laid_out(self, width: int) -> int:
+        """The part's height at `width`; laid out again when the width or the colours it is
+        drawn in change (the theme, the reply selected), and then drawn again as shown."""
+        drawn_for = (width, self.app.theme, self.rich_style)
+        if drawn_for != self._laid_out_for:
+            self._height = self._source.lay_out(width) if width > 0 else 0
+            self._laid_out_for, self._lines = drawn_for, {}
+        return self._height
 
-    def _drawn(self, width: int) -> list[Strip]:
-        if width != self._drawn_width:
-            self._lines = self._source.draw(width) if width > 0 else []
-            self._drawn_width = width
-        return self._lines
+    def _line(self, y: int) -> Strip:
+        """Line `y`, drawn with the band of lines around it: a long reply's earlier parts are
+        mostly scrolled out of sight, and what is never shown is never drawn."""
+        if y not in self._lines:
+            top = y - y % BAND
+            bottom = min(top + BAND, self._height)
+            self._lines.update(enumerate(self._source.draw(top, bottom), top))
+        return self._lines[y]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._drawn(width))
+        return self._laid_out(width)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        lines = self._drawn(width)
-        if y >= len(lines):
+        if y >= self._laid_out(width):
             return Strip.blank(width, self.rich_style)
-        return self._selected(lines[y], y).apply_offsets(0, y)
+        return self._selected(self._line(y), y).apply_offsets(0, y)
 
     def _selected(self, line: Strip, y: int) -> Strip:
         """The line with the text the user selected in it (not the blank cells after it)."""
@@ -184,7 +196,8 @@ class SealedPart(Widget):
         return Strip.join([line.crop(0, start), chosen, line.crop(end, line.cell_length)])
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        text = "\n".join(line.text.rstrip() for line in self._drawn(self.size.width))
+        lines = range(self._laid_out(self.size.width))
+        text = "\n".join(self._line(y).text.rstrip() for y in lines)
         return selection.extract(text), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
