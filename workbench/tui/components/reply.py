@@ -11,8 +11,9 @@ its append, so the draw could not be timed).
 
 Textual arranges every widget on screen at each layout, so settled blocks are sealed into parts
 that are one widget each: a part's Markdown is parsed into a hidden widget (its blocks keep their
-own styles, exactly as the reply shown whole draws them), drawn into lines by a compositor of its
-own, and drawn again only when its width or its styles change (theme, the row selected).
+own styles, exactly as the reply shown whole draws them) and laid out by a compositor of its own
+(Textual's, so Textual is pinned) again only when its width or colours change; only the lines the
+screen shows are drawn.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ class PartSource(Markdown):
     DEFAULT_CSS = """
     PartSource { display: none; margin: 0; padding: 0; background: transparent; }
     """
+    _placed: Compositor
+    """Where the blocks were last laid out (`lay_out`), which `draw` draws from."""
 
     def update(self, markdown: str) -> AwaitComplete:
         writing = super().update(markdown)
