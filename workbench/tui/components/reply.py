@@ -8,12 +8,6 @@ flush is also `DRAW_SHARE` times what the flush took until it was on screen (bet
 1/4 of a second): drawing takes at most about a quarter of the time, and keystrokes stay
 responsive. The flush appends itself and awaits it (a `MarkdownStream`'s write returns before
 its append, so the draw could not be timed).
-
-Textual arranges every widget on screen at each layout, so settled blocks are sealed into parts
-that are one widget each: a part's Markdown is parsed into a hidden widget (its blocks keep their
-own styles, exactly as the reply shown whole draws them) and laid out by a compositor of its own
-(Textual's, so Textual is pinned) again only when its width or colours change; only the lines the
-screen shows are drawn.
 """
 
 from __future__ import annotations
@@ -24,14 +18,8 @@ import time
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
-from rich.segment import Segment
-from textual._compositor import Compositor
-from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
-from textual.geometry import Region, Size
-from textual.map_geometry import MapGeometry
-from textual.selection import Selection
-from textual.strip import Strip
+from textual.geometry import Size
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -47,8 +35,6 @@ FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
 """However slow drawing gets, the reply moves at least four times a second."""
-BAND = 16
-"""Lines of a sealed part drawn at a time, when the screen first shows one of them."""
 
 
 def _hard_breaks(state: StateCore) -> None:
@@ -76,14 +62,16 @@ def with_status(item: ReplyItem) -> str:
     return f"{item.text}\n\n*{words}*" if words else item.text
 
 
-class PartSource(Markdown):
-    """The part's Markdown blocks, never on screen: only drawn into the part's lines."""
+class SealedPart(Markdown):
+    """Settled blocks of a streamed reply, parsed again as one part of it."""
 
     DEFAULT_CSS = """
-    PartSource { display: none; margin: 0; padding: 0; background: transparent; }
+    SealedPart { margin: 0; padding: 0; background: transparent; }
     """
-    _placed: Compositor
-    """Where the blocks were last laid out (`lay_out`), which `draw` draws from."""
+
+    def __init__(self, markdown: str, top: int, bottom: int) -> None:
+        super().__init__(markdown, parser_factory=reply_parser)
+        self.styles.margin = (top, 0, bottom, 0)
 
     def update(self, markdown: str) -> AwaitComplete:
         writing = super().update(markdown)
@@ -99,112 +87,11 @@ class PartSource(Markdown):
 
         return AwaitComplete(unmargined())
 
-    def lay_out(self, width: int) -> int:
-        """Place the blocks at `width` (in the part, not on screen); the part's height."""
-        height = self.get_content_height(Size(width, 0), Size(width, 0), width)
-        self._placed = Compositor()
-        self._placed.reflow(self, Size(width, max(height, 0)))
-        for widget, geometry in self._placed.full_map.items():
-            widget._size_updated(
-                geometry.region.size, geometry.virtual_size, geometry.container_size, layout=False
-            )
-        return max(height, 0)
-
-    def draw(self, top: int, bottom: int) -> list[Strip]:
-        """Lines `top` to `bottom` of the blocks as last laid out, as the screen would draw them."""
-        placed = self._placed.full_map
-        screen = self.screen
-        on_screen = screen.find_widget
-
-        def find_widget(widget: Widget) -> MapGeometry:
-            """A widget draws itself in the region its screen places it in: these are placed
-            in the part, which the screen's own layout does not hold."""
-            return placed[widget] if widget in placed else on_screen(widget)
-
-        screen.find_widget = find_widget  # type: ignore[method-assign]
-        try:
-            band = Region(0, top, self._placed.size.width, bottom - top)
-            chops = self._placed._render_chops(band, lambda y: top <= y < bottom)
-        finally:
-            del screen.find_widget
-        return [Strip.join(chops[y].values()) for y in range(top, bottom)]
-
-
-class SealedPart(Widget):
-    """One part of a streamed reply: its lines are served from what `PartSource` drew."""
-
-    DEFAULT_CSS = """
-    SealedPart { height: auto; margin: 0; padding: 0; background: transparent; }
-    """
-
-    def __init__(self, markdown: str, top: int, bottom: int) -> None:
-        super().__init__()
-        self.markdown = markdown
-        self.styles.margin = (top, 0, bottom, 0)
-        self._source = PartSource(parser_factory=reply_parser)
-        self._laid_out_for: tuple[object, ...] | None = None
-        self._height = 0
-        self._lines: dict[int, Strip] = {}
-
-    def compose(self) -> ComposeResult:
-        yield self._source
-
-    async def parse(self) -> None:
-        """Parse the part's Markdown (once, after it is mounted) and lay it out again."""
-        await self._source.update(self.markdown)
-        self._laid_out_for = None
-        self.refresh(layout=True)
-
-    def _laid_out(self, width: int) -> int:
-        """The part's height at `width`; laid out again when the width or the colours it is
-        drawn in change (the theme, the reply selected), and then drawn again as shown."""
-        drawn_for = (width, self.app.theme, self.rich_style)
-        if drawn_for != self._laid_out_for:
-            self._height = self._source.lay_out(width) if width > 0 else 0
-            self._laid_out_for, self._lines = drawn_for, {}
-        return self._height
-
-    def _line(self, y: int) -> Strip:
-        """Line `y`, drawn with the band of lines around it: a long reply's earlier parts are
-        mostly scrolled out of sight, and what is never shown is never drawn."""
-        if y not in self._lines:
-            top = y - y % BAND
-            bottom = min(top + BAND, self._height)
-            self._lines.update(enumerate(self._source.draw(top, bottom), top))
-        return self._lines[y]
-
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self._laid_out(width)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if y >= self._laid_out(width):
-            return Strip.blank(width, self.rich_style)
-        return self._selected(self._line(y), y).apply_offsets(0, y)
-
-    def _selected(self, line: Strip, y: int) -> Strip:
-        """The line with the text the user selected in it (not the blank cells after it)."""
-        selection = self.text_selection
-        span = selection.get_span(y) if selection is not None else None
-        if span is None:
-            return line
-        start, end = span
-        text_end = len(line.text.rstrip())
-        end = text_end if end == -1 else min(end, text_end)
-        if start >= end:
-            return line
-        style = self.screen.get_component_rich_style("screen--selection")
-        chosen = line.crop(start, end)
-        chosen = Strip(Segment.apply_style(chosen, post_style=style), chosen.cell_length)
-        return Strip.join([line.crop(0, start), chosen, line.crop(end, line.cell_length)])
-
-    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        lines = range(self._laid_out(self.size.width))
-        text = "\n".join(self._line(y).text.rstrip() for y in lines)
-        return selection.extract(text), "\n"
-
-    def selection_updated(self, selection: Selection | None) -> None:
-        self.refresh()
+        """Laid out as if in a container of no height: its blocks' heights do not depend on it
+        (all `auto`), and Textual keys a layout by it, so the reply growing around the part
+        would have it laid out afresh at every flush."""
+        return super().get_content_height(Size(container.width, 0), viewport, width)
 
 
 class ReplyView(Markdown):
@@ -285,10 +172,8 @@ class ReplyView(Markdown):
         lines = self.source.splitlines(keepends=True)
         text = "".join(lines[self._sealed_lines : open_from])
         self._sealed_lines = open_from
-        top, bottom = settled[0].styles.margin.top, settled[-1].styles.margin.bottom
-        part = SealedPart(text, top, bottom)
+        part = SealedPart(text, settled[0].styles.margin.top, settled[-1].styles.margin.bottom)
         await self.mount(part, before=settled[0])
-        await part.parse()
         await self.remove_children(settled)
 
     def append_text(self, text: str) -> None:
