@@ -138,18 +138,24 @@ async def test_retries_and_a_final_error_say_what_happened_and_what_to_do(
         assert errors and "auth" in errors[-1].text
 
 
-async def test_a_long_reply_streams_in_few_markdown_writes(make_app, script) -> None:
-    words = " ".join(f"word{i}" for i in range(400))
-    app = make_app(script({"text": words, "delay_ms": 2}))
+async def streamed_writes(make_app, script, words: int, delay_ms: int) -> list[float]:
+    """When a streamed reply of `words` words was written to the screen, up to (not with) the
+    finished reply; the reply shown whole is checked too."""
+    text = " ".join(f"word{i}" for i in range(words))
+    app = make_app(script({"text": text, "delay_ms": delay_ms}))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await ask(pilot, app, "go")
         reply = next(row for row in app.transcript.live if isinstance(row, ReplyView))
-        assert reply.source.split() == words.split()
-        streamed = reply.writes[:-1]  # the last write comes with the finished reply
-        gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
-        assert len(reply.writes) >= 3, "the reply was shown while it streamed"
-        assert min(gaps) > 0.045, "at most 20 writes a second, never one per token"
+        assert reply.source.split() == text.split()
+        return reply.writes[:-1]  # the last write comes with the finished reply
+
+
+async def test_a_long_reply_streams_in_few_markdown_writes(make_app, script) -> None:
+    streamed = await streamed_writes(make_app, script, words=400, delay_ms=2)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
+    assert len(streamed) >= 2, "the reply was shown while it streamed"
+    assert min(gaps) > 0.045, "at most 20 writes a second, never one per token"
 
 
 async def test_a_slow_screen_is_written_to_less_often(make_app, script, monkeypatch) -> None:
@@ -163,17 +169,10 @@ async def test_a_slow_screen_is_written_to_less_often(make_app, script, monkeypa
         layout(screen, *args, **kwargs)
 
     monkeypatch.setattr(Screen, "_refresh_layout", slow_layout)
-    words = " ".join(f"word{i}" for i in range(150))
-    app = make_app(script({"text": words, "delay_ms": 4}))
-    async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot)
-        await ask(pilot, app, "go")
-        reply = next(row for row in app.transcript.live if isinstance(row, ReplyView))
-        assert reply.source.split() == words.split()
-        streamed = reply.writes[:-1]  # the last write comes with the finished reply
-        gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
-        assert len(streamed) >= 2, "the reply was shown while it streamed"
-        assert min(gaps) > 0.15, "each write waited for three times its drawing"
+    streamed = await streamed_writes(make_app, script, words=150, delay_ms=4)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(streamed)]
+    assert len(streamed) >= 2, "the reply was shown while it streamed"
+    assert min(gaps) > 0.15, "each write waited for three times its drawing"
 
 
 async def test_no_full_garbage_collection_starts_while_a_reply_streams(make_app, script) -> None:

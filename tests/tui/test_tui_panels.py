@@ -33,14 +33,18 @@ def read(path: str) -> dict:
 
 
 async def select(pilot, tree, text: str) -> None:
-    """Move a tree panel's cursor to the first node whose label contains `text`."""
+    """Move a tree panel's cursor to the first node whose label contains `text`. From the top
+    again while the panel is rebuilt after a move (the rebuild puts the cursor on the current
+    entry), as a user would."""
     tree.focus()
-    await pilot.press("home")
-    for _ in range(200):
-        node = tree.cursor_node
-        if node is not None and text in node.label.plain:
-            return
-        await pilot.press("down")
+    for _ in range(20):
+        await pilot.press("home")
+        for _ in range(len(tree_lines(tree)) + 1):
+            node = tree.cursor_node
+            if node is not None and text in node.label.plain:
+                return
+            await pilot.press("down")
+        await pilot.pause(0.05)
     raise AssertionError(f"no node with {text!r} in {tree_lines(tree)}")
 
 
