@@ -63,10 +63,14 @@ def _failure(exc: WorkbenchError) -> RequestError:
 
 @contextmanager
 def _params() -> Iterator[None]:
-    """`acp_open.BadParams` as the protocol's invalid-params error."""
+    """`acp_open.BadParams` as the protocol's invalid-params error; one that a failed write
+    caused (a read-only mount) is logged with its traceback, here and not where it was raised,
+    so that the early attempt (`acp_early`), which the SDK repeats, is not logged twice."""
     try:
         yield
     except acp_open.BadParams as exc:
+        if isinstance(exc.__cause__, OSError):
+            log.error("%s", exc, exc_info=exc.__cause__)
         raise RequestError.invalid_params({"message": str(exc)}) from exc
 
 

@@ -8,7 +8,6 @@ before the SDK is imported (its schema alone takes most of a second), and the SD
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,6 @@ from workbench.runtime import Workbench, WorkbenchOptions
 from workbench.runtime.events import WorkbenchEvent
 from workbench.runtime.listeners import Listener
 
-log = logging.getLogger(__name__)
 MODES = (
     ("warn", "Warn", "skill-order violations are flagged"),
     ("block", "Block", "out-of-order skill loads are refused"),
@@ -110,7 +108,6 @@ async def open_session(
     try:
         workbench = await Workbench.open(options)
     except OSError as exc:  # a folder that looked usable and was not (a read-only mount)
-        log.exception("opening a session in %s failed", cwd)
         raise BadParams(f"cannot open a session in {cwd}: {exc.strerror or exc}") from exc
     workbench.subscribe(relay.on_event)
     return Opened(workbench, relay)
