@@ -15,6 +15,7 @@ from support.workbench_process import run_workbench
 
 from workbench.errors import UsageError
 from workbench.sessions.session import Session
+from workbench.sessions.store.gitcmd import GitRunner
 from workbench.sessions.store.location import STORE_MARKER, ensure_storage
 
 LOGGING_HOOK = '#!/bin/sh\necho "$(basename "$0") $*" >> "{log}"\nexit 0\n'
@@ -121,3 +122,17 @@ def test_a_label_is_bounded_with_a_clear_error(session: Session) -> None:
     with pytest.raises(UsageError, match="one non-empty line of at most 200 characters"):
         run(session.label("x" * 5000))
     assert run(session.label("y" * 200)).payload["label"] == "y" * 200
+
+
+def test_a_setting_we_give_git_keeps_those_the_environment_gives_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork's checkout and a diff give git a setting through `GIT_CONFIG_COUNT`; one that the
+    user's environment injects the same way (`safe.directory`, a filter) still applies."""
+    git(tmp_path, "init", "-q")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "user.name")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "Injected By The Environment")
+    runner = GitRunner(tmp_path).with_config("checkout.workers", "0")
+    assert runner.run("config", "user.name") == "Injected By The Environment"
+    assert runner.run("config", "checkout.workers") == "0"

@@ -74,6 +74,22 @@ class GitRunner:
         """The same directory with extra environment variables."""
         return GitRunner(self.directory, {**self._env, **env}, hooks=self.hooks)
 
+    def with_config(self, key: str, value: str) -> GitRunner:
+        """The same, with one more setting given to git through its environment
+        (`GIT_CONFIG_COUNT`), after any the environment already gives it: a setting the user's
+        environment injects (`safe.directory`, a filter) is kept."""
+        env = {**os.environ, **self._env}
+        try:
+            count = int(env.get("GIT_CONFIG_COUNT", "0"))
+        except ValueError:
+            count = 0
+        added = {
+            "GIT_CONFIG_COUNT": str(count + 1),
+            f"GIT_CONFIG_KEY_{count}": key,
+            f"GIT_CONFIG_VALUE_{count}": value,
+        }
+        return self.with_env(added)
+
     def for_user_command(self) -> GitRunner:
         """The same, running hooks: for what does what the user's own git command would."""
         return GitRunner(self.directory, self._env, hooks=True)

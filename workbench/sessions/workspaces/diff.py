@@ -22,11 +22,7 @@ from workbench.sessions.workspaces.export_mark import is_export
 from workbench.sessions.workspaces.status import fork_base
 from workbench.sessions.workspaces.workspace import Workspaces
 
-READABLE_PATHS = {
-    "GIT_CONFIG_COUNT": "1",
-    "GIT_CONFIG_KEY_0": "core.quotePath",
-    "GIT_CONFIG_VALUE_0": "false",
-}
+READABLE_PATHS = ("core.quotePath", "false")
 """Paths as they are (`é`, not `\\303\\251`), whatever the user's configuration."""
 
 
@@ -80,7 +76,7 @@ def worktree_diff(git: GitRunner, base: str, path: str | None) -> WorktreeDiff:
         real = Path(git.run("rev-parse", "--path-format=absolute", "--git-path", "index"))
         if real.exists():
             shutil.copyfile(real, index)
-        reader = git.with_env({"GIT_INDEX_FILE": str(index), **READABLE_PATHS})
+        reader = git.with_env({"GIT_INDEX_FILE": str(index)}).with_config(*READABLE_PATHS)
         if untracked:
             specs = "".join(f"{spec}\0" for name in untracked for spec in pathspec(name))
             add = ("add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul")

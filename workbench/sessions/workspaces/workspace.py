@@ -32,11 +32,7 @@ from workbench.sessions.workspaces.files import uncommitted_paths
 WAIT_FOR_GIT_S = 60.0
 """How long a git that is still making a worktree is waited for."""
 POLL_S = 0.05
-PARALLEL_CHECKOUT = {
-    "GIT_CONFIG_COUNT": "1",
-    "GIT_CONFIG_KEY_0": "checkout.workers",
-    "GIT_CONFIG_VALUE_0": "0",
-}
+PARALLEL_CHECKOUT = ("checkout.workers", "0")
 """A worktree's files written by one git worker per core (git's parallel checkout, for checkouts
 of 100 files or more): a fork of a 3,000-file project is made about a quarter sooner on two
 cores. The files and the index are the same as one worker writes."""
@@ -157,7 +153,7 @@ class Workspaces:
     def _add(self, worktree: Worktree, path: Path, fresh: bool) -> Path:
         if (path / ".git").exists():  # made meanwhile, by the one this waited for
             return path
-        git = self.location.project_runner().with_env(PARALLEL_CHECKOUT)
+        git = self.location.project_runner().with_config(*PARALLEL_CHECKOUT)
         branch = worktree.project_branch
         if fresh:  # whatever stops it (a registration left behind...) is settled below
             new = ("worktree", "add", "--quiet", "-b", branch, str(path), worktree.base)
