@@ -5,11 +5,21 @@ and pydantic's defaults come back."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 
 import pytest
 from pydantic import BaseModel, ValidationError
 
 from workbench.processes import heavy_imports
+
+
+@pytest.fixture(autouse=True)
+def collector_back() -> Iterator[None]:
+    """A failed test here must not leave the test process without its collector, or with
+    everything it made frozen out of the collector's sight."""
+    yield
+    gc.enable()
+    gc.unfreeze()
 
 
 def test_models_defined_in_a_quick_import_build_when_first_used() -> None:
