@@ -118,7 +118,7 @@ class UserItem(Item):
         if self.typed:
             sent = Text(_clip(self.text, DETAIL_LINES), palette.DIM)
             return Group(Text.assemble(*self._typed_line()), Padding(sent, (0, 0, 0, 2)))
-        return Text.assemble(("❯ ", palette.USER_MARK), (self.text, "bold"))
+        return hanging(Text("❯ ", palette.USER_MARK), Text(self.text, "bold"))
 
 
 @dataclass

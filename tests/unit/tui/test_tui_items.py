@@ -142,3 +142,15 @@ def test_a_folded_tool_row_at_80_columns_keeps_its_outcome() -> None:
     line = call.fitted(78)[0].plain
     assert len(line) == 78 and "…" in line
     assert line.endswith("exit code 1: 3 failed  2.5 s"), line
+
+
+def test_a_message_of_several_lines_lines_up_under_its_first_line() -> None:
+    """Live (and expanded in the history), the second line and a wrapped line start under the
+    text, not under the prompt mark."""
+    message = UserItem("first line of the question\nsecond line, long enough to wrap here")
+    console = Console(width=30, record=True, color_system=None)
+    console.print(message.full())
+    lines = console.export_text().splitlines()
+    assert lines[0].startswith("❯ first line"), lines
+    assert len(lines) >= 3 and all(line.startswith("  ") for line in lines[1:]), lines
+    assert lines[1].startswith("  second line"), lines
