@@ -196,6 +196,21 @@ def test_a_refused_ref_move_says_what_git_says_and_the_next_append_works(project
     git(store, "update-ref", ref, moved)
     with pytest.raises(WorkbenchError, match=r"git update-ref failed in .*cannot lock ref"):
         run(session.store.append("assistant", assistant("lost")))
-    session.store.repo.move_ref(f"refs/workbench/{session.id}/other", first.id, None)
+    session.store.repo.move_refs([(f"refs/workbench/{session.id}/other", first.id, None)])
     session.close()
     assert git(store, "rev-parse", f"refs/workbench/{session.id}/other") == first.id
+
+
+def test_a_branch_writers_ref_moves_are_all_made_or_none(project: Path) -> None:
+    """A process that writes one branch (a sweep's run) and not the state moves its refs in one
+    git transaction, as the state's writer does: a refused move leaves the others unmade."""
+    session = Session.create(project)
+    first = run(session.store.append("user", user("start")))
+    session.store.writes_state = False
+    made, refused = (f"refs/workbench/{session.id}/{name}" for name in ("made", "refused"))
+    stale = first.id  # `refused` does not exist, so it does not hold this
+    with pytest.raises(WorkbenchError, match="update-ref"):
+        session.store.save_state([(made, first.id, None), (refused, first.id, stale)])
+    session.close()
+    store = store_dir(project)
+    assert git(store, "for-each-ref", "--format=%(refname)", made, refused) == ""

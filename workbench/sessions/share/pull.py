@@ -144,10 +144,8 @@ class _Puller:
         if state.position.branch not in state.branches and state.branches:
             state.position = Position(next(iter(state.branches)))
         changed = bool(self.moves) or blob is None or self.retired
-        if changed:
-            self.repo.write_state(state, blob)
-        for ref, new, old in self.moves:
-            self.repo.move_ref(ref, new, old)
+        if changed:  # the state and the branches it names move together, or none does
+            self.repo.write_state(state, blob, self.moves)
         for name, local in local_of.items():
             if name in self.theirs.files:
                 self._files(state, local, self.theirs.files[name])

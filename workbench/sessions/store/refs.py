@@ -87,9 +87,10 @@ class ConversationRepo:
             args += ["-p", parent]
         return self.git.run(*args, "-F", "-", input=message)
 
-    def move_ref(self, ref: str, new: str, old: str | None) -> None:
-        """Point `ref` at `new` if it still holds `old` (None: must not exist yet)."""
-        self._refs.move_all([(ref, new, old)])
+    def move_refs(self, moves: Sequence[RefMove]) -> None:
+        """Point each ref at its `new` if it still holds its `old` (None: must not exist yet),
+        in one git transaction: all or none."""
+        self._refs.move_all(moves)
 
     def delete_ref(self, ref: str, old: str) -> None:
         """Delete `ref` if it still holds `old`."""

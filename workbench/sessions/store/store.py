@@ -205,7 +205,9 @@ class GitConversationStore:
         parents = [p for p in (parent, merged_from) if p]
         parents = list(dict.fromkeys(parents))  # a merge of nothing new has one parent
         commit = self.repo.write_entry(encode_entry(type, payload, branch, now), parents)
-        self.repo.move_ref(branch_ref(self.session_id, branch), commit, self._heads.get(branch))
+        self.repo.move_refs(
+            [(branch_ref(self.session_id, branch), commit, self._heads.get(branch))]
+        )
         self._heads[branch] = commit
         entry = Entry(commit, parent, type, payload, now, branch)
         if self.state.position == Position(branch):
@@ -277,8 +279,7 @@ class GitConversationStore:
         `moves` with it."""
         self._check_writable()
         if not self.writes_state:
-            for ref, new, old in moves:
-                self.repo.move_ref(ref, new, old)
+            self.repo.move_refs(moves)
             return
         self._state_blob = self.repo.write_state(self.state, self._state_blob, moves)
 

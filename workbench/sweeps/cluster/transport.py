@@ -56,7 +56,7 @@ def bring_back(
         have = repo.git.try_run("rev-parse", "--verify", "--quiet", ref).stdout.strip() or None
         tip = theirs.branches[branch]
         if have != tip and (have is None or repo.is_ancestor(have, tip)):
-            repo.move_ref(ref, tip, have)
+            repo.move_refs([(ref, tip, have)])
     finally:
         repo.close()
     files = theirs.files.get(branch)
