@@ -53,6 +53,13 @@ def model_args(server: OpenAIServer) -> list[str]:
     return ["--model", "openai/warm", "--api-base", server.url, "--api-key", "k"]
 
 
+def program_imports(importtime: str) -> set[str]:
+    """The modules `-X importtime` shows imported after Python's own start-up (`site`, with the
+    tests' `sitecustomize`): what the program itself imported."""
+    names = [line.rsplit("|", 1)[1] for line in importtime.splitlines() if "|" in line]
+    return {name.strip() for name in names[names.index(" site") + 1 :]}
+
+
 def marker_call() -> Reply:
     command = "echo child=${WORKBENCH_WARM_CHILD:-none}"
     return Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}])
@@ -68,13 +75,15 @@ def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(
     monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # what the client process imports
     second = run_workbench("-p", *model_args(server), cwd=project, stdin="two from stdin")
     assert (second.returncode, second.stdout) == (0, "second\n")
-    imported = {
-        line.rsplit("|", 1)[1].strip() for line in second.stderr.splitlines() if "|" in line
-    }
+    imported = program_imports(second.stderr)
     assert "workbench.cli" in imported, "the measurement itself worked"
     assert "workbench.runtime" not in imported, "a warm run's client imported the runtime"
     dear = {"hashlib", "tempfile", "subprocess", "shutil"} & imported  # ~25 ms, not needed
     assert not dear, f"a warm run's client imported {sorted(dear)}"
+    # the child reads the settings and picks the model: the client only finds the socket
+    settings = {"workbench.config", "workbench.trust", "workbench.agent", "dataclasses"}
+    assert not settings & imported, f"a warm run's client imported {sorted(settings & imported)}"
+    assert "typing" not in imported, "a warm run's client imported typing (~5 ms)"
     tool_outputs = [r["messages"][-1]["content"] for r in server.requests[1::2]]
     assert tool_outputs == [
         "child=none\n\nExit code: 0",
