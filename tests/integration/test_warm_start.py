@@ -53,6 +53,13 @@ def model_args(server: OpenAIServer) -> list[str]:
     return ["--model", "openai/warm", "--api-base", server.url, "--api-key", "k"]
 
 
+WITH_ATEXIT = (
+    "import atexit, runpy, sys; atexit.register(print, 'torn down', file=sys.stderr); "
+    "sys.argv[0] = 'workbench'; runpy.run_module('workbench', run_name='__main__')"
+)
+"""`workbench ARGS` with an exit handler, which the interpreter's teardown would run."""
+
+
 def program_imports(importtime: str) -> set[str]:
     """The modules `-X importtime` shows imported after Python's own start-up (`site`, with the
     tests' `sitecustomize`): what the program itself imported."""
@@ -84,6 +91,16 @@ def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(
     settings = {"workbench.config", "workbench.trust", "workbench.agent", "dataclasses"}
     assert not settings & imported, f"a warm run's client imported {sorted(settings & imported)}"
     assert "typing" not in imported, "a warm run's client imported typing (~5 ms)"
+    server.add(Reply(text="third"))
+    third = subprocess.run(
+        [sys.executable, "-c", WITH_ATEXIT, "-p", *model_args(server), "three"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (third.returncode, third.stdout) == (0, "third\n")
+    assert "torn down" not in third.stderr, "the client ran the interpreter's teardown (~6 ms)"
     tool_outputs = [r["messages"][-1]["content"] for r in server.requests[1::2]]
     assert tool_outputs == [
         "child=none\n\nExit code: 0",
