@@ -35,17 +35,23 @@ STOP = "from workbench.processes import forkserver as f; import os; f.stop(f.WAR
 
 
 def _server_pid(home: str) -> int:
-    """The warm server whose environment has `home` as HOME."""
+    """The warm server whose environment has `home` as HOME (not the spare child it forked
+    ahead, which looks the same)."""
+    found: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             words = stat.read_bytes().split(b"\0")
             env = stat.with_name("environ").read_bytes().split(b"\0")
+            parent = int(stat.with_name("stat").read_text().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
         warm = any(w.endswith((b"warm_server", b"forkserver")) for w in words)
         if warm and f"HOME={home}".encode() in env:
-            return int(stat.parent.name)
-    raise RuntimeError(f"no warm server for {home}")
+            found[int(stat.parent.name)] = parent
+    servers = [pid for pid, parent in found.items() if parent not in found]
+    if len(servers) != 1:
+        raise RuntimeError(f"no single warm server for {home}: {servers}")
+    return servers[0]
 
 
 def _children_cpu(pid: int) -> float:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.openai_server import OpenAIServer, Reply, Status
-from support.processes import wait_group_gone
+from support.processes import running_children, wait_group_gone
 from support.workbench_process import run_workbench, workbench_command
 
 from workbench.config import agent_dir
@@ -259,3 +259,50 @@ def test_the_warm_server_leaves_after_the_idle_time_the_user_set(tmp_path):
         server.kill()
     assert (server.returncode, err) == (0, "")
     assert seen and not socket.exists()
+
+
+def _spare(server: int, other_than: int = 0) -> int:
+    """The child a warm server forked ahead of its next request (waited for)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        spares = [pid for pid in running_children(server) if pid != other_than]
+        if spares:
+            assert len(spares) == 1, f"more than one spare: {spares}"
+            return spares[0]
+        time.sleep(0.02)
+    raise AssertionError("the warm server forked no spare child")
+
+
+def test_the_next_run_is_forked_before_its_request_and_leaves_with_the_server(tmp_path):
+    socket = tmp_path / "warm.sock"
+    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket), "gc:collect"]
+    server = subprocess.Popen(command, cwd=tmp_path, start_new_session=True)
+    try:
+        spare = _spare(server.pid)
+        with open(os.devnull, "rb+") as null:
+            stdio = (null.fileno(),) * 3
+            run = forkserver.spawn(
+                "builtins:len",
+                ["a", "b"],
+                "gc:collect",
+                cwd=tmp_path,
+                env=os.environ,
+                stdio=stdio,
+                start=False,
+                path=socket,
+            )
+        assert run is not None
+        with run.connection:
+            replies = run.pending + b"".join(iter(lambda: run.connection.recv(4096), b""))
+        assert run.pid == spare, "the run was forked on its request, not ahead of it"
+        assert json.loads(replies.splitlines()[-1]) == {"exit": 2}, "len(argv) as exit code"
+        next_spare = _spare(server.pid, other_than=spare)
+        stop = forkserver.connect(socket)
+        assert stop is not None
+        with stop:
+            stop.sendall(b'{"stop": true}\n')
+            stop.recv(1)
+        assert server.wait(timeout=60) == 0
+        assert wait_group_gone(server.pid, timeout=30) == [], f"spare {next_spare} stayed"
+    finally:
+        server.kill()
