@@ -217,11 +217,14 @@ def warm_up() -> Callable[[], object]:
     """What a warm interpreter (`workbench.processes.forkserver`) prepares before it forks runs:
     litellm, exercised once, and the modules every headless run imports; what it returns, the
     server does once no run waits (the ACP SDK: a second the first `-p` need not wait for)."""
+    from workbench.agent.models.litellm_client import rehearse
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
     from workbench.agent.models.price_map import listed_info
+    from workbench.processes.warm_server import prepare_spares
     from workbench.sandbox.detect import bwrap_problem
 
     warm_up_litellm()
+    prepare_spares(rehearse)  # each child forked ahead of its run calls the stub once too
     listed_info("warm-up")  # the price map parsed once, not by every session that opens
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")

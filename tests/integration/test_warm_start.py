@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import spare_warm_up
 from support.openai_server import OpenAIServer, Reply, Status
 from support.processes import running_children, wait_group_gone
 from support.workbench_process import run_workbench, workbench_command
@@ -273,18 +274,22 @@ def _spare(server: int, other_than: int = 0) -> int:
     raise AssertionError("the warm server forked no spare child")
 
 
-def test_the_next_run_is_forked_before_its_request_and_leaves_with_the_server(tmp_path):
+def test_the_next_run_is_forked_and_prepared_before_its_request_and_leaves_with_the_server(
+    tmp_path,
+):
     socket = tmp_path / "warm.sock"
-    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket), "gc:collect"]
-    server = subprocess.Popen(command, cwd=tmp_path, start_new_session=True)
+    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket), spare_warm_up.WARM_UP]
+    tests = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ["PYTHONPATH"]])}
+    server = subprocess.Popen(command, cwd=tmp_path, env=env, start_new_session=True)
     try:
         spare = _spare(server.pid)
         with open(os.devnull, "rb+") as null:
             stdio = (null.fileno(),) * 3
             run = forkserver.spawn(
-                "builtins:len",
-                ["a", "b"],
-                "gc:collect",
+                spare_warm_up.ENTRY,
+                [],
+                spare_warm_up.WARM_UP,
                 cwd=tmp_path,
                 env=os.environ,
                 stdio=stdio,
@@ -295,7 +300,7 @@ def test_the_next_run_is_forked_before_its_request_and_leaves_with_the_server(tm
         with run.connection:
             replies = run.pending + b"".join(iter(lambda: run.connection.recv(4096), b""))
         assert run.pid == spare, "the run was forked on its request, not ahead of it"
-        assert json.loads(replies.splitlines()[-1]) == {"exit": 2}, "len(argv) as exit code"
+        assert json.loads(replies.splitlines()[-1]) == {"exit": 0}, "the spare was not prepared"
         next_spare = _spare(server.pid, other_than=spare)
         stop = forkserver.connect(socket)
         assert stop is not None

@@ -24,6 +24,7 @@ import sys
 import sysconfig
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -90,8 +91,15 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
 
 
 SPARE_AFTER_S = 0.3
-"""How long the server waits without a request before forking the next spare: a run that has
-just started gets the machine's cores to itself for its start-up."""
+"""How long the server waits without a request before forking the next spare (and then until
+no run is left): a run gets the machine's cores to itself, the spare's preparations too."""
+_spare_preparations: list[Callable[[], object]] = []
+
+
+def prepare_spares(preparation: Callable[[], object]) -> None:
+    """Have each spare run `preparation` once forked, before it waits for its request: for what
+    a run's first steps would pay in every child (a warm-up function registers it)."""
+    _spare_preparations.append(preparation)
 
 
 class _Spare:
@@ -105,6 +113,11 @@ class _Spare:
         if self.pid == 0:
             self.hand.close()
             _leave_the_server(listener, reaper)
+            for preparation in _spare_preparations:
+                try:
+                    preparation()
+                except Exception:  # only a head start: the run does it again if it must
+                    traceback.print_exc()
             _wait_for_request(their_hand)
         their_hand.close()
 
@@ -289,6 +302,9 @@ def _serve(
                 _freeze()
                 continue
             if later is None and spare is None and not select.select([listener], [], [], wait)[0]:
+                if reaper.clients:  # a run is still going: not beside it
+                    wait = 0.05
+                    continue
                 spare = _Spare(listener, reaper)  # forked with all the server has imported
                 continue
             try:
@@ -329,5 +345,7 @@ def _serve(
         listener.close()
 
 
-if __name__ == "__main__":
-    serve(Path(sys.argv[1]), sys.argv[2], idle_seconds())
+if __name__ == "__main__":  # served by the module under its own name, whose state a warm-up
+    from workbench.processes import warm_server  # reaches (`prepare_spares`), not `__main__`'s
+
+    warm_server.serve(Path(sys.argv[1]), sys.argv[2], warm_server.idle_seconds())
