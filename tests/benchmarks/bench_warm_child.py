@@ -8,10 +8,10 @@ with its own empty home; then the checkouts take turns, `--runs` times each, run
 `workbench -p --no-session` with the model `openai/bench` against the local SSE server
 (tests/support/openai_server.py). The child's CPU (user+sys) is read as the growth of the warm
 server's reaped-children time (`/proc/PID/stat`), so it does not depend on how busy the machine
-is as wall time does; a child forked ahead (a spare) counts what it did before its request too. Prints the medians per checkout, in milliseconds. `--turn`: the
-read-then-answer turn of `bench_vs_pi.py` in a stored session (a project with a file to read),
-and also the time from the end of the reply asking for the read to the request bringing its
-result, at the server.
+is as wall time does; a child forked ahead (a spare) counts what it did before its request too.
+Prints the medians per checkout, in milliseconds. `--turn`: the read-then-answer turn of
+`bench_vs_pi.py` in a stored session (a project with a file to read), and also the time from
+the end of the reply asking for the read to the request bringing its result, at the server.
 """
 
 from __future__ import annotations
