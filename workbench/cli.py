@@ -13,11 +13,13 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
 
 from workbench import __version__
 
+TYPE_CHECKING = False  # `typing`'s own, without importing it: a warm run's client needs none
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     from workbench.agent.subagents.settings import Confirm
     from workbench.runtime import Workbench, WorkbenchOptions
 
@@ -215,42 +217,24 @@ def warm_up() -> Callable[[], object]:
     """What a warm interpreter (`workbench.processes.forkserver`) prepares before it forks runs:
     litellm, exercised once, and the modules every headless run imports; what it returns, the
     server does once no run waits (the ACP SDK: a second the first `-p` need not wait for)."""
+    from workbench.agent.models.litellm_client import rehearse
     from workbench.agent.models.litellm_client import warm_up as warm_up_litellm
     from workbench.agent.models.price_map import listed_info
+    from workbench.processes.warm_server import prepare_spares
     from workbench.sandbox.detect import bwrap_problem
 
     warm_up_litellm()
+    prepare_spares(rehearse)  # each child forked ahead of its run calls the stub once too
     listed_info("warm-up")  # the price map parsed once, not by every session that opens
     importlib.import_module("workbench.modes.json_mode")
     importlib.import_module("workbench.modes.print_mode")
     importlib.import_module("workbench.modes.rpc")
+    importlib.import_module("workbench.modes.headless_start")  # a child starts there as well
     importlib.import_module("workbench.commands._session")  # every run's options (`_options`)
     importlib.import_module("workbench.visible")  # every run's guard of the terminal
     _main_parser().parse_args(["-p", "--model", "m", "warm up"])  # argparse's regexes compiled
     bwrap_problem()  # the box's probe (a process) answered once for every run forked from here
     return functools.partial(importlib.import_module, "workbench.modes.acp")
-
-
-def _start_litellm(argv: Sequence[str], rpc: bool) -> int | None:
-    """litellm takes seconds to import. Run in a warm interpreter that has it loaded already
-    (see workbench.processes.forkserver); when none can be reached, start importing it in the
-    background while this process sets up, and return None to carry on here. A `-p` or JSON run
-    does not wait for a new warm interpreter (its import, then this run's session, one after the
-    other, took longer than both side by side here): it starts one for the runs to come. An RPC
-    client, there for many prompts, waits for a new one."""
-    from workbench.processes import forkserver
-
-    warm = forkserver.enabled(os.environ) and not (rpc and sys.stdin.isatty())
-    if warm:
-        code = forkserver.run_warm(forkserver.CLI_ENTRY, argv, forkserver.WARM_UP, start=rpc)
-        if code is not None:
-            return code
-    from workbench.agent.models.litellm_client import preload
-
-    preload()
-    if warm:
-        forkserver.start_soon(forkserver.WARM_UP, os.environ)
-    return None
 
 
 def _options(
@@ -317,12 +301,7 @@ def _run_agent(
     """Open the app, or a session for the headless modes and run the chosen one."""
     if _interactive(args):
         return _run_app(args)
-    from pathlib import Path
-
-    from workbench.agent.models.choice import model_name, uses_litellm
-    from workbench.config import find_project_root
     from workbench.errors import UsageError
-    from workbench.trust import granted, project_settings
 
     if not args.print_mode and args.mode == "text":
         if args.prompt:
@@ -335,13 +314,9 @@ def _run_agent(
         raise UsageError("--mode rpc reads its prompts from stdin", 'send {"type": "prompt", ...}')
     if args.mode == "acp":
         return _run_acp(args, argv)
-    from workbench.visible import guard_terminal_output
+    from workbench.modes.headless_start import start
 
-    guard_terminal_output()
-    cwd = Path.cwd()
-    settings = project_settings(find_project_root(cwd), granted(args.trust, cwd))
-    name = model_name(args.model, settings, os.environ)
-    if uses_litellm(name) and (code := _start_litellm(argv, args.mode == "rpc")) is not None:
+    if (code := start(argv, args.mode == "rpc", args.model, args.trust)) is not None:
         return code
     import asyncio
 
@@ -418,11 +393,10 @@ def _guarded(run: Callable[[], int]) -> int:
 
 
 def _exit_without_teardown(code: int) -> NoReturn:
-    """End the process now: tearing down litellm's ~3,000 modules takes about a second, and
-    everything of ours is already closed and flushed."""
-    import logging
-
-    logging.shutdown()
+    """End the process now: tearing down litellm's ~3,000 modules takes about a second (a warm
+    run's client's few, 6 ms of its 45), and everything of ours is already closed and flushed."""
+    if (logging := sys.modules.get("logging")) is not None:
+        logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     os._exit(code)
@@ -444,6 +418,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _main_parser()
     parsed = parser.parse_args(args)
     code = _guarded(lambda: _run_agent(parser, parsed, args))
-    if argv is None and "litellm" in sys.modules:
-        _exit_without_teardown(code)
+    if argv is None and ("litellm" in sys.modules or "workbench.runtime" not in sys.modules):
+        _exit_without_teardown(code)  # either a run, or nothing of ours ran here (a warm client)
     return code

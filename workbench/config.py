@@ -12,12 +12,13 @@ user's file alone. Keys are read with dotted paths (`settings.get("enforcer.mode
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
+from workbench.paths import agent_dir as agent_dir  # kept here too: where settings code looks
 
 PROJECT_DIR_NAME = ".pi"
 SETTINGS_FILE = "settings.json"
@@ -61,17 +62,6 @@ SETTINGS_OVERRIDE = "WORKBENCH_SETTINGS"
 the run it starts); its `skill_filters` (`!glob` ...) are added to the files' skill entries."""
 MAX_PATH = 4096
 """Linux's limit on a path; a longer settings entry is an error, not a traceback."""
-
-
-def agent_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The user's workbench/pi directory (`~/.pi/agent`, or `$PI_CODING_AGENT_DIR`), as this
-    process sees it or as a process started with `env` will."""
-    env = os.environ if env is None else env
-    override = env.get("PI_CODING_AGENT_DIR")
-    if override:
-        return Path(override).expanduser()
-    home = env.get("HOME")
-    return (Path(home) if home else Path.home()) / ".pi" / "agent"
 
 
 def find_project_root(start: Path) -> Path:

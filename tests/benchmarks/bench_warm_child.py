@@ -8,10 +8,10 @@ with its own empty home; then the checkouts take turns, `--runs` times each, run
 `workbench -p --no-session` with the model `openai/bench` against the local SSE server
 (tests/support/openai_server.py). The child's CPU (user+sys) is read as the growth of the warm
 server's reaped-children time (`/proc/PID/stat`), so it does not depend on how busy the machine
-is as wall time does. Prints the medians per checkout, in milliseconds. `--turn`: the
-read-then-answer turn of `bench_vs_pi.py` in a stored session (a project with a file to read),
-and also the time from the end of the reply asking for the read to the request bringing its
-result, at the server.
+is as wall time does; a child forked ahead (a spare) counts what it did before its request too.
+Prints the medians per checkout, in milliseconds. `--turn`: the read-then-answer turn of
+`bench_vs_pi.py` in a stored session (a project with a file to read), and also the time from
+the end of the reply asking for the read to the request bringing its result, at the server.
 """
 
 from __future__ import annotations
@@ -35,17 +35,23 @@ STOP = "from workbench.processes import forkserver as f; import os; f.stop(f.WAR
 
 
 def _server_pid(home: str) -> int:
-    """The warm server whose environment has `home` as HOME."""
+    """The warm server whose environment has `home` as HOME (not the spare child it forked
+    ahead, which looks the same)."""
+    found: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             words = stat.read_bytes().split(b"\0")
             env = stat.with_name("environ").read_bytes().split(b"\0")
+            parent = int(stat.with_name("stat").read_text().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
         warm = any(w.endswith((b"warm_server", b"forkserver")) for w in words)
         if warm and f"HOME={home}".encode() in env:
-            return int(stat.parent.name)
-    raise RuntimeError(f"no warm server for {home}")
+            found[int(stat.parent.name)] = parent
+    servers = [pid for pid, parent in found.items() if parent not in found]
+    if len(servers) != 1:
+        raise RuntimeError(f"no single warm server for {home}: {servers}")
+    return servers[0]
 
 
 def _children_cpu(pid: int) -> float:
@@ -100,7 +106,7 @@ def main() -> None:
                     first = time.perf_counter() - started
                     child.wait()
                     whole = time.perf_counter() - started
-                    time.sleep(0.3)  # the server reaps the child
+                    time.sleep(1.0)  # the server reaps the child and readies its spare
                     spent = _children_cpu(pids[tree]) - cpu
                     loop = 0.0
                     if args.turn:

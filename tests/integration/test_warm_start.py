@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support import spare_warm_up
 from support.openai_server import OpenAIServer, Reply, Status
-from support.processes import wait_group_gone
+from support.processes import running_children, wait_group_gone
 from support.workbench_process import run_workbench, workbench_command
 
 from workbench.config import agent_dir
@@ -53,6 +54,20 @@ def model_args(server: OpenAIServer) -> list[str]:
     return ["--model", "openai/warm", "--api-base", server.url, "--api-key", "k"]
 
 
+WITH_ATEXIT = (
+    "import atexit, runpy, sys; atexit.register(print, 'torn down', file=sys.stderr); "
+    "sys.argv[0] = 'workbench'; runpy.run_module('workbench', run_name='__main__')"
+)
+"""`workbench ARGS` with an exit handler, which the interpreter's teardown would run."""
+
+
+def program_imports(importtime: str) -> set[str]:
+    """The modules `-X importtime` shows imported after Python's own start-up (`site`, with the
+    tests' `sitecustomize`): what the program itself imported."""
+    names = [line.rsplit("|", 1)[1] for line in importtime.splitlines() if "|" in line]
+    return {name.strip() for name in names[names.index(" site") + 1 :]}
+
+
 def marker_call() -> Reply:
     command = "echo child=${WORKBENCH_WARM_CHILD:-none}"
     return Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}])
@@ -68,13 +83,25 @@ def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(
     monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # what the client process imports
     second = run_workbench("-p", *model_args(server), cwd=project, stdin="two from stdin")
     assert (second.returncode, second.stdout) == (0, "second\n")
-    imported = {
-        line.rsplit("|", 1)[1].strip() for line in second.stderr.splitlines() if "|" in line
-    }
+    imported = program_imports(second.stderr)
     assert "workbench.cli" in imported, "the measurement itself worked"
     assert "workbench.runtime" not in imported, "a warm run's client imported the runtime"
     dear = {"hashlib", "tempfile", "subprocess", "shutil"} & imported  # ~25 ms, not needed
     assert not dear, f"a warm run's client imported {sorted(dear)}"
+    # the child reads the settings and picks the model: the client only finds the socket
+    settings = {"workbench.config", "workbench.trust", "workbench.agent", "dataclasses"}
+    assert not settings & imported, f"a warm run's client imported {sorted(settings & imported)}"
+    assert "typing" not in imported, "a warm run's client imported typing (~5 ms)"
+    server.add(Reply(text="third"))
+    third = subprocess.run(
+        [sys.executable, "-c", WITH_ATEXIT, "-p", *model_args(server), "three"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (third.returncode, third.stdout) == (0, "third\n")
+    assert "torn down" not in third.stderr, "the client ran the interpreter's teardown (~6 ms)"
     tool_outputs = [r["messages"][-1]["content"] for r in server.requests[1::2]]
     assert tool_outputs == [
         "child=none\n\nExit code: 0",
@@ -233,3 +260,54 @@ def test_the_warm_server_leaves_after_the_idle_time_the_user_set(tmp_path):
         server.kill()
     assert (server.returncode, err) == (0, "")
     assert seen and not socket.exists()
+
+
+def _spare(server: int, other_than: int = 0) -> int:
+    """The child a warm server forked ahead of its next request (waited for)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        spares = [pid for pid in running_children(server) if pid != other_than]
+        if spares:
+            assert len(spares) == 1, f"more than one spare: {spares}"
+            return spares[0]
+        time.sleep(0.02)
+    raise AssertionError("the warm server forked no spare child")
+
+
+def test_the_next_run_is_forked_and_prepared_before_its_request_and_leaves_with_the_server(
+    tmp_path,
+):
+    socket = tmp_path / "warm.sock"
+    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket), spare_warm_up.WARM_UP]
+    tests = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ["PYTHONPATH"]])}
+    server = subprocess.Popen(command, cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        spare = _spare(server.pid)
+        with open(os.devnull, "rb+") as null:
+            stdio = (null.fileno(),) * 3
+            run = forkserver.spawn(
+                spare_warm_up.ENTRY,
+                [],
+                spare_warm_up.WARM_UP,
+                cwd=tmp_path,
+                env=os.environ,
+                stdio=stdio,
+                start=False,
+                path=socket,
+            )
+        assert run is not None
+        with run.connection:
+            replies = run.pending + b"".join(iter(lambda: run.connection.recv(4096), b""))
+        assert run.pid == spare, "the run was forked on its request, not ahead of it"
+        assert json.loads(replies.splitlines()[-1]) == {"exit": 0}, "the spare was not prepared"
+        next_spare = _spare(server.pid, other_than=spare)
+        stop = forkserver.connect(socket)
+        assert stop is not None
+        with stop:
+            stop.sendall(b'{"stop": true}\n')
+            stop.recv(1)
+        assert server.wait(timeout=60) == 0
+        assert wait_group_gone(server.pid, timeout=30) == [], f"spare {next_spare} stayed"
+    finally:
+        server.kill()

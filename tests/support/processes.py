@@ -20,6 +20,19 @@ def running_in_group(pgid: int) -> list[int]:
     return found
 
 
+def running_children(pid: int) -> list[int]:
+    """Pids whose parent is `pid` that are not zombies (read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
 def wait_group_gone(pgid: int, timeout: float = 3.0) -> list[int]:
     """Wait until nothing of the group runs; the pids still running at the deadline."""
     deadline = time.monotonic() + timeout

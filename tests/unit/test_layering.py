@@ -18,6 +18,7 @@ LAYERS: dict[str, float] = {
     "__init__": 0,
     "errors": 0,
     "config": 0,
+    "paths": 0,
     "trust": 0,
     "redaction": 0,
     "logfile": 0,

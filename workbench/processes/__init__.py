@@ -4,5 +4,5 @@ there (`forkserver`, its client, and `warm_server`), the one runner that starts 
 left running (`strays`).
 
 Sub-agents start their children here; so will sweeps, evals and the sandbox's wrapping.
-May import `config` and `errors` only.
+May import `config`, `paths` and `errors` only.
 """

@@ -34,14 +34,14 @@ import sys
 import time
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from workbench.config import agent_dir
+from workbench.paths import agent_dir
 
+TYPE_CHECKING = False  # `typing`'s own, without importing it: a warm run's client needs none
 if TYPE_CHECKING:
     import subprocess
+    from typing import Any
 
 IDLE_SECONDS = 600.0
 """How long a server waits for a request before it exits, unless `warm_start.idle_seconds` in
@@ -174,14 +174,14 @@ def _start_server(path: Path, warm_up: str) -> socket.socket | None:
     return connect(path)  # another server won the lock and serves
 
 
-def start_soon(warm_up: str, env: Mapping[str, str]) -> None:
+def start_soon(warm_up: str, env: Mapping[str, str], path: Path | None = None) -> None:
     """Start the server for `warm_up` in the background unless one runs or is warming up, and
     return at once: for commands that will soon need it (the app, `fork`, `status`, an editor's
-    first ACP session)."""
+    first ACP session). `path`: its socket, when the caller has it already (see `spawn`)."""
     if not enabled(env):
         return
     try:
-        path = socket_path(warm_up, env)
+        path = path or socket_path(warm_up, env)
         with open(path.with_suffix(".lock"), "w") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -221,14 +221,15 @@ def _lines(connection: socket.socket, buffer: bytes = b"") -> Any:
         buffer += chunk
 
 
-@dataclass
 class WarmChild:
     """A forked run: its pid, the connection that reports its exit code, and what already arrived
-    after the pid line (the exit line of a quick child may come in the same read)."""
+    after the pid line (the exit line of a quick child may come in the same read). A plain class,
+    not a dataclass: `dataclasses` (and its `inspect`) would be most of a warm client's imports."""
 
-    pid: int
-    connection: socket.socket
-    pending: bytes = b""
+    def __init__(self, pid: int, connection: socket.socket, pending: bytes = b"") -> None:
+        self.pid = pid
+        self.connection = connection
+        self.pending = pending
 
 
 def spawn(
@@ -241,14 +242,16 @@ def spawn(
     stdio: Sequence[int],
     own_group: bool = False,
     start: bool = True,
+    path: Path | None = None,
 ) -> WarmChild | None:
     """Fork `entry(argv)` in the warm server for `warm_up` (started if none runs and `start`)
     with `stdio` as its fds 0-2; None when no server could be reached. `own_group`: the child
     leads a new process group (pgid = pid) before it reports its pid, so the caller can signal
-    everything it starts. Blocking (a new server takes seconds to warm up): async callers run it
-    in a thread."""
+    everything it starts. `path`: the server's socket, when the caller has it already (finding
+    it scans our code: a few milliseconds). Blocking (a new server takes seconds to warm up):
+    async callers run it in a thread."""
     try:
-        path = socket_path(warm_up, env)
+        path = path or socket_path(warm_up, env)
         connection = connect(path) or (_start_server(path, warm_up) if start else None)
     except OSError:
         return None
@@ -276,12 +279,22 @@ def spawn(
         return None
 
 
-def run_warm(entry: str, argv: Sequence[str], warm_up: str, start: bool = True) -> int | None:
+def run_warm(
+    entry: str, argv: Sequence[str], warm_up: str, start: bool = True, path: Path | None = None
+) -> int | None:
     """Run `entry(argv)` in a warm child with this process's stdio, cwd and environment; its exit
     code, or None when no warm server could be reached (the caller then runs in-process).
-    `start=False`: only a server already running will do (none is started and waited for)."""
+    `start=False`: only a server already running will do (none is started and waited for).
+    `path`: as for `spawn`."""
     child = spawn(
-        entry, argv, warm_up, cwd=Path.cwd(), env=os.environ, stdio=(0, 1, 2), start=start
+        entry,
+        argv,
+        warm_up,
+        cwd=Path.cwd(),
+        env=os.environ,
+        stdio=(0, 1, 2),
+        start=start,
+        path=path,
     )
     if child is None:
         return None

@@ -1,6 +1,10 @@
 """The warm interpreter's server side (see `forkserver` for the client and the whole picture):
 warm up once, then fork one child per request; each child takes over its client's stdio, folder
 and environment and runs the request's entry point.
+
+The next child is forked ahead, once the server is idle (`_Spare`): forking a process that holds
+litellm costs 10-15 ms here (its page tables), and the child's first steps a few more, none of it
+on a run's way any more. A request that finds no spare ready is forked at once, as before.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import sys
 import sysconfig
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -83,6 +88,78 @@ def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -
         with contextlib.suppress(OSError):
             connection.sendall(json.dumps({"exit": code}).encode() + b"\n")
         os._exit(code)
+
+
+SPARE_AFTER_S = 0.3
+"""How long the server waits without a request before forking the next spare (and then until
+no run is left): a run gets the machine's cores to itself, the spare's preparations too."""
+_spare_preparations: list[Callable[[], object]] = []
+
+
+def prepare_spares(preparation: Callable[[], object]) -> None:
+    """Have each spare run `preparation` once forked, before it waits for its request: for what
+    a run's first steps would pay in every child (a warm-up function registers it)."""
+    _spare_preparations.append(preparation)
+
+
+class _Spare:
+    """A child forked ahead of its request: it waits on its end of a socket pair for the
+    client's connection, the client's stdio and the request, then runs like any child. It leaves
+    when the server closes the pair (the server exits), and never holds another run's files."""
+
+    def __init__(self, listener: socket.socket, reaper: _Reaper) -> None:
+        self.hand, their_hand = socket.socketpair()
+        self.pid = os.fork()
+        if self.pid == 0:
+            self.hand.close()
+            _leave_the_server(listener, reaper)
+            for preparation in _spare_preparations:
+                try:
+                    preparation()
+                except Exception:  # only a head start: the run does it again if it must
+                    traceback.print_exc()
+            _wait_for_request(their_hand)
+        their_hand.close()
+
+    def take(self, connection: socket.socket, request: dict[str, Any], fds: list[int]) -> bool:
+        """Hand the request over; False when the spare is gone (the server forks one itself)."""
+        try:
+            data = json.dumps(request).encode() + b"\n"
+            socket.send_fds(self.hand, [data], [connection.fileno(), *fds])
+        except OSError:
+            return False
+        finally:
+            self.hand.close()
+        return True
+
+    def leave(self) -> None:
+        self.hand.close()  # the spare reads the end of the pair and exits
+
+
+def _leave_the_server(listener: socket.socket, reaper: _Reaper) -> None:
+    """In a new child: let go of what is the server's (its listening socket) and other runs'
+    (their connections, which the reaper keeps)."""
+    listener.close()
+    for other in list(reaper.clients.values()):
+        other.close()
+
+
+def _wait_for_request(hand: socket.socket) -> None:
+    """A spare's life: wait for the server to hand a request over, then become its run."""
+    try:
+        data, fds, _, _ = socket.recv_fds(hand, 1 << 16, 4)
+        while data and not data.endswith(b"\n"):
+            more = hand.recv(1 << 16)
+            if not more:
+                break
+            data += more
+        request = json.loads(data) if data.endswith(b"\n") and len(fds) == 4 else None
+    except (OSError, ValueError):
+        request = None
+    if request is None:  # the server left (or broke off): nothing to run
+        os._exit(0)
+    hand.close()
+    _child(socket.socket(fileno=fds[0]), request, fds[1:])
 
 
 def _receive(connection: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
@@ -215,12 +292,20 @@ def _serve(
     reaper = _Reaper()
     ours = path.stat().st_ino
     listener.settimeout(idle_seconds)
+    spare: _Spare | None = None
+    wait = 0.0  # before the next spare: none right after warming up, SPARE_AFTER_S after a run
     try:
         while True:
             if later is not None and not select.select([listener], [], [], 0.05)[0]:
                 later()  # in this thread, between requests: never under a child's fork
                 later = None
                 _freeze()
+                continue
+            if later is None and spare is None and not select.select([listener], [], [], wait)[0]:
+                if reaper.clients:  # a run is still going: not beside it
+                    wait = 0.05
+                    continue
+                spare = _Spare(listener, reaper)  # forked with all the server has imported
                 continue
             try:
                 connection, _ = listener.accept()
@@ -237,16 +322,20 @@ def _serve(
                     continue
                 if request.get("stop"):
                     return
-                pid = os.fork()
-                if pid == 0:
-                    listener.close()
-                    for other in list(reaper.clients.values()):
-                        other.close()  # other runs' connections are theirs alone
-                    _child(connection, request, fds)
+                if spare is not None and spare.take(connection, request, fds):
+                    pid = spare.pid
+                else:
+                    pid = os.fork()
+                    if pid == 0:
+                        _leave_the_server(listener, reaper)
+                        _child(connection, request, fds)
+                spare, wait = None, SPARE_AFTER_S
                 reaper.watch(pid, connection)
                 for fd in fds:
                     os.close(fd)
     finally:
+        if spare is not None:
+            spare.leave()
         with contextlib.suppress(FileNotFoundError):
             if path.stat().st_ino == ours:
                 path.unlink()
@@ -256,5 +345,7 @@ def _serve(
         listener.close()
 
 
-if __name__ == "__main__":
-    serve(Path(sys.argv[1]), sys.argv[2], idle_seconds())
+if __name__ == "__main__":  # served by the module under its own name, whose state a warm-up
+    from workbench.processes import warm_server  # reaches (`prepare_spares`), not `__main__`'s
+
+    warm_server.serve(Path(sys.argv[1]), sys.argv[2], warm_server.idle_seconds())
