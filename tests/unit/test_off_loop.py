@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from workbench.agent.models.off_loop import relayed
+from workbench.agent.models.off_loop import relayed, stream_here
 
 
 async def test_a_long_step_of_the_producer_does_not_hold_the_callers_loop() -> None:
@@ -88,4 +88,28 @@ async def test_a_caller_that_stops_early_closes_the_producer() -> None:
         if item == 3:
             break
     await stream.aclose()
+    assert closed.is_set()
+
+
+async def test_a_run_with_the_loop_to_itself_reads_on_it_and_still_closes_early() -> None:
+    """`stream_here` (a `-p` or JSON run): items are made on the caller's own thread, no hand-over
+    to the background loop, and a caller that stops early still closes the producer."""
+    threads: list[threading.Thread] = []
+    closed = threading.Event()
+
+    async def produce() -> AsyncIterator[int]:
+        try:
+            for i in range(10):
+                threads.append(threading.current_thread())
+                yield i
+        finally:
+            closed.set()
+
+    stream_here()
+    stream = relayed(produce)
+    async for item in stream:
+        if item == 2:
+            break
+    await stream.aclose()
+    assert threads == [threading.current_thread()] * 3
     assert closed.is_set()

@@ -13,6 +13,11 @@ the whole process (a forked child starts its own). Items, the end and any except
 caller in order; when the caller stops early or is cancelled, the producer is cancelled on its
 loop and waited for, so its `finally` blocks (closing the HTTP response) have run before the
 caller goes on.
+
+A run that has its event loop to itself (`-p`, JSON mode: no keys, no redraws, no editor to
+answer) reads its streams on that loop instead (`stream_here`): each hand-over between the
+threads is a wake-up, which on a busy machine waits for a core, several times between a tool's
+result and the next request.
 """
 
 from __future__ import annotations
@@ -22,8 +27,11 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextvars import ContextVar
 from typing import TypeVar
+
+from workbench.agent.models.dispatch import DispatchExecutor
 
 T = TypeVar("T")
 
@@ -41,6 +49,7 @@ _END, _CLOSED = _Signal(), _Signal()
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_pid = 0
+_here: ContextVar[bool] = ContextVar("workbench_stream_here", default=False)
 
 
 def background_loop() -> asyncio.AbstractEventLoop:
@@ -49,14 +58,40 @@ def background_loop() -> asyncio.AbstractEventLoop:
     with _lock:
         if _loop is None or _loop_pid != os.getpid():
             _loop, _loop_pid = asyncio.new_event_loop(), os.getpid()
+            _loop.set_default_executor(DispatchExecutor(thread_name_prefix="workbench-stream"))
             threading.Thread(
                 target=_loop.run_forever, name="workbench-stream-loop", daemon=True
             ).start()
         return _loop
 
 
-async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
-    """The items of `produce()`, iterated on the background loop, in order."""
+def stream_here() -> None:
+    """From now on in this task (and the tasks it starts), streams are read on the running loop,
+    which calls into litellm as the background loop does (`dispatch`): for a run that has the
+    loop to itself."""
+    _here.set(True)
+    asyncio.get_running_loop().set_default_executor(DispatchExecutor(thread_name_prefix="asyncio"))
+
+
+def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
+    """The items of `produce()`, iterated on the background loop, in order (on the running
+    loop after `stream_here`)."""
+    return _here_items(produce) if _here.get() else _relayed(produce)
+
+
+async def _here_items(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
+    """The items of `produce()` on this loop; closed when the caller stops early too."""
+    items = produce()
+    try:
+        async for item in items:
+            yield item
+    finally:
+        close = getattr(items, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
     here = asyncio.get_running_loop()
     inbox: asyncio.Queue[T | Exception | _Signal] = asyncio.Queue()
     waiting: list[T | Exception | _Signal] = []
