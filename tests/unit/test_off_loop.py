@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from workbench.agent.models.off_loop import relayed, stream_here
+from workbench.agent import own_loop
+from workbench.agent.models.off_loop import relayed
 
 
 async def test_a_long_step_of_the_producer_does_not_hold_the_callers_loop() -> None:
@@ -92,8 +93,8 @@ async def test_a_caller_that_stops_early_closes_the_producer() -> None:
 
 
 async def test_a_run_with_the_loop_to_itself_reads_on_it_and_still_closes_early() -> None:
-    """`stream_here` (a `-p` or JSON run): items are made on the caller's own thread, no hand-over
-    to the background loop, and a caller that stops early still closes the producer."""
+    """A run that owns its loop (`-p`, JSON): items are made on the caller's own thread, no
+    hand-over to the background loop, and a caller that stops early still closes the producer."""
     threads: list[threading.Thread] = []
     closed = threading.Event()
 
@@ -105,7 +106,7 @@ async def test_a_run_with_the_loop_to_itself_reads_on_it_and_still_closes_early(
         finally:
             closed.set()
 
-    stream_here()
+    own_loop.claim()
     stream = relayed(produce)
     async for item in stream:
         if item == 2:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from workbench.agent.models.off_loop import stream_here
+from workbench.agent import own_loop
 from workbench.enforcer.events import SkillLoadEvent
 from workbench.runtime import Workbench, WorkbenchOptions
 
@@ -66,8 +66,8 @@ async def run_prompt(
 ) -> int | None:
     """Open the session, let `listen` subscribe, run `prompt` to its end and close the session.
     Returns the exit code of a signal (or closed output) that aborted the run, or None. The run
-    has its loop to itself: the model's stream is read on it (`off_loop.stream_here`)."""
-    stream_here()
+    has its loop to itself (`own_loop`): the model's stream is read, the session written, on it."""
+    own_loop.claim()
     workbench = await Workbench.open(options)
     interrupts = Interrupts(workbench)
     listen(workbench, interrupts)

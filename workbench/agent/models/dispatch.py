@@ -10,7 +10,7 @@ A loop whose default executor is a `DispatchExecutor` runs that job on the spot:
 marks a call, and the first job the call hands to the executor runs at once on the calling
 thread; every other job (the call's name look-ups, anyone's `asyncio.to_thread`) goes to a
 worker thread as before. The loops that make model calls use one: the background loop that
-streams for the app (`off_loop`), and a headless run's own loop (`off_loop.stream_here`).
+streams for the app (`off_loop`), and a headless run's own loop (`own_loop.claim`).
 """
 
 from __future__ import annotations

@@ -14,10 +14,9 @@ caller in order; when the caller stops early or is cancelled, the producer is ca
 loop and waited for, so its `finally` blocks (closing the HTTP response) have run before the
 caller goes on.
 
-A run that has its event loop to itself (`-p`, JSON mode: no keys, no redraws, no editor to
-answer) reads its streams on that loop instead (`stream_here`): each hand-over between the
-threads is a wake-up, which on a busy machine waits for a core, several times between a tool's
-result and the next request.
+A run that has its event loop to itself (`-p`, JSON mode: `own_loop`) reads its streams on that
+loop instead: each hand-over between the threads is a wake-up, which on a busy machine waits for
+a core.
 """
 
 from __future__ import annotations
@@ -28,9 +27,9 @@ import os
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from contextvars import ContextVar
 from typing import TypeVar
 
+from workbench.agent import own_loop
 from workbench.agent.models.dispatch import DispatchExecutor
 
 T = TypeVar("T")
@@ -49,7 +48,6 @@ _END, _CLOSED = _Signal(), _Signal()
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_pid = 0
-_here: ContextVar[bool] = ContextVar("workbench_stream_here", default=False)
 
 
 def background_loop() -> asyncio.AbstractEventLoop:
@@ -65,18 +63,10 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def stream_here() -> None:
-    """From now on in this task (and the tasks it starts), streams are read on the running loop,
-    which calls into litellm as the background loop does (`dispatch`): for a run that has the
-    loop to itself."""
-    _here.set(True)
-    asyncio.get_running_loop().set_default_executor(DispatchExecutor(thread_name_prefix="asyncio"))
-
-
 def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
     """The items of `produce()`, iterated on the background loop, in order (on the running
-    loop after `stream_here`)."""
-    return _here_items(produce) if _here.get() else _relayed(produce)
+    loop when the run owns it: `own_loop`)."""
+    return _here_items(produce) if own_loop.owned() else _relayed(produce)
 
 
 async def _here_items(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
