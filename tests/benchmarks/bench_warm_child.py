@@ -11,7 +11,8 @@ server's reaped-children time (`/proc/PID/stat`), so it does not depend on how b
 is as wall time does; a child forked ahead (a spare) counts what it did before its request too.
 Prints the medians per checkout, in milliseconds. `--turn`: the read-then-answer turn of
 `bench_vs_pi.py` in a stored session (a project with a file to read), and also the time from
-the end of the reply asking for the read to the request bringing its result, at the server.
+the end of the reply asking for the read to the request bringing its result, at the server
+(each run's figure is printed too).
 """
 
 from __future__ import annotations
@@ -123,6 +124,10 @@ def main() -> None:
             statistics.median(column) for column in zip(*rows[tree], strict=True)
         )
         print(f"{tree!s:<40} {first:>12.0f}ms {whole:>6.0f}ms {spent:>8.0f}ms {loop:>9.1f}ms")
+    if args.turn:
+        for tree in trees:
+            each = " ".join(f"{row[3]:.0f}" for row in rows[tree])
+            print(f"tool->next, each run, {tree}: {each}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from workbench.agent import own_loop
 from workbench.agent.models.off_loop import relayed
 
 
@@ -88,4 +89,28 @@ async def test_a_caller_that_stops_early_closes_the_producer() -> None:
         if item == 3:
             break
     await stream.aclose()
+    assert closed.is_set()
+
+
+async def test_a_run_with_the_loop_to_itself_reads_on_it_and_still_closes_early() -> None:
+    """A run that owns its loop (`-p`, JSON): items are made on the caller's own thread, no
+    hand-over to the background loop, and a caller that stops early still closes the producer."""
+    threads: list[threading.Thread] = []
+    closed = threading.Event()
+
+    async def produce() -> AsyncIterator[int]:
+        try:
+            for i in range(10):
+                threads.append(threading.current_thread())
+                yield i
+        finally:
+            closed.set()
+
+    own_loop.claim()
+    stream = relayed(produce)
+    async for item in stream:
+        if item == 2:
+            break
+    await stream.aclose()
+    assert threads == [threading.current_thread()] * 3
     assert closed.is_set()

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workbench.agent import own_loop
 from workbench.enforcer.events import SkillLoadEvent
 from workbench.runtime import Workbench, WorkbenchOptions
 
@@ -64,7 +65,9 @@ async def run_prompt(
     options: WorkbenchOptions, prompt: str, listen: Callable[[Workbench, Interrupts], object]
 ) -> int | None:
     """Open the session, let `listen` subscribe, run `prompt` to its end and close the session.
-    Returns the exit code of a signal (or closed output) that aborted the run, or None."""
+    Returns the exit code of a signal (or closed output) that aborted the run, or None. The run
+    has its loop to itself (`own_loop`): the model's stream is read, the session written, on it."""
+    own_loop.claim()
     workbench = await Workbench.open(options)
     interrupts = Interrupts(workbench)
     listen(workbench, interrupts)

@@ -46,6 +46,7 @@ from workbench.agent.models.client import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from workbench.agent.models.dispatch import first_job_here
 from workbench.agent.models.litellm_import import loaded as _litellm
 from workbench.agent.models.off_loop import relayed
 from workbench.agent.models.openai_format import to_openai
@@ -362,7 +363,8 @@ class LitellmModel:
 
     async def _deltas(self, litellm: ModuleType, request: ModelRequest) -> AsyncIterator[Delta]:
         try:
-            response = await litellm.acompletion(**self._arguments(request))
+            with first_job_here():  # litellm's dispatch, without a round trip to a thread
+                response = await litellm.acompletion(**self._arguments(request))
         except Exception as exc:
             raise self._explained(classify(exc)) from exc
         reason: StopReason | None = None

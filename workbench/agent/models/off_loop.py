@@ -13,6 +13,10 @@ the whole process (a forked child starts its own). Items, the end and any except
 caller in order; when the caller stops early or is cancelled, the producer is cancelled on its
 loop and waited for, so its `finally` blocks (closing the HTTP response) have run before the
 caller goes on.
+
+A run that has its event loop to itself (`-p`, JSON mode: `own_loop`) reads its streams on that
+loop instead: each hand-over between the threads is a wake-up, which on a busy machine waits for
+a core.
 """
 
 from __future__ import annotations
@@ -22,8 +26,11 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TypeVar
+
+from workbench.agent import own_loop
+from workbench.agent.models.dispatch import DispatchExecutor
 
 T = TypeVar("T")
 
@@ -49,14 +56,32 @@ def background_loop() -> asyncio.AbstractEventLoop:
     with _lock:
         if _loop is None or _loop_pid != os.getpid():
             _loop, _loop_pid = asyncio.new_event_loop(), os.getpid()
+            _loop.set_default_executor(DispatchExecutor(thread_name_prefix="workbench-stream"))
             threading.Thread(
                 target=_loop.run_forever, name="workbench-stream-loop", daemon=True
             ).start()
         return _loop
 
 
-async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
-    """The items of `produce()`, iterated on the background loop, in order."""
+def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
+    """The items of `produce()`, iterated on the background loop, in order (on the running
+    loop when the run owns it: `own_loop`)."""
+    return _here_items(produce) if own_loop.owned() else _relayed(produce)
+
+
+async def _here_items(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
+    """The items of `produce()` on this loop; closed when the caller stops early too."""
+    items = produce()
+    try:
+        async for item in items:
+            yield item
+    finally:
+        close = getattr(items, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
     here = asyncio.get_running_loop()
     inbox: asyncio.Queue[T | Exception | _Signal] = asyncio.Queue()
     waiting: list[T | Exception | _Signal] = []
