@@ -3,8 +3,12 @@
 A streamed reply costs Python work per chunk (litellm builds pydantic objects for each one).
 When the network delivers many chunks at once, iterating them never suspends, and on the app's
 event loop that work would hold keystrokes for a few hundred milliseconds. On the background
-loop's thread the same work only shares the interpreter lock, which changes hands every few
-milliseconds.
+loop's thread the same work only shares the interpreter lock. Shared evenly, though, it would
+make every step of the caller's loop (laying out and drawing the screen) take twice as long
+while a reply streams; so after each `BUSY_S` of work the producer waits until the caller's
+loop has run a callback posted then: a step of the caller's loop under way runs to its end
+with the lock to itself, and the producer works in the caller's idle time (the interpreter
+runs one thread at a time either way, so the reply is not read slower in all).
 
 Items are handed over in batches, one wake-up of the caller's loop for all that arrived since
 the last: a wake-up per item would have the caller's loop, in its own wake-up handling, wait for
@@ -28,9 +32,10 @@ from typing import TypeVar
 T = TypeVar("T")
 
 BUSY_S = 0.004
-PAUSE_S = 0.001
-"""After each `BUSY_S` of work the producer pauses for `PAUSE_S`, so that the caller's thread,
-when it waits for the interpreter lock, gets it at once."""
+"""The producer's work between two waits for the caller's loop (under the interpreter's switch
+interval, 5 ms: the caller's thread waits for the lock no longer than that)."""
+LONGEST_WAIT_S = 0.5
+"""A caller's loop that never answers (closed under the producer) holds it no longer than this."""
 
 
 class _Signal:
@@ -55,6 +60,11 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():  # cancelled, or given up waiting for
+        future.set_result(None)
+
+
 async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
     """The items of `produce()`, iterated on the background loop, in order."""
     here = asyncio.get_running_loop()
@@ -77,13 +87,28 @@ async def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
         with contextlib.suppress(RuntimeError):  # raised when the caller's loop is closed
             here.call_soon_threadsafe(hand_over)
 
+    async def caller_idle() -> None:
+        """Until the caller's loop has run what it had queued before now."""
+        answered = asyncio.get_running_loop().create_future()
+
+        def answer() -> None:
+            with contextlib.suppress(RuntimeError):  # the background loop is closed
+                background.call_soon_threadsafe(_resolve, answered)
+
+        try:
+            here.call_soon_threadsafe(answer)
+        except RuntimeError:  # the caller's loop is closed
+            return
+        # Not `wait_for`: in 3.11 it returns instead of raising when cancelled as the answer comes.
+        await asyncio.wait({answered}, timeout=LONGEST_WAIT_S)
+
     async def pump() -> None:
         try:
             busy_since = time.thread_time()
             async for item in produce():
                 deliver(item)
                 if time.thread_time() - busy_since > BUSY_S:
-                    await asyncio.sleep(PAUSE_S)
+                    await caller_idle()
                     busy_since = time.thread_time()
             deliver(_END)
         except Exception as exc:
