@@ -36,7 +36,7 @@ async def test_a_long_step_of_the_producer_does_not_hold_the_callers_loop() -> N
 
 async def test_the_producer_waits_while_a_step_of_the_callers_loop_runs() -> None:
     """A step of the app's loop (laying out the screen) does not share the interpreter with
-    litellm's per-chunk work: the producer stops within one `BUSY_S` of work until it ends."""
+    litellm's per-chunk work: the producer stops within two `BUSY_S` of work until it ends."""
     produced = 0
 
     async def produce() -> AsyncIterator[int]:
@@ -54,7 +54,7 @@ async def test_the_producer_waits_while_a_step_of_the_callers_loop_runs() -> Non
     time.sleep(0.3)  # one long step of the caller's loop
     during = produced - before
     await stream.aclose()
-    assert during <= 2 * BUSY_S / 0.001  # 300 without the wait, on a free core
+    assert during <= 3 * BUSY_S / 0.001  # 300 without the wait, on a free core
 
 
 async def test_items_keep_their_order_and_an_error_reaches_the_caller() -> None:
