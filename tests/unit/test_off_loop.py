@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from workbench.agent import own_loop
-from workbench.agent.models.off_loop import relayed
+from workbench.agent.models.off_loop import BUSY_S, relayed
 
 
 async def test_a_long_step_of_the_producer_does_not_hold_the_callers_loop() -> None:
@@ -33,6 +33,29 @@ async def test_a_long_step_of_the_producer_does_not_hold_the_callers_loop() -> N
     ticking.cancel()
     assert items == [1, 2]
     assert ticks >= 15  # the caller's loop ran on through the 0.3 s step (30 ticks at most)
+
+
+async def test_the_producer_waits_while_a_step_of_the_callers_loop_runs() -> None:
+    """A step of the app's loop (laying out the screen) does not share the interpreter with
+    litellm's per-chunk work: the producer stops within two `BUSY_S` of work until it ends."""
+    produced = 0
+
+    async def produce() -> AsyncIterator[int]:
+        nonlocal produced
+        for i in range(100_000):
+            spent = time.thread_time()
+            while time.thread_time() - spent < 0.001:  # a chunk's parsing: 1 ms of work
+                pass
+            produced += 1
+            yield i
+
+    stream = relayed(produce)
+    await anext(stream)
+    before = produced
+    time.sleep(0.3)  # one long step of the caller's loop
+    during = produced - before
+    await stream.aclose()
+    assert during <= 3 * BUSY_S / 0.001  # 300 without the wait, on a free core
 
 
 async def test_items_keep_their_order_and_an_error_reaches_the_caller() -> None:

@@ -3,8 +3,13 @@
 A streamed reply costs Python work per chunk (litellm builds pydantic objects for each one).
 When the network delivers many chunks at once, iterating them never suspends, and on the app's
 event loop that work would hold keystrokes for a few hundred milliseconds. On the background
-loop's thread the same work only shares the interpreter lock, which changes hands every few
-milliseconds.
+loop's thread the same work only shares the interpreter lock. Shared evenly, though, it would
+make every step of the caller's loop (laying out and drawing the screen) take twice as long
+while a reply streams; so after each `BUSY_S` of work the producer posts a callback to the
+caller's loop, and when the last one has still not run, waits for it: a step of the caller's
+loop under way runs to its end with the lock to itself (but for at most two `BUSY_S`), and the
+producer works in the caller's idle time (the interpreter runs one thread at a time either
+way, so the reply is not read slower in all).
 
 Items are handed over in batches, one wake-up of the caller's loop for all that arrived since
 the last: a wake-up per item would have the caller's loop, in its own wake-up handling, wait for
@@ -35,9 +40,10 @@ from workbench.agent.models.dispatch import DispatchExecutor
 T = TypeVar("T")
 
 BUSY_S = 0.004
-PAUSE_S = 0.001
-"""After each `BUSY_S` of work the producer pauses for `PAUSE_S`, so that the caller's thread,
-when it waits for the interpreter lock, gets it at once."""
+"""The producer's work between two waits for the caller's loop (under the interpreter's switch
+interval, 5 ms: the caller's thread waits for the lock no longer than that)."""
+LONGEST_WAIT_S = 0.5
+"""A caller's loop that never answers (closed under the producer) holds it no longer than this."""
 
 
 class _Signal:
@@ -61,6 +67,52 @@ def background_loop() -> asyncio.AbstractEventLoop:
                 target=_loop.run_forever, name="workbench-stream-loop", daemon=True
             ).start()
         return _loop
+
+
+class _Ping:
+    """A callback posted to the caller's loop; the producer waits for it only when it is still
+    not run after another `BUSY_S` of work, that is, while a step of the caller's loop runs:
+    a caller that answers at once is never waited for, and never woken for nothing."""
+
+    def __init__(self, background: asyncio.AbstractEventLoop) -> None:
+        self._background = background
+        self._guard = threading.Lock()
+        self._run = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    @classmethod
+    def post(
+        cls, caller: asyncio.AbstractEventLoop, background: asyncio.AbstractEventLoop
+    ) -> _Ping | None:
+        """A ping posted to `caller`'s loop, or None when that loop is closed."""
+        ping = cls(background)
+        try:
+            caller.call_soon_threadsafe(ping._answer)
+        except RuntimeError:
+            return None
+        return ping
+
+    def _answer(self) -> None:
+        with self._guard:
+            self._run = True
+            waiter = self._waiter
+        if waiter is not None:
+            with contextlib.suppress(RuntimeError):  # the background loop is closed
+                self._background.call_soon_threadsafe(_resolve, waiter)
+
+    async def answered(self) -> None:
+        """Until the caller's loop has run the ping (`LONGEST_WAIT_S` at most)."""
+        with self._guard:
+            if self._run:
+                return
+            self._waiter = waiter = self._background.create_future()
+        # Not `wait_for`: in 3.11 it returns instead of raising when cancelled as the answer comes.
+        await asyncio.wait({waiter}, timeout=LONGEST_WAIT_S)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():  # cancelled, or given up waiting for
+        future.set_result(None)
 
 
 def relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
@@ -105,10 +157,13 @@ async def _relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T,
     async def pump() -> None:
         try:
             busy_since = time.thread_time()
+            ping: _Ping | None = None
             async for item in produce():
                 deliver(item)
                 if time.thread_time() - busy_since > BUSY_S:
-                    await asyncio.sleep(PAUSE_S)
+                    if ping is not None:
+                        await ping.answered()
+                    ping = _Ping.post(here, background)
                     busy_since = time.thread_time()
             deliver(_END)
         except Exception as exc:
