@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -309,5 +310,35 @@ def test_the_next_run_is_forked_and_prepared_before_its_request_and_leaves_with_
             stop.recv(1)
         assert server.wait(timeout=60) == 0
         assert wait_group_gone(server.pid, timeout=30) == [], f"spare {next_spare} stayed"
+    finally:
+        server.kill()
+
+
+def test_a_client_gone_before_its_run_answers_leaves_the_server_reachable(tmp_path):
+    """A client that quits (Ctrl+C) right after its request: the child taking it over finds no
+    one to answer and exits, and the server still serves the next run (the child once fell back
+    into the server's own code on its way out and removed the server's socket)."""
+    socket_path = tmp_path / "warm.sock"
+    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket_path), spare_warm_up.WARM_UP]
+    tests = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ["PYTHONPATH"]])}
+    server = subprocess.Popen(command, cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        spare = _spare(server.pid)
+        request = {"entry": spare_warm_up.ENTRY, "argv": [], "cwd": str(tmp_path)}
+        request["env"] = dict(os.environ)
+        client = forkserver.connect(socket_path)
+        assert client is not None
+        with client, open(os.devnull, "rb+") as null:
+            line = json.dumps(request).encode() + b"\n"
+            socket.send_fds(client, [line], [null.fileno()] * 3)
+        deadline = time.monotonic() + 60
+        while spare in running_children(server.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert spare not in running_children(server.pid), "the child did not leave"
+        after = forkserver.connect(socket_path)
+        assert after is not None, "the server's socket is gone"
+        after.close()
+        assert server.poll() is None
     finally:
         server.kill()

@@ -27,7 +27,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NoReturn
 
 from workbench.config import SETTINGS_FILE, agent_dir, read_json_file
 from workbench.errors import WorkbenchError
@@ -53,31 +53,33 @@ def _reopen_stdio() -> None:
         setattr(sys, name, stream)
 
 
-def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
-    """Become the run: take over the client's stdio, folder and environment, run the entry."""
-    if request.get("own_group"):
-        os.setpgid(0, 0)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    for target, fd in zip((0, 1, 2), fds, strict=True):
-        os.dup2(fd, target)
-        os.close(fd)
-    _reopen_stdio()
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    os.environ[CHILD_MARKER] = "1"
-    sys.argv = ["workbench", *request["argv"]]  # the run's command line, not the server's
-    connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+def _child(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> NoReturn:
+    """Become the run: take over the client's stdio, folder and environment, run the entry.
+    Never returns, also when the set-up fails (a client gone already): back in the server's
+    code, the child would remove the server's socket on its way out."""
 
     def watch_client() -> None:
         with contextlib.suppress(OSError):
             connection.recv(1)
         os.kill(os.getpid(), signal.SIGTERM)  # the client is gone: abort like on SIGTERM
 
-    threading.Thread(target=watch_client, daemon=True).start()
     code = 1
     try:
+        if request.get("own_group"):
+            os.setpgid(0, 0)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for target, fd in zip((0, 1, 2), fds, strict=True):
+            os.dup2(fd, target)
+            os.close(fd)
+        _reopen_stdio()
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.environ[CHILD_MARKER] = "1"
+        sys.argv = ["workbench", *request["argv"]]  # the run's command line, not the server's
+        connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+        threading.Thread(target=watch_client, daemon=True).start()
         code = int(_call(request["entry"])(request["argv"]) or 0)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
@@ -103,26 +105,46 @@ def prepare_spares(preparation: Callable[[], object]) -> None:
 
 
 class _Spare:
-    """A child forked ahead of its request: it waits on its end of a socket pair for the
-    client's connection, the client's stdio and the request, then runs like any child. It leaves
-    when the server closes the pair (the server exits), and never holds another run's files."""
+    """A child forked ahead of its request: once prepared, it says so (`READY`) and waits on its
+    end of a socket pair for the client's connection, the client's stdio and the request, then
+    runs like any child. It leaves when the server closes the pair (the server exits), and never
+    holds another run's files."""
+
+    READY = b"r"
 
     def __init__(self, listener: socket.socket, reaper: _Reaper) -> None:
         self.hand, their_hand = socket.socketpair()
         self.pid = os.fork()
         if self.pid == 0:
-            self.hand.close()
-            _leave_the_server(listener, reaper)
-            for preparation in _spare_preparations:
-                try:
-                    preparation()
-                except Exception:  # only a head start: the run does it again if it must
-                    traceback.print_exc()
-            _wait_for_request(their_hand)
+            try:
+                self.hand.close()
+                _leave_the_server(listener, reaper)
+                for preparation in _spare_preparations:
+                    try:
+                        preparation()
+                    except Exception:  # only a head start: the run does it again if it must
+                        traceback.print_exc()
+                their_hand.sendall(self.READY)
+                _wait_for_request(their_hand)
+            finally:
+                os._exit(1)  # never back in the server's code (see `_child`)
         their_hand.close()
+        self.state: Literal["preparing", "ready", "gone"] = "preparing"
+
+    def ready(self) -> bool:
+        """Whether it is prepared (a request handed to it sooner would wait for that); `state`
+        is "gone" once it is found to have exited."""
+        if self.state == "preparing" and select.select([self.hand], [], [], 0)[0]:
+            try:
+                said = self.hand.recv(1)
+            except OSError:
+                said = b""
+            self.state = "ready" if said == self.READY else "gone"
+        return self.state == "ready"
 
     def take(self, connection: socket.socket, request: dict[str, Any], fds: list[int]) -> bool:
         """Hand the request over; False when the spare is gone (the server forks one itself)."""
+        self.state = "gone"  # taken, or found gone: either way not a spare any more
         try:
             data = json.dumps(request).encode() + b"\n"
             socket.send_fds(self.hand, [data], [connection.fileno(), *fds])
@@ -144,7 +166,7 @@ def _leave_the_server(listener: socket.socket, reaper: _Reaper) -> None:
         other.close()
 
 
-def _wait_for_request(hand: socket.socket) -> None:
+def _wait_for_request(hand: socket.socket) -> NoReturn:
     """A spare's life: wait for the server to hand a request over, then become its run."""
     try:
         data, fds, _, _ = socket.recv_fds(hand, 1 << 16, 4)
@@ -159,6 +181,7 @@ def _wait_for_request(hand: socket.socket) -> None:
     if request is None:  # the server left (or broke off): nothing to run
         os._exit(0)
     hand.close()
+    os.set_inheritable(fds[0], False)  # the client's connection: the run's alone, not its tools'
     _child(socket.socket(fileno=fds[0]), request, fds[1:])
 
 
@@ -294,6 +317,7 @@ def _serve(
     listener.settimeout(idle_seconds)
     spare: _Spare | None = None
     wait = 0.0  # before the next spare: none right after warming up, SPARE_AFTER_S after a run
+    last_request = time.monotonic()
     try:
         while True:
             if later is not None and not select.select([listener], [], [], 0.05)[0]:
@@ -301,9 +325,13 @@ def _serve(
                 later = None
                 _freeze()
                 continue
+            if spare is not None and spare.state == "gone":
+                spare = None  # it exited (killed): another is forked once idle
             if later is None and spare is None and not select.select([listener], [], [], wait)[0]:
+                if time.monotonic() - last_request > idle_seconds:
+                    return  # as `accept` times out below: idle, if runs still go or not
                 if reaper.clients:  # a run is still going: not beside it
-                    wait = 0.05
+                    wait = SPARE_AFTER_S
                     continue
                 spare = _Spare(listener, reaper)  # forked with all the server has imported
                 continue
@@ -322,14 +350,18 @@ def _serve(
                     continue
                 if request.get("stop"):
                     return
-                if spare is not None and spare.take(connection, request, fds):
-                    pid = spare.pid
-                else:
+                last_request = time.monotonic()
+                if spare is not None and spare.ready() and spare.take(connection, request, fds):
+                    pid, spare = spare.pid, None
+                else:  # none, or still preparing (kept for the next run), or gone
                     pid = os.fork()
                     if pid == 0:
-                        _leave_the_server(listener, reaper)
-                        _child(connection, request, fds)
-                spare, wait = None, SPARE_AFTER_S
+                        try:
+                            _leave_the_server(listener, reaper)
+                            _child(connection, request, fds)
+                        finally:
+                            os._exit(1)  # never back in the server's code (see `_child`)
+                wait = SPARE_AFTER_S
                 reaper.watch(pid, connection)
                 for fd in fds:
                     os.close(fd)
