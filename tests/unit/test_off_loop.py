@@ -115,6 +115,29 @@ async def test_a_caller_that_stops_early_closes_the_producer() -> None:
     assert closed.is_set()
 
 
+async def test_a_caller_that_stops_while_the_producer_waits_for_it_closes_the_producer() -> None:
+    """Esc while the app's loop is busy: the producer is cancelled as it waits for the caller's
+    loop, and its `finally` (closing the HTTP response) has run when the caller goes on."""
+    closed = threading.Event()
+
+    async def produce() -> AsyncIterator[int]:
+        try:
+            for i in range(1000):
+                end = time.thread_time() + 2 * BUSY_S
+                while time.thread_time() < end:  # litellm's work for a chunk
+                    pass
+                yield i
+        finally:
+            closed.set()
+
+    stream = relayed(produce)
+    async for _ in stream:
+        time.sleep(0.2)  # a long step of the caller's loop: the producer waits for it
+        break
+    await stream.aclose()
+    assert closed.is_set()
+
+
 async def test_a_run_with_the_loop_to_itself_reads_on_it_and_still_closes_early() -> None:
     """A run that owns its loop (`-p`, JSON): items are made on the caller's own thread, no
     hand-over to the background loop, and a caller that stops early still closes the producer."""

@@ -128,9 +128,14 @@ async def _here_items(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator
         async for item in items:
             yield item
     finally:
-        close = getattr(items, "aclose", None)
-        if close is not None:
-            await close()
+        await _closed(items)
+
+
+async def _closed(items: AsyncIterator[T]) -> None:
+    """Close `items` (its `finally` blocks run now, not when it is collected), if it can be."""
+    close = getattr(items, "aclose", None)
+    if close is not None:
+        await close()
 
 
 async def _relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T, None]:
@@ -155,19 +160,22 @@ async def _relayed(produce: Callable[[], AsyncIterator[T]]) -> AsyncGenerator[T,
             here.call_soon_threadsafe(hand_over)
 
     async def pump() -> None:
+        items = produce()
         try:
             busy_since = time.thread_time()
             ping: _Ping | None = None
-            async for item in produce():
+            async for item in items:
                 deliver(item)
                 if time.thread_time() - busy_since > BUSY_S:
                     if ping is not None:
-                        await ping.answered()
+                        await ping.answered()  # cancelled here too: `items` closed below
                     ping = _Ping.post(here, background)
                     busy_since = time.thread_time()
             deliver(_END)
         except Exception as exc:
             deliver(exc)
+        finally:
+            await _closed(items)
 
     background = background_loop()
     task: asyncio.Task[None] | None = None
