@@ -279,7 +279,8 @@ class GitConversationStore:
         `moves` with it."""
         self._check_writable()
         if not self.writes_state:
-            self.repo.move_refs(moves)
+            if moves:
+                self.repo.move_refs(moves)
             return
         self._state_blob = self.repo.write_state(self.state, self._state_blob, moves)
 
