@@ -7,10 +7,11 @@ which waits behind any other job the loop's threads are busy with (a session lis
 start). The work itself takes a millisecond or two.
 
 A loop whose default executor is a `DispatchExecutor` runs that job on the spot: `first_job_here`
-marks a call, and the first job the call hands to the executor runs at once on the calling
-thread; every other job (the call's name look-ups, anyone's `asyncio.to_thread`) goes to a
-worker thread as before. The loops that make model calls use one: the background loop that
-streams for the app (`off_loop`), and a headless run's own loop (`own_loop.claim`).
+marks a call (to a provider whose dispatch does no waiting of its own, `QUICK_DISPATCH`), and
+the first job the call hands to the executor runs at once on the calling thread; every other
+job (the call's name look-ups, anyone's `asyncio.to_thread`) goes to a worker thread as before.
+The loops that make model calls use one: the background loop that streams for the app
+(`off_loop`), and a headless run's own loop (`own_loop.claim`).
 """
 
 from __future__ import annotations
@@ -43,9 +44,25 @@ class DispatchExecutor(ThreadPoolExecutor):
         return done
 
 
+QUICK_DISPATCH = frozenset(
+    {
+        "openai", "custom_openai", "text-completion-openai", "anthropic", "openrouter", "groq",
+        "deepseek", "mistral", "xai", "gemini", "ollama", "ollama_chat", "together_ai",
+        "fireworks_ai", "hosted_vllm", "lm_studio", "cerebras", "perplexity", "deepinfra",
+    }
+)  # fmt: skip
+"""Providers whose dispatch only builds the request. Others may wait on the network there
+(AWS, Google or Azure credentials, an IAM token): their dispatch stays on a worker thread, so
+that it never holds the loop (a `-p` run's Ctrl+C, the app's other streams)."""
+
+
 @contextlib.contextmanager
-def first_job_here() -> Iterator[None]:
-    """Within this block, the first job handed to a `DispatchExecutor` runs on this thread."""
+def first_job_here(provider: str) -> Iterator[None]:
+    """Within this block, the first job handed to a `DispatchExecutor` runs on this thread, for a
+    call to `provider` (litellm's name for it) in `QUICK_DISPATCH`."""
+    if provider not in QUICK_DISPATCH:
+        yield
+        return
     token = _pending.set([True])
     try:
         yield

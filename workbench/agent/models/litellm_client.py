@@ -274,6 +274,7 @@ class LitellmModel:
         self._settle = settle
         """The whole info (cache style too), asked for once litellm is loaded, at the first call:
         `info` may be read from the map file alone (`price_map`), to open a session sooner."""
+        self._provider: str | None = None
 
     def _messages(self, request: ModelRequest) -> list[dict[str, Any]]:
         """The conversation in OpenAI format, with Anthropic's breakpoints when they apply."""
@@ -361,9 +362,18 @@ class LitellmModel:
         async for delta in relayed(lambda: self._deltas(litellm, request)):
             yield delta
 
+    def _provider_name(self, litellm: ModuleType) -> str:
+        """litellm's name for the model's provider: its prefix, or for a bare name its price map
+        entry's ("" when neither tells; found once, without `get_llm_provider`, which prints)."""
+        if self._provider is None:
+            prefix, slash, _ = self.info.name.partition("/")
+            known = litellm.model_cost.get(self.info.name) or {}
+            self._provider = prefix if slash else str(known.get("litellm_provider", ""))
+        return self._provider
+
     async def _deltas(self, litellm: ModuleType, request: ModelRequest) -> AsyncIterator[Delta]:
         try:
-            with first_job_here():  # litellm's dispatch, without a round trip to a thread
+            with first_job_here(self._provider_name(litellm)):  # no round trip to a thread
                 response = await litellm.acompletion(**self._arguments(request))
         except Exception as exc:
             raise self._explained(classify(exc)) from exc
