@@ -66,12 +66,13 @@ async def run_prompt(
 ) -> int | None:
     """Open the session, let `listen` subscribe, run `prompt` to its end and close the session.
     Returns the exit code of a signal (or closed output) that aborted the run, or None. The run
-    has its loop to itself (`own_loop`): the model's stream is read, the session written, on it."""
-    own_loop.claim()
+    has its loop to itself (`own_loop`): the model's stream is read, the session written, on it,
+    once a signal can no longer cut a write in two (it is handled by the loop from then on)."""
     workbench = await Workbench.open(options)
     interrupts = Interrupts(workbench)
     listen(workbench, interrupts)
     interrupts.install()
+    own_loop.claim()
     try:
         if interrupts.signal is None:  # else the reader left before the run began
             await workbench.prompt(prompt)
