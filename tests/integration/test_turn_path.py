@@ -13,7 +13,7 @@ from support.openai_server import OpenAIServer, Reply
 from support.turns import run
 from support.workbench_process import workbench_command
 
-from workbench.agent import own_loop
+from workbench.agent.models import own_loop
 from workbench.agent.models.client import ModelInfo, ModelRequest, TextDelta
 from workbench.agent.models.dispatch import DispatchExecutor
 from workbench.agent.models.litellm_client import LitellmModel

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from workbench.agent import own_loop
+from workbench.agent.models import own_loop
 from workbench.agent.models.off_loop import BUSY_S, relayed
 
 

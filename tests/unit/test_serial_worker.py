@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from workbench.agent import own_loop
+from workbench.agent.models import own_loop
 from workbench.sessions.store.worker import SerialWorker
 
 

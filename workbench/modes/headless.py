@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from workbench.agent import own_loop
+from workbench.agent.models import own_loop
 from workbench.enforcer.events import SkillLoadEvent
 from workbench.runtime import Workbench, WorkbenchOptions
 

@@ -34,7 +34,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TypeVar
 
-from workbench.agent import own_loop
+from workbench.agent.models import own_loop
 from workbench.agent.models.dispatch import DispatchExecutor
 
 T = TypeVar("T")

@@ -7,9 +7,9 @@ still runs to its end, so an entry is either fully written or never started.
 The thread (and asyncio, and `concurrent.futures`) come with the first job: a command-line
 command that works on the session without an event loop (`workbench fork`) pays for none of it.
 
-A run that owns its event loop (`-p`, JSON: `workbench.agent.own_loop`) has nothing to keep
-free: an awaited job with none queued before it runs in place, on the loop's thread, without
-two wake-ups of the worker (appends on the path from a tool's result to the next request). Jobs
+A run that owns its event loop (`-p`, JSON: `agent.models.own_loop`) has nothing to keep free:
+an awaited job with none queued before it runs in place, on the loop's thread, without two
+wake-ups of the worker (appends on the path from a tool's result to the next request). Jobs
 still never interleave: the worker runs each of its jobs, and an in-place job, under one lock.
 """
 
@@ -44,7 +44,7 @@ class SerialWorker:
         its loop and no job waits before it)."""
         import asyncio
 
-        from workbench.agent import own_loop
+        from workbench.agent.models import own_loop
 
         if own_loop.owned() and self._take_turn():
             try:
