@@ -275,14 +275,19 @@ def _spare(server: int, other_than: int = 0) -> int:
     raise AssertionError("the warm server forked no spare child")
 
 
+def _spare_server(socket_path: Path) -> subprocess.Popen[bytes]:
+    """A warm server at `socket_path` whose warm-up is `spare_warm_up`'s, in its own group."""
+    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket_path), spare_warm_up.WARM_UP]
+    tests = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ["PYTHONPATH"]])}
+    return subprocess.Popen(command, cwd=socket_path.parent, env=env, start_new_session=True)
+
+
 def test_the_next_run_is_forked_and_prepared_before_its_request_and_leaves_with_the_server(
     tmp_path,
 ):
     socket = tmp_path / "warm.sock"
-    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket), spare_warm_up.WARM_UP]
-    tests = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ["PYTHONPATH"]])}
-    server = subprocess.Popen(command, cwd=tmp_path, env=env, start_new_session=True)
+    server = _spare_server(socket)
     try:
         spare = _spare(server.pid)
         with open(os.devnull, "rb+") as null:
@@ -319,10 +324,7 @@ def test_a_client_gone_before_its_run_answers_leaves_the_server_reachable(tmp_pa
     one to answer and exits, and the server still serves the next run (the child once fell back
     into the server's own code on its way out and removed the server's socket)."""
     socket_path = tmp_path / "warm.sock"
-    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(socket_path), spare_warm_up.WARM_UP]
-    tests = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ["PYTHONPATH"]])}
-    server = subprocess.Popen(command, cwd=tmp_path, env=env, start_new_session=True)
+    server = _spare_server(socket_path)
     try:
         spare = _spare(server.pid)
         request = {"entry": spare_warm_up.ENTRY, "argv": [], "cwd": str(tmp_path)}
