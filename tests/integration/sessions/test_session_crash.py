@@ -98,11 +98,10 @@ def test_sigkill_during_a_merge_is_settled_on_the_next_open(project: Path, tmp_p
         child.wait()
     finally:
         del os.environ["WB_TEST_MARKER"]
-    merge_commit = git(project, "rev-parse", "HEAD")
     deadline = time.monotonic() + 30
     while git(project, "rev-list", "--count", "HEAD") == "1" and time.monotonic() < deadline:
         time.sleep(0.05)  # git, in a session of its own, finishes what it started
-        merge_commit = git(project, "rev-parse", "HEAD")
+    merge_commit = git(project, "rev-parse", "HEAD")  # read once it moved, not just before
     hook.unlink()
 
     with Session.open(project, session_id) as reopened:
