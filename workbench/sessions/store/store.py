@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -61,8 +62,10 @@ class GitConversationStore:
         """False for a sweep's run (`Session.open` with a branch writer): it writes entries on
         its own branch only; the state is its parent's to write."""
         self._pulled_lines = self._lines_of_pulled_branches()
-        tip = self.position_entry()
-        self._path: list[Entry] = self._read_path(tip) if tip else []
+        self._path: list[Entry] | None = None
+        """The current path: read from git when first asked for (`workbench fork` needs only
+        the heads), then kept; `_path_lock` orders that reading with the worker's changes."""
+        self._path_lock = threading.Lock()
         self._worker = SerialWorker(f"workbench-git-{self.session_id}")
 
     # --- reading -------------------------------------------------------------------------
@@ -94,7 +97,11 @@ class GitConversationStore:
         return self.state.position.branch
 
     def path(self) -> list[Entry]:
-        return list(self._path)
+        with self._path_lock:
+            if self._path is None:
+                tip = self.position_entry()
+                self._path = self._read_path(tip) if tip else []
+            return list(self._path)
 
     def record(self, branch: str) -> BranchRecord:
         """The record of a branch, or a usage error naming the branches there are."""
@@ -208,10 +215,11 @@ class GitConversationStore:
         self.repo.move_refs(
             [(branch_ref(self.session_id, branch), commit, self._heads.get(branch))]
         )
-        self._heads[branch] = commit
         entry = Entry(commit, parent, type, payload, now, branch)
-        if self.state.position == Position(branch):
-            self._path.append(entry)
+        with self._path_lock:  # a path read meanwhile ends before the new head, or with it
+            self._heads[branch] = commit
+            if self._path is not None and self.state.position == Position(branch):
+                self._path.append(entry)
         return entry
 
     def add_branch(
@@ -232,8 +240,9 @@ class GitConversationStore:
         )
         if fork_entry:
             self._heads[name] = fork_entry
-        if fork_entry != (self._path[-1].id if self._path else None):
-            self._path = self._read_path(fork_entry) if fork_entry else []
+        with self._path_lock:  # not yet read: it is read from the new position when asked for
+            if self._path is not None and fork_entry != (self._path[-1].id if self._path else None):
+                self._path = self._read_path(fork_entry) if fork_entry else []
         return record
 
     def follow_heads(self, branches: list[str]) -> None:
@@ -253,7 +262,7 @@ class GitConversationStore:
         head = self._heads.pop(name, None)
         self.state.position = position
         tip = position.entry or self.head(position.branch)
-        self._path = self._read_path(tip) if tip else []
+        self._set_path(tip)
         if head is not None:
             self.repo.delete_ref(branch_ref(self.session_id, name), head)
         self.save_state()
@@ -264,7 +273,7 @@ class GitConversationStore:
         at_head = self.head(entry.branch) == entry.id
         self.state.position = Position(entry.branch, None if at_head else entry.id)
         self.save_state()
-        self._path = self._read_path(entry.id)
+        self._set_path(entry.id)
 
     def move_to_branch(self, branch: str) -> None:
         """Put the position on the head of `branch`."""
@@ -272,7 +281,12 @@ class GitConversationStore:
         tip = self.head(branch)
         self.state.position = Position(branch)
         self.save_state()
-        self._path = self._read_path(tip) if tip else []
+        self._set_path(tip)
+
+    def _set_path(self, tip: str | None) -> None:
+        """The path after the position moved to `tip` (None: an empty branch)."""
+        with self._path_lock:
+            self._path = self._read_path(tip) if tip else []
 
     def save_state(self, moves: Sequence[RefMove] = ()) -> None:
         """Write the state (unless this process does not: `writes_state`), moving the refs of
