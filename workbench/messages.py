@@ -8,8 +8,8 @@ hooks (`context`) and extensions (the enforcer) read and write messages too.
 from __future__ import annotations
 
 import math
+import os
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -26,7 +26,7 @@ becomes the skill's text and the request): what the user typed, which the chat, 
 
 def new_id() -> str:
     """A short, unique, sortable-enough id for messages and tool calls."""
-    return uuid.uuid4().hex[:12]
+    return os.urandom(6).hex()  # what `uuid.uuid4().hex[:12]` is, without importing uuid
 
 
 @dataclass

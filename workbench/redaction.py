@@ -1,37 +1,16 @@
-"""Keeping keys out of what we record and share: command lines in lock files, errors and
-notices; credentials in entries and files before a push or an export (`find_secrets`,
-`redact_secrets` on text; `find_in_value`, `redact_value` on decoded JSON, field by field)."""
+"""Keeping keys out of what we share: credentials in entries and files before a push or an
+export (`find_secrets`, `redact_secrets` on text; `find_in_value`, `redact_value` on decoded
+JSON, field by field). A lock file's command line hides its secret flags itself
+(`sessions/store/lock.py`): every session's opening writes one, and compiling the patterns below
+would cost it ~5 ms."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-SECRET_FLAGS = ("--api-key",)
-"""Flags whose value is a secret."""
-HIDDEN = "***"
-
-
-def redacted_argv(argv: Sequence[str]) -> list[str]:
-    """`argv` with the value of every secret flag replaced (`--api-key X`, `--api-key=X`)."""
-    shown: list[str] = []
-    hide_next = False
-    for arg in argv:
-        if hide_next:
-            shown.append(HIDDEN)
-            hide_next = False
-        elif arg in SECRET_FLAGS:
-            shown.append(arg)
-            hide_next = True
-        elif arg.startswith(tuple(f"{flag}=" for flag in SECRET_FLAGS)):
-            shown.append(f"{arg.partition('=')[0]}={HIDDEN}")
-        else:
-            shown.append(arg)
-    return shown
-
 
 # --- credentials in text: the one place for their patterns -----------------------------------
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -145,6 +144,8 @@ class GitRunner:
         try:
             if input is None:
                 return self._execute(command, None, strip)
+            import tempfile  # only here: most commands (a whole fork's) give git no input
+
             with tempfile.TemporaryFile() as stdin:
                 stdin.write(input)
                 stdin.seek(0)

@@ -21,8 +21,6 @@ what to do.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,6 +129,9 @@ def find_storage(project_root: Path) -> StorageLocation | None:
 def _make_store(store: Path) -> None:
     """A new, empty store repository, made beside and renamed into place: another process
     never sees it half-made (and one that made it first wins)."""
+    import shutil
+    import tempfile
+
     store.parent.mkdir(parents=True, exist_ok=True)
     made = Path(tempfile.mkdtemp(prefix=f".{store.name}-", dir=store.parent))
     try:

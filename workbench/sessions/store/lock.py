@@ -13,14 +13,16 @@ import errno
 import fcntl
 import json
 import os
-import socket
 import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from workbench.errors import DiskFull, WorkbenchError
-from workbench.redaction import redacted_argv
+
+SECRET_FLAGS = ("--api-key",)
+"""Flags whose value is a secret: hidden in the command line a lock file records."""
+HIDDEN = "***"
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class LockHolder:
         """Who holds it; a key on the command line (a lock file from before redaction) is
         hidden here too."""
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since))
-        where = "" if self.host == socket.gethostname() else f" on {self.host}"
+        where = "" if self.host == _host() else f" on {self.host}"
         command = " ".join(redacted_argv(self.command.split(" ")))
         return f"pid {self.pid}{where} ({command}), open since {when}"
 
@@ -45,7 +47,30 @@ class LockHolder:
         """This process, with any key on its command line hidden."""
         argv = [Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv else ["python"]
         command = " ".join(redacted_argv(argv))
-        return cls(os.getpid(), command[:200], time.time(), socket.gethostname())
+        return cls(os.getpid(), command[:200], time.time(), _host())
+
+
+def _host() -> str:
+    """This machine's name, as `socket.gethostname()` gives it (without importing socket)."""
+    return os.uname().nodename
+
+
+def redacted_argv(argv: list[str]) -> list[str]:
+    """`argv` with the value of every secret flag replaced (`--api-key X`, `--api-key=X`)."""
+    shown: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            shown.append(HIDDEN)
+            hide_next = False
+        elif arg in SECRET_FLAGS:
+            shown.append(arg)
+            hide_next = True
+        elif arg.startswith(tuple(f"{flag}=" for flag in SECRET_FLAGS)):
+            shown.append(f"{arg.partition('=')[0]}={HIDDEN}")
+        else:
+            shown.append(arg)
+    return shown
 
 
 def _read_holder(fd: int) -> LockHolder | None:

@@ -18,7 +18,6 @@ import contextlib
 import errno
 import hashlib
 import os
-import tempfile
 import time
 import zlib
 from collections.abc import Mapping
@@ -67,8 +66,7 @@ class LooseObjects:
             return oid
         try:
             folder.mkdir(exist_ok=True)
-            handle, name = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
-            temporary = Path(name)
+            handle, temporary = _temporary(folder)
             try:
                 with os.fdopen(handle, "wb") as file:
                     file.write(zlib.compress(data, 1))
@@ -82,6 +80,18 @@ class LooseObjects:
                 raise DiskFull(str(self.folder)) from exc
             raise
         return oid
+
+
+def _temporary(folder: Path) -> tuple[int, Path]:
+    """A new file in `folder`, open for writing, named as git names its own (`tmp_obj_`):
+    what `tempfile.mkstemp` makes, without importing tempfile (~5 ms of a fork)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    while True:
+        path = folder / f"tmp_obj_{os.urandom(6).hex()}"
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
 
 
 def _move_into_place(temporary: Path, path: Path) -> None:

@@ -17,7 +17,6 @@ workspace of their nearest ancestor that has one: ultimately the project checkou
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -200,6 +199,8 @@ class Workspaces:
 
     def discard(self, worktree: Worktree) -> None:
         """Remove a worktree that could not be made whole, and its project branch."""
+        import shutil  # only here: a fork that goes well needs none of it
+
         git = self.location.project_runner()
         git.try_run("worktree", "remove", "--force", "--force", worktree.path)
         shutil.rmtree(worktree.path, ignore_errors=True)
