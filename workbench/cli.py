@@ -414,7 +414,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = _subcommand_parser(first)
         module.configure(parser)
         parsed = parser.parse_args(args[1:])
-        return _guarded(lambda: module.run(parsed))
+        code = _guarded(lambda: module.run(parsed))
+        if argv is None and getattr(module, "CLOSED_ON_RETURN", False):
+            _exit_without_teardown(code)
+        return code
     parser = _main_parser()
     parsed = parser.parse_args(args)
     code = _guarded(lambda: _run_agent(parser, parsed, args))

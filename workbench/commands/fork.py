@@ -8,6 +8,11 @@ import sys
 
 from workbench.commands._session import add_session_option, open_session
 
+CLOSED_ON_RETURN = True
+"""Everything `run` opens is closed and flushed when it returns (the session, its lock and
+git processes; the warm start's child is on its own): the CLI ends the process at once instead
+of tearing down its modules, about 15 ms of a fork's 300."""
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", help="the new branch's name")
