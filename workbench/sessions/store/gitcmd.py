@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -119,6 +120,22 @@ class GitRunner:
     def start(self, *args: str) -> subprocess.Popen[bytes]:
         """`git ARGS` as a process kept running, its stdin, stdout and stderr piped (a
         command that reads requests on stdin), set up as `run` sets up its commands."""
+        return self._popen(args, subprocess.PIPE)
+
+    def begin(self, *args: str) -> Callable[[], GitResult]:
+        """Start `git ARGS` now, set up as `try_run` sets up its commands; the call returned
+        waits for it and returns what `try_run` would have: for a git that can run beside
+        another (each costs a few milliseconds, most of them starting)."""
+        process = self._popen(args, subprocess.DEVNULL)
+
+        def result() -> GitResult:
+            with process:
+                out, err = process.communicate()
+            return _result(process.returncode, out, err, strip=True)
+
+        return result
+
+    def _popen(self, args: tuple[str, ...], stdin: int) -> subprocess.Popen[bytes]:
         if not self.directory.is_dir():
             raise WorkbenchError(f"{self.directory} does not exist", "was it moved or deleted?")
         try:
@@ -126,7 +143,7 @@ class GitRunner:
                 self._command(args),
                 cwd=self.directory,
                 env=self._process_env(),
-                stdin=subprocess.PIPE,
+                stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
@@ -172,6 +189,11 @@ class GitRunner:
             start_new_session=True,
             check=False,
         )
-        out = done.stdout[:-1] if strip and done.stdout.endswith(b"\n") else done.stdout
-        err = done.stderr.removesuffix(b"\n")
-        return GitResult(done.returncode, os.fsdecode(out), os.fsdecode(err))
+        return _result(done.returncode, done.stdout, done.stderr, strip)
+
+
+def _result(status: int, out: bytes, err: bytes, strip: bool) -> GitResult:
+    """git's output as GitPython gave it: one trailing newline stripped (of stdout only when
+    `strip`), decoded as file names are."""
+    out = out[:-1] if strip and out.endswith(b"\n") else out
+    return GitResult(status, os.fsdecode(out), os.fsdecode(err.removesuffix(b"\n")))

@@ -116,13 +116,16 @@ class Workspaces:
         if not self.available:
             return [(None, [], "no worktree: the project is not a git repository")] * len(names)
         parent_git = self.git(state, parent)
+        branches = [project_branch_name(session_id, name) for name in names]
+        listing = ("for-each-ref", "--format=%(refname)", *map(_head_ref, branches))
+        listed = parent_git.begin(*listing)  # beside the next: neither waits for the other
         head = parent_git.try_run("rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
+        found = listed()
         if head.status != 0:
             return [(None, [], "no worktree: the project has no commit yet")] * len(names)
+        parent_git.check(listing, found)
         base, parent_ref = head.stdout.splitlines()  # the commit, and its branch or "HEAD"
-        branches = [project_branch_name(session_id, name) for name in names]
-        listed = parent_git.run("for-each-ref", "--format=%(refname)", *map(_head_ref, branches))
-        if taken := [b for b in branches if _head_ref(b) in listed.splitlines()]:
+        if taken := [b for b in branches if _head_ref(b) in found.stdout.splitlines()]:
             raise UsageError(
                 f"the project already has a branch {taken[0]}",
                 f"pick another fork name, or delete it with `git branch -D {taken[0]}`",
