@@ -56,6 +56,13 @@ class RefUpdates:
         status = self._end()
         self._git.check(("update-ref",), GitResult(status or 1, "", error.removesuffix("\n")))
 
+    def prepare(self) -> None:
+        """Start the git process now, beside other work, so that the first move does not wait
+        for it to start (a few milliseconds: a fork's reads run meanwhile)."""
+        with self._lock:
+            if self._process is None:
+                self._start()
+
     def _start(self) -> subprocess.Popen[bytes]:
         self._process = self._git.start("update-ref", "-m", self._message, "--stdin")
         return self._process

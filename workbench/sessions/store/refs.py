@@ -92,6 +92,10 @@ class ConversationRepo:
         in one git transaction: all or none."""
         self._refs.move_all(moves)
 
+    def prepare_moves(self) -> None:
+        """Start the git process that moves the refs before the first move needs it."""
+        self._refs.prepare()
+
     def delete_ref(self, ref: str, old: str) -> None:
         """Delete `ref` if it still holds `old`."""
         self.git.run("update-ref", "-d", ref, old)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -81,14 +82,24 @@ def fork_branch(
         parent = store.branch if on_path else entry.branch
     given = planned is not None
     reading: Callable[[], list[str]] | None = None
+    walked: list[str] | None = None
     if planned is None:
-        [planned] = workspaces.plan(store.session_id, [name], store.state, parent, False)
-        if planned[0] is not None:  # a walk of the parent's files, made while git checks out
+        store.repo.prepare_moves()  # its git starts while the reads below run
+        if workspaces.available:  # a walk of the parent's files, made beside the rest
             parent_git = workspaces.git(store.state, parent)
             reading = _beside(lambda: sorted(uncommitted_paths(parent_git)))
             if _walked_by(parent_git.directory, workspaces):  # not beside: it would see them
-                planned = (planned[0], reading(), planned[2])
-                reading = None
+                walked, reading = reading(), None
+        try:
+            [planned] = workspaces.plan(store.session_id, [name], store.state, parent, False)
+        except BaseException:
+            _settle(reading)  # nothing of a refused fork goes on after it
+            raise
+        if planned[0] is None:  # no worktree (no commit yet): nothing is left behind
+            _settle(reading)
+            reading = None
+        elif walked is not None:
+            planned = (planned[0], walked, planned[2])
     worktree, left_behind, note = planned
     position = store.state.position
     try:
@@ -129,6 +140,13 @@ def _undo(
     if worktree is not None:
         workspaces.discard(worktree)
     store.forget_branch(name, position)
+
+
+def _settle(reading: Callable[[], list[str]] | None) -> None:
+    """Wait for a walk that is no longer needed, whatever it found or raised."""
+    if reading is not None:
+        with contextlib.suppress(Exception):
+            reading()
 
 
 def _beside(job: Callable[[], T]) -> Callable[[], T]:
