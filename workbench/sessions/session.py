@@ -20,7 +20,7 @@ from workbench.config import Settings
 from workbench.errors import UsageError, WorkbenchError
 from workbench.messages import Message, new_id
 from workbench.sessions.store.catalog import pick_session, session_infos
-from workbench.sessions.store.identity import conversation_identity
+from workbench.sessions.store.identity import begin_conversation_identity
 from workbench.sessions.store.location import StorageLocation, ensure_storage, find_storage
 from workbench.sessions.store.lock import SessionLock
 from workbench.sessions.store.refs import ConversationRepo, SessionRefs
@@ -146,12 +146,14 @@ class Session:
         try:
             settings = settings or project_settings(location.project_root)
             runner = location.runner()
-            repo = ConversationRepo(
-                runner.with_env(conversation_identity(location.project_runner()).env())
-            )
-            if found is None:
-                # Read again under the lock: the listing may predate another process's write.
-                found = next(iter(repo.sessions(session_id)), None)
+            identity = begin_conversation_identity(location.project_runner())  # beside the read
+            try:
+                if found is None:
+                    # Read again under the lock: the listing may predate another process's write.
+                    found = next(iter(ConversationRepo(runner).sessions(session_id)), None)
+            finally:
+                writer = runner.with_env(identity().env())
+            repo = ConversationRepo(writer)
             if found is None or found.state is None:
                 raise WorkbenchError(
                     f"session {session_id} disappeared while it was being opened",

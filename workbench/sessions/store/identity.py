@@ -10,6 +10,7 @@ set one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from workbench.errors import WorkbenchError
@@ -39,19 +40,29 @@ FALLBACK_IDENTITY = Identity("workbench", "workbench@localhost")
 
 def configured_identity(git: GitRunner) -> Identity | None:
     """The identity git would use from the environment or config, or None when incomplete."""
+    return _begin_configured(git)()
+
+
+def _begin_configured(git: GitRunner) -> Callable[[], Identity | None]:
+    """`configured_identity`, its git (if one is needed) started now; the call returned waits
+    for it."""
     name = os.environ.get("GIT_COMMITTER_NAME", "").strip()
     email = os.environ.get("GIT_COMMITTER_EMAIL", "").strip()
-    if not (name and email):
-        config = _user_config(git)
-        name = name or config.get("user.name", "")
-        email = email or config.get("user.email", "")
-    return Identity(name, email) if name and email else None
+    if name and email:
+        return lambda: Identity(name, email)
+    listing = git.begin("config", "-z", "--get-regexp", r"^user\.(name|email)$")
+
+    def identity() -> Identity | None:
+        config = _user_config(listing().stdout)
+        found = (name or config.get("user.name", ""), email or config.get("user.email", ""))
+        return Identity(*found) if all(found) else None
+
+    return identity
 
 
-def _user_config(git: GitRunner) -> dict[str, str]:
+def _user_config(listed: str) -> dict[str, str]:
     """`user.name` and `user.email` as `git config --get` reads each (the last value wins),
-    both from one git process."""
-    listed = git.try_run("config", "-z", "--get-regexp", r"^user\.(name|email)$").stdout
+    both from one git process's `--get-regexp` listing."""
     found: dict[str, str] = {}
     for item in listed.split("\0"):
         key, _, value = item.partition("\n")
@@ -62,7 +73,14 @@ def _user_config(git: GitRunner) -> dict[str, str]:
 
 def conversation_identity(git: GitRunner) -> Identity:
     """The identity for conversation entries: the user's, or the fallback."""
-    return configured_identity(git) or FALLBACK_IDENTITY
+    return begin_conversation_identity(git)()
+
+
+def begin_conversation_identity(git: GitRunner) -> Callable[[], Identity]:
+    """`conversation_identity`, its git started now, beside other work; the call returned waits
+    for it."""
+    configured = _begin_configured(git)
+    return lambda: configured() or FALLBACK_IDENTITY
 
 
 def require_user_identity(git: GitRunner) -> None:
