@@ -7,10 +7,19 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from support.session_entries import assistant, fsck_problems, git, run, store_dir, user
+from support.session_entries import (
+    assistant,
+    fsck_problems,
+    git,
+    make_project,
+    run,
+    store_dir,
+    user,
+)
 from support.team_remote import Person, make_team, remote_refs, tree_json
 
 from workbench.sessions.session import Session
+from workbench.sessions.store.migrate import may_hold_old_refs
 
 CONVERSATION = ("user: ", "assistant: ", "label: ", "checkpoint: ", "workbench: shared")
 
@@ -115,3 +124,21 @@ def test_sessions_of_the_old_layout_move_into_the_store_on_first_open(tmp_path: 
     pushed = alice.cli("push")
     assert pushed.returncode == 0, pushed.stderr
     assert "exp: updated" in pushed.stdout and "files of exp: up to date" in pushed.stdout
+
+
+def test_the_project_is_asked_for_old_refs_only_when_its_files_show_some(tmp_path: Path) -> None:
+    """Each opening of a session would pay a git process to look for an earlier layout's refs:
+    the project's ref files tell whether there may be any, loose or packed; the folders git
+    leaves behind once they are gone, and the remote views of file commits, do not count."""
+    project = make_project(tmp_path / "project")
+    common, head = project / ".git", git(project, "rev-parse", "HEAD")
+    assert not may_hold_old_refs(common)
+    git(project, "update-ref", "refs/workbench/s1/state", head)
+    assert may_hold_old_refs(common)
+    git(project, "pack-refs", "--all")
+    assert may_hold_old_refs(common) and not (common / "refs/workbench/s1/state").exists()
+    git(project, "update-ref", "-d", "refs/workbench/s1/state")
+    git(project, "update-ref", "refs/workbench-remotes/origin/s1/files/exp", head)
+    assert not may_hold_old_refs(common)  # the empty folders and a view of file commits
+    git(project, "update-ref", "refs/workbench-remotes/origin/s1/branches/main", head)
+    assert may_hold_old_refs(common)

@@ -34,28 +34,36 @@ def old_refs(project: GitRunner) -> dict[str, str]:
     return {ref: oid for ref, oid in _refs(project).items() if not FILES_VIEW.match(ref)}
 
 
-def _may_hold_old_refs(project_git_dir: Path) -> bool:
-    """Whether the project may hold refs under `OLD_ROOTS`, told from its files without a git
-    process (every command that opens a session would pay for it): a ref there is a file in
-    their folders or a line of `packed-refs` (git's layout), unless the refs are a reftable or
-    in a namespace, where only git can tell."""
+def may_hold_old_refs(project_git_dir: Path) -> bool:
+    """Whether the project may hold conversation refs of an earlier workbench, told from its
+    files without a git process (every opening of a session would pay for one): such a ref is
+    a file under `OLD_ROOTS` or a line of `packed-refs` (git's layout), unless the refs are a
+    reftable or in a namespace, where only git can tell. The remote views of file commits stay
+    in the project and do not count."""
     if "GIT_NAMESPACE" in os.environ or (project_git_dir / "reftable").exists():
         return True
-    if any((project_git_dir / root).exists() for root in OLD_ROOTS):
-        return True
+    names = [
+        f"{root}{Path(folder, file).relative_to(project_git_dir / root).as_posix()}"
+        for root in OLD_ROOTS
+        for folder, _, files in os.walk(project_git_dir / root)
+        for file in files
+    ]
     try:
         packed = (project_git_dir / "packed-refs").read_bytes()
     except FileNotFoundError:
-        return False
+        packed = b""
     except OSError:
         return True
-    return any(f" {root}".encode() in packed for root in OLD_ROOTS)
+    if any(f" {root}".encode() in packed for root in OLD_ROOTS):  # a scan, then the lines
+        lines = os.fsdecode(packed).splitlines()
+        names += [line.partition(" ")[2] for line in lines if line[:1] not in ("#", "^")]
+    return any(name.startswith(OLD_ROOTS) and not FILES_VIEW.match(name) for name in names)
 
 
 def move_old_sessions(project_git_dir: Path, store: GitRunner) -> None:
     """Move the project's old conversation refs into the store; nothing when there are none."""
     project = GitRunner(project_git_dir)
-    if not _may_hold_old_refs(project_git_dir) or not old_refs(project):
+    if not may_hold_old_refs(project_git_dir) or not old_refs(project):
         return
     lock = project_git_dir / "workbench" / "store.lock"
     fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
