@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,13 +65,53 @@ def test_the_graph_still_offers_networkx_when_asked() -> None:
     assert nodes >= 12 and edges >= 11
 
 
-def test_a_fork_runs_git_without_gitpython_or_an_event_loop(tmp_path: Path) -> None:
-    """`workbench fork` makes its worktree with git itself: GitPython's import (~0.1 s) only
-    wrapped the spawn, and asyncio (with ssl, ~0.06 s) only carried the call to the session's
-    worker thread."""
+WITH_ATEXIT = (
+    "import atexit, runpy, sys; atexit.register(print, 'torn down', file=sys.stderr); "
+    "sys.argv[0] = 'workbench'; runpy.run_module('workbench', run_name='__main__')"
+)
+"""`workbench ARGS` with an exit handler, which the interpreter's teardown would run."""
+GIT_SHIM = '#!/bin/sh\nprintf "%s\\n" "$*" >> "$0.log"\nexec {git} "$@"\n'
+"""A `git` first on PATH that logs each command line beside itself, then runs the real one."""
+FORK_IMPORTS_NOT = {"git", "asyncio", "concurrent", "socket", "uuid", "tempfile", "shutil"}
+"""GitPython (~0.1 s) only wrapped the spawn and asyncio (with ssl, ~0.06 s) only carried the
+call to the session's worker thread; the others (~20 ms) served what a fork does not do."""
+
+
+def test_a_fork_starts_few_gits_imports_only_what_it_needs_and_ends_at_once(
+    tmp_path: Path,
+) -> None:
+    """`workbench fork` runs git itself, one git for each thing it must ask or do (the session's
+    path is not read, the project is not asked for an earlier layout's refs it has no trace
+    of), imports nothing it does not use, and ends without the interpreter's teardown."""
     project = make_project(tmp_path / "project")
     run_workbench("-p", "hello", "--model", "demo", cwd=project)
-    assert {"git", "asyncio", "concurrent"} & imported_modules("fork", "exp", cwd=project) == set()
+    shim = tmp_path / "bin" / "git"
+    shim.parent.mkdir()
+    shim.write_text(GIT_SHIM.format(git=shutil.which("git")))
+    shim.chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim.parent}:{os.environ['PATH']}"}
+    forked = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", WITH_ATEXIT, "fork", "exp"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert forked.returncode == 0, forked.stderr[-2000:]
+    assert forked.stdout.startswith("forked exp from main")
+    assert "torn down" not in forked.stderr, "the fork ran the interpreter's teardown (~15 ms)"
+    names = [line.rsplit("|", 1)[1] for line in forked.stderr.splitlines() if "|" in line]
+    modules = {name.strip() for name in names[names.index(" site") + 1 :]}  # not the tests' own
+    assert "workbench.sessions.session" in modules  # the measurement itself worked
+    assert {m.split(".")[0] for m in modules} & FORK_IMPORTS_NOT == set()
+    assert "workbench.redaction" not in modules, "a lock compiled the credential patterns"
+    commands = [line.split() for line in (tmp_path / "bin" / "git.log").read_text().splitlines()]
+    asked = [
+        next(word for word in c if not word.startswith("-") and "=" not in word) for c in commands
+    ]
+    assert "log" not in asked, "the fork read the session's path, which it does not use"
+    assert len(asked) <= 9, f"more gits than a fork needs: {asked}"
     listed = git(project, "worktree", "list", "--porcelain")
     assert "branch refs/heads/wb/" in listed and listed.count("worktree ") == 2
 
