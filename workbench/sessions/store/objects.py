@@ -16,14 +16,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import time
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.errors import DiskFull
+
+if TYPE_CHECKING:
+    from hashlib import sha1
+else:
+    try:  # CPython's own SHA-1, which hashlib falls back to; hashlib loads OpenSSL (~4 ms)
+        from _sha1 import sha1
+    except ImportError:  # a Python built without it
+        from hashlib import sha1
 
 OVERRIDES = ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_DIR", "GIT_OBJECT_DIRECTORY")
 """Environment variables that change what or where git would write."""
@@ -59,7 +67,7 @@ class LooseObjects:
 
     def _write(self, kind: bytes, body: bytes) -> str:
         data = kind + b" %d\0" % len(body) + body
-        oid = hashlib.sha1(data).hexdigest()  # git's object names, not a security check
+        oid = sha1(data).hexdigest()  # git's object names, not a security check
         folder = self.folder / oid[:2]
         path = folder / oid[2:]
         if path.exists():
