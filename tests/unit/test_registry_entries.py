@@ -4,11 +4,15 @@ end acts on its own, and a module for every CLI subcommand."""
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from workbench.cli import MODULES
+import workbench.commands
+from workbench.cli import MODULES, subcommand_module, subcommands
 from workbench.runtime.commands import COMMANDS, SURFACES, CommandSpec, Surface, builtin
 from workbench.runtime.commands.registry import Argument
 
@@ -33,6 +37,30 @@ def test_every_command_an_app_editor_or_script_runs_has_its_runtime_call() -> No
 def test_every_cli_subcommand_has_its_module(spec: CommandSpec) -> None:
     module = importlib.import_module(f"workbench.commands.{MODULES.get(spec.name, spec.name)}")
     assert callable(module.configure) and callable(module.run)
+
+
+def test_the_cli_tells_the_registrys_subcommands_by_their_modules_alone(tmp_path: Path) -> None:
+    """`workbench NAME` finds its subcommand without importing the registry (~6 ms of every
+    subcommand): exactly the registry's CLI names have a module with `configure` and `run`, and
+    a subcommand's help still starts with its line of the registry."""
+    package = Path(workbench.commands.__file__).parent
+    candidates = {path.stem for path in package.iterdir()} | set(MODULES) | set(subcommands())
+    found = {name for name in candidates if subcommand_module(name) is not None}
+    assert found == set(subcommands())
+    assert subcommand_module("fix") is None and subcommand_module("fix the parser") is None
+    code = (
+        "import sys; from workbench.cli import main; main(['fork', 'x'])"
+        "; print('workbench.runtime' in sys.modules)"
+    )
+    refused = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "no sessions in" in refused.stderr
+    assert refused.stdout.strip() == "False", "the subcommand was found through the registry"
+    helped = subprocess.run(
+        [sys.executable, "-m", "workbench", "fork", "--help"], capture_output=True, text=True
+    )
+    assert helped.stdout.split("\n\n")[1] == subcommands()["fork"]
 
 
 def test_the_slash_form_gives_its_text_to_the_first_argument_and_names_a_missing_one() -> None:
