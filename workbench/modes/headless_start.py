@@ -15,6 +15,7 @@ client, there for many prompts, starts one and waits for it.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,12 +41,36 @@ def start(argv: Sequence[str], rpc: bool, model: str | None, trust: bool) -> int
         return None
     if rpc and (code := _run_warm(argv, socket, start=True)) is not None:
         return code
-    from workbench.agent.models.litellm_client import preload
+    if rpc or not _calls_elsewhere():
+        from workbench.agent.models.litellm_client import preload
 
-    preload()
+        preload()
     if socket is not None:
         forkserver.start_soon(forkserver.WARM_UP, os.environ, path=socket, after_exit=not rpc)
     return None
+
+
+def _calls_elsewhere() -> bool:
+    """Whether this run's litellm calls are made by a fork of it (`call_process`): its import
+    there, on the other core, while this process starts the session. Forked before anything
+    more is imported here (no thread runs yet); not where there is no `fork`, nor where litellm
+    is imported already (a warm child)."""
+    if not hasattr(os, "fork") or "litellm" in sys.modules:
+        return False
+    ours, theirs = socket.socketpair()
+    if os.fork() == 0:
+        try:
+            ours.close()
+            from workbench.agent.models import call_server
+
+            call_server.serve(theirs)
+        finally:
+            os._exit(0)
+    theirs.close()
+    from workbench.agent.models import call_process
+
+    call_process.use(ours)
+    return True
 
 
 def _socket(rpc: bool) -> Path | None:
