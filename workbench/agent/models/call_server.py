@@ -8,8 +8,10 @@ import contextlib
 import dataclasses
 import json
 import os
+import select
 import signal
 import socket
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -33,11 +35,26 @@ def serve(control: socket.socket) -> None:
     quiet = os.open(os.devnull, os.O_RDWR)
     for stream in (0, 1):  # the run's answer is written by the run alone
         os.dup2(quiet, stream)
+    threading.Thread(target=_leave_with_the_run, args=(control,), daemon=True).start()
     first_call = contextlib.ExitStack()  # the modules it imports, quickly too
     first_call.enter_context(heavy_imports.quick())
     loaded()
     control.sendall(call_process.READY)
     asyncio.run(_served(control, first_call.close))
+
+
+def _leave_with_the_run(control: socket.socket) -> None:
+    """Exit at once when the run ends before its first request (a usage error, Ctrl+C): the
+    import would go on for seconds for no one. A request arriving ends the watch (the event loop
+    sees the run's end from then on); peeking leaves it, descriptor and all, to be read there.
+    Only the end of the socket ends the fork here."""
+    select.select([control], [], [])
+    try:
+        if control.recv(1, socket.MSG_PEEK):
+            return
+    except OSError:  # the event loop (non-blocking by now) took the request first
+        return
+    os._exit(0)
 
 
 async def _served(control: socket.socket, first_call_done: Callable[[], object]) -> None:
