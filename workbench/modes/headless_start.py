@@ -1,6 +1,7 @@
 """How a headless run (`-p`, `--mode json`, `--mode rpc`) starts: in a child of the warm
-interpreter (`processes.forkserver`) when one serves, else here, with litellm's import started
-in the background when the model needs it.
+interpreter (`processes.forkserver`) when one serves, else here. When the model needs litellm, a
+`-p` or JSON run here forks the process that imports it and makes the calls (`call_process`), an
+RPC session imports it in a background thread.
 
 A `-p` or JSON run asks a warm interpreter first, before anything else is read: its child reads
 the settings and picks the model as this process would, so the client imports no settings code
