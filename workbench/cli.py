@@ -445,6 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _main_parser()
     parsed = parser.parse_args(args)
     code = _guarded(lambda: _run_agent(parser, parsed, args))
-    if argv is None and ("litellm" in sys.modules or "workbench.runtime" not in sys.modules):
+    ran_litellm = {"litellm", "workbench.agent.models.call_process"} & sys.modules.keys()
+    if argv is None and (ran_litellm or "workbench.runtime" not in sys.modules):
         _exit_without_teardown(code)  # either a run, or nothing of ours ran here (a warm client)
     return code

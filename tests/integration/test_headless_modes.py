@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 from support.openai_server import Raw, Reply
@@ -121,6 +122,13 @@ def test_demo_is_the_default_without_a_model_or_key(tmp_path):
     assert "--model" in done.stdout
 
 
+RUN_THEN_TELL_LITELLM = (
+    "import sys; from workbench.cli import main; code = main(sys.argv[1:]); "
+    "print('litellm imported here:', 'litellm' in sys.modules, file=sys.stderr); sys.exit(code)"
+)
+"""`workbench ARGS`, then whether litellm was imported in the run's own process."""
+
+
 def test_a_model_string_reads_then_answers_through_litellm(project, server):
     (project / "AGENTS.md").write_text("Always answer in English.\n")
     (project / "data.txt").write_text("the answer is 42\n")
@@ -128,20 +136,19 @@ def test_a_model_string_reads_then_answers_through_litellm(project, server):
         Reply(tool_calls=[{"name": "read", "arguments": {"path": "data.txt"}}]),
         Reply(text="It is 42."),
     )
-    done = run_workbench(
-        "-p",
-        "--model",
-        "openai/local",
-        "--api-base",
-        server.url,
-        "--api-key",
-        "k",
-        "--append-system-prompt",
-        "Be brief.",
-        "what is the answer?",
+    model = ["--model", "openai/local", "--api-base", server.url, "--api-key", "k"]
+    prompt = ["--append-system-prompt", "Be brief.", "what is the answer?"]
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_THEN_TELL_LITELLM, "-p", *model, *prompt],
         cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert (done.returncode, done.stdout) == (0, "It is 42.\n"), done.stderr
+    # a cold run's calls are made by a fork that imports litellm on the other core while the
+    # run opens its session (`call_process`): the run's own process never imports it
+    assert done.stderr.endswith("litellm imported here: False\n"), done.stderr
     system = server.requests[0]["messages"][0]["content"]
     assert "Always answer in English." in system
     assert system.endswith(f"Be brief.\n\nWorking folder: {project}\n"), "the folder comes last"

@@ -74,12 +74,46 @@ def marker_call() -> Reply:
     return Reply(tool_calls=[{"name": "bash", "arguments": {"command": command}}])
 
 
+def waiting_server(pid: int) -> bool:
+    """Whether process `pid` is a warm server that sleeps in a read of a pipe (the kernel's wait
+    channel says so)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        return (
+            SERVER_MODULE.encode() in command and "pipe" in Path(f"/proc/{pid}/wchan").read_text()
+        )
+    except OSError:
+        return False
+
+
 def test_a_run_starts_a_warm_server_for_the_next_runs_without_waiting_for_it(
     project, server, warm, monkeypatch
 ):
-    server.add(marker_call(), Reply(text="first answer"), marker_call(), Reply(text="second"))
-    first = run_workbench("-p", *model_args(server), "one", cwd=project, timeout=90)
-    assert (first.returncode, first.stdout, first.stderr) == (0, "first answer\n", "")
+    held = Reply(text="first answer", hold_after=1)
+    server.add(marker_call(), held, marker_call(), Reply(text="second"))
+    first = subprocess.Popen(
+        workbench_command("-p", *model_args(server), "one"),
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(server.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(server.requests) == 2, "the run did not get to its second request"
+        # the run started its server, which warms up only once the run has exited (both
+        # importing litellm at once took the run's CPU): it waits on the run's pipe meanwhile
+        while not any(map(waiting_server, running_children(first.pid))):
+            assert time.monotonic() < deadline, "the warm server did not wait for the run"
+            time.sleep(0.05)
+        assert not warm.exists(), "the warm server served while the run that started it ran"
+    finally:
+        held.release.set()
+    out, err = first.communicate(timeout=60)
+    assert (first.returncode, out, err) == (0, "first answer\n", "")
     serving(warm)  # the first run left a warm server starting for the next
     monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # what the client process imports
     second = run_workbench("-p", *model_args(server), cwd=project, stdin="two from stdin")

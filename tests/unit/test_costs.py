@@ -13,7 +13,7 @@ from workbench.agent.costs import UsageTotals, message_totals
 from workbench.agent.models.caching import CachePolicy, cache_style, key_arguments, with_breakpoints
 from workbench.agent.models.choice import cache_policy
 from workbench.agent.models.client import ModelInfo
-from workbench.agent.models.litellm_client import _usage
+from workbench.agent.models.stream_end import our_usage
 from workbench.config import Settings
 from workbench.errors import WorkbenchError
 from workbench.messages import Message, Usage
@@ -59,15 +59,15 @@ def test_providers_usage_is_normalised_to_uncached_input() -> None:
         prompt_tokens_details=SimpleNamespace(cached_tokens=2000),
         cache_creation_input_tokens=1000,
     )
-    assert _usage(anthropic) == Usage(10, 7, 2000, 1000)
+    assert our_usage(anthropic) == Usage(10, 7, 2000, 1000)
     # OpenAI: prompt_tokens counts the cached ones, there are no cache writes
     openai = SimpleNamespace(
         prompt_tokens=1200,
         completion_tokens=10,
         prompt_tokens_details=SimpleNamespace(cached_tokens=1024),
     )
-    assert _usage(openai) == Usage(176, 10, 1024, 0)
-    assert _usage(SimpleNamespace(prompt_tokens=0, completion_tokens=0)) is None
+    assert our_usage(openai) == Usage(176, 10, 1024, 0)
+    assert our_usage(SimpleNamespace(prompt_tokens=0, completion_tokens=0)) is None
 
 
 def reply(usage: Usage | None) -> Message:

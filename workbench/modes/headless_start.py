@@ -1,18 +1,22 @@
 """How a headless run (`-p`, `--mode json`, `--mode rpc`) starts: in a child of the warm
-interpreter (`processes.forkserver`) when one serves, else here, with litellm's import started
-in the background when the model needs it.
+interpreter (`processes.forkserver`) when one serves, else here. When the model needs litellm, a
+`-p` or JSON run here forks the process that imports it and makes the calls (`call_process`), an
+RPC session imports it in a background thread.
 
 A `-p` or JSON run asks a warm interpreter first, before anything else is read: its child reads
 the settings and picks the model as this process would, so the client imports no settings code
 (`config` and its `dataclasses` were most of its start-up). When none serves, the run does not
 wait for a new one (its import, then this run's session, one after the other, took longer than
-both side by side here): it starts one for the runs to come, if its model needs litellm. An RPC
+both side by side here): it starts one for the runs to come, if its model needs litellm, which
+warms up once this run has exited (its imports beside the run's own took the run's CPU: the
+first run after an idle spell took 30-60 % longer than one without a warm interpreter). An RPC
 client, there for many prompts, starts one and waits for it.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,12 +42,36 @@ def start(argv: Sequence[str], rpc: bool, model: str | None, trust: bool) -> int
         return None
     if rpc and (code := _run_warm(argv, socket, start=True)) is not None:
         return code
-    from workbench.agent.models.litellm_client import preload
+    if rpc or not _calls_elsewhere():
+        from workbench.agent.models.litellm_client import preload
 
-    preload()
+        preload()
     if socket is not None:
-        forkserver.start_soon(forkserver.WARM_UP, os.environ, path=socket)
+        forkserver.start_soon(forkserver.WARM_UP, os.environ, path=socket, after_exit=not rpc)
     return None
+
+
+def _calls_elsewhere() -> bool:
+    """Whether this run's litellm calls are made by a fork of it (`call_process`): its import
+    there, on the other core, while this process starts the session. Forked before anything
+    more is imported here (no thread runs yet); not where there is no `fork`, nor where litellm
+    is imported already (a warm child)."""
+    if not hasattr(os, "fork") or "litellm" in sys.modules:
+        return False
+    ours, theirs = socket.socketpair()
+    if os.fork() == 0:
+        try:
+            ours.close()
+            from workbench.agent.models import call_server
+
+            call_server.serve(theirs)
+        finally:
+            os._exit(0)
+    theirs.close()
+    from workbench.agent.models import call_process
+
+    call_process.use(ours)
+    return True
 
 
 def _socket(rpc: bool) -> Path | None:

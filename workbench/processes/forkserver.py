@@ -141,19 +141,38 @@ def connect(path: Path) -> socket.socket | None:
     return client
 
 
-def _launch(path: Path, warm_up: str) -> subprocess.Popen[bytes]:
-    """Start a server process; it takes the lock itself while it warms up (see `serve`)."""
+_starters_ends: list[int] = []
+"""Write ends of the pipes on whose read ends the servers this process started to warm up after
+its exit wait (`start_soon`): never closed, so a server sees its pipe end only when this process
+(and with it every copy of the end) is gone. They are not inherited by what this process starts."""
+
+
+def _launch(path: Path, warm_up: str, after_exit: bool = False) -> subprocess.Popen[bytes]:
+    """Start a server process; it takes the lock itself while it warms up (see `serve`).
+    `after_exit`: it waits until this process has exited before it does anything else."""
     import subprocess
 
-    with open(path.with_suffix(".log"), "ab") as log:
-        return subprocess.Popen(  # never on a project's import path, nor in its folder
-            [sys.executable, "-P", "-m", SERVER_MODULE, str(path), warm_up],
-            cwd=path.parent,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-        )
+    command = [sys.executable, "-P", "-m", SERVER_MODULE, str(path), warm_up]
+    waits: tuple[int, ...] = ()
+    if after_exit:
+        read_end, write_end = os.pipe()
+        _starters_ends.append(write_end)
+        command.append(str(read_end))
+        waits = (read_end,)
+    try:
+        with open(path.with_suffix(".log"), "ab") as log:
+            return subprocess.Popen(  # never on a project's import path, nor in its folder
+                command,
+                cwd=path.parent,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                pass_fds=waits,
+            )
+    finally:
+        for fd in waits:
+            os.close(fd)
 
 
 def _start_server(path: Path, warm_up: str) -> socket.socket | None:
@@ -174,10 +193,15 @@ def _start_server(path: Path, warm_up: str) -> socket.socket | None:
     return connect(path)  # another server won the lock and serves
 
 
-def start_soon(warm_up: str, env: Mapping[str, str], path: Path | None = None) -> None:
+def start_soon(
+    warm_up: str, env: Mapping[str, str], path: Path | None = None, after_exit: bool = False
+) -> None:
     """Start the server for `warm_up` in the background unless one runs or is warming up, and
     return at once: for commands that will soon need it (the app, `fork`, `status`, an editor's
-    first ACP session). `path`: its socket, when the caller has it already (see `spawn`)."""
+    first ACP session). `path`: its socket, when the caller has it already (see `spawn`).
+    `after_exit`: the server warms up only once this process has exited, for a run that does
+    the same imports itself (both at once took the run's CPU; a server that waits holds no lock,
+    so whoever needs one sooner starts their own, and the one that waited then leaves)."""
     if not enabled(env):
         return
     try:
@@ -191,7 +215,7 @@ def start_soon(warm_up: str, env: Mapping[str, str], path: Path | None = None) -
             if running is not None:
                 running.close()
                 return
-            _launch(path, warm_up)
+            _launch(path, warm_up, after_exit)
     except OSError:
         return  # only a head start: the run that needs it starts one itself
 

@@ -272,11 +272,17 @@ def idle_seconds() -> float:
     return float(value)
 
 
-def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
+def serve(
+    path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS, starter: int | None = None
+) -> None:
     """Warm up, then fork a child per request until idle for `idle_seconds`. The lock is held
     while warming up (a server that finds another serving leaves at once). A server that finds
     foreign modules loaded refuses to serve: its clients start cold. What the warm-up function
-    returns (a function, or None) is done once no request waits: what only some runs need."""
+    returns (a function, or None) is done once no request waits: what only some runs need.
+    `starter`: the read end of a pipe whose write end the process that started this one holds
+    (`forkserver.start_soon`): nothing is done until that process has exited."""
+    if starter is not None:
+        _wait_for_the_end(starter)
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         running = connect(path)
@@ -290,6 +296,14 @@ def serve(path: Path, warm_up: str, idle_seconds: float = IDLE_SECONDS) -> None:
             return
         listener = _listen(path)
     _serve(path, listener, idle_seconds, later)
+
+
+def _wait_for_the_end(pipe: int) -> None:
+    """Return once nothing holds the write end of `pipe` any more (its holder has exited)."""
+    with contextlib.suppress(OSError):
+        while os.read(pipe, 1):
+            pass
+    os.close(pipe)
 
 
 def _freeze() -> None:
@@ -380,4 +394,5 @@ def _serve(
 if __name__ == "__main__":  # served by the module under its own name, whose state a warm-up
     from workbench.processes import warm_server  # reaches (`prepare_spares`), not `__main__`'s
 
-    warm_server.serve(Path(sys.argv[1]), sys.argv[2], warm_server.idle_seconds())
+    starter = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    warm_server.serve(Path(sys.argv[1]), sys.argv[2], warm_server.idle_seconds(), starter)

@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
 
-from workbench.agent.models import stream_end
+from workbench.agent.models import call_process, stream_end
 from workbench.agent.models.caching import (
     CachePolicy,
     CacheStyle,
@@ -53,20 +53,10 @@ from workbench.agent.models.openai_format import to_openai
 from workbench.agent.models.price_map import priced
 from workbench.agent.models.warm_up_reply import TOOL as WARM_UP_TOOL
 from workbench.agent.models.warm_up_reply import loopback_reply
-from workbench.messages import StopReason, Usage, token_count
+from workbench.messages import StopReason, Usage
 from workbench.processes import heavy_imports
 
 REQUEST_TIMEOUT_S = 600.0
-FINISH_REASONS: dict[str, StopReason] = {
-    "stop": "stop",
-    "end_turn": "stop",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-    "tool_use": "tool_calls",
-    "length": "length",
-    "max_tokens": "length",
-    "content_filter": "stop",
-}
 OVERFLOW_PATTERN = re.compile(
     r"context.?(length|window)|maximum context|prompt is too long|too many tokens|"
     r"input is too long|reduce the length",
@@ -138,6 +128,8 @@ async def _ready() -> ModuleType:
 def model_info(name: str) -> ModelInfo:
     """Context window, prices and how to ask for caching, from litellm's bundled model map;
     unknown models keep the defaults (window assumed, cost unknown)."""
+    if call_process.running():
+        return ModelInfo(**call_process.ask("model_info", name))
     litellm = _litellm()
     try:
         known: dict[str, Any] = litellm.get_model_info(name)
@@ -148,6 +140,9 @@ def model_info(name: str) -> ModelInfo:
 
 def long_cache_write_cost(name: str) -> float | None:
     """The price of a cache write kept for an hour (Anthropic's `ttl: 1h`), when the map has it."""
+    if call_process.running():
+        cost: float | None = call_process.ask("long_cache_write_cost", name)
+        return cost
     try:
         known: dict[str, Any] = _litellm().get_model_info(name)
     except Exception:
@@ -156,8 +151,10 @@ def long_cache_write_cost(name: str) -> float | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _supported(name: str) -> tuple[str, ...]:
+def supported(name: str) -> tuple[str, ...]:
     """The OpenAI parameters litellm passes on for `name` (empty when it cannot tell)."""
+    if call_process.running():
+        return tuple(call_process.ask("supported", name))
     try:
         return tuple(_litellm().get_supported_openai_params(model=name) or [])
     except Exception:
@@ -171,7 +168,7 @@ def _cache_style(litellm: ModuleType, name: str, known: dict[str, Any]) -> Cache
     except Exception:
         return None
     caches = known.get("supports_prompt_caching") is True
-    return cache_style(name, provider, _supported(name), caches)
+    return cache_style(name, provider, supported(name), caches)
 
 
 def _retry_after(exc: Exception) -> float | None:
@@ -216,31 +213,6 @@ def classify(exc: Exception) -> ModelError:
     else:
         kind = "other"
     return ModelError(kind, text.strip() or type(exc).__name__, _retry_after(exc))
-
-
-def _usage(raw: Any) -> Usage | None:
-    """The usage the server reported, in our vocabulary (see `Usage`); None when it reported none
-    (litellm then fills in zeros, its own counter being off) or figures no count can be (a
-    negative one). litellm gives every provider's usage the OpenAI shape: `prompt_tokens` counts
-    the cached tokens (read and written) too, Anthropic's `input_tokens` are what remains once
-    they are taken out."""
-    details = getattr(raw, "prompt_tokens_details", None)
-    read = getattr(details, "cached_tokens", None) or getattr(raw, "cache_read_input_tokens", 0)
-    written = getattr(raw, "cache_creation_input_tokens", None) or getattr(
-        details, "cache_creation_tokens", 0
-    )
-    given = (getattr(raw, "prompt_tokens", 0), read, written, getattr(raw, "completion_tokens", 0))
-    counts = [token_count(n) for n in given]
-    if None in counts:
-        return None
-    prompt, read, written, output = (n or 0 for n in counts)
-    usage = Usage(
-        input_tokens=max(prompt - read - written, 0),
-        output_tokens=output,
-        cache_read_tokens=read,
-        cache_write_tokens=written,
-    )
-    return usage if usage.prompt_tokens or usage.output_tokens else None
 
 
 LOCAL_SERVER_KEY = "no-key"
@@ -298,8 +270,8 @@ class LitellmModel:
         if request.tools:
             arguments["tools"] = [tool.schema() for tool in request.tools]
         if request.purpose == "turn" and self.cache.enabled and self.info.cache_style == "key":
-            supported = _supported(self.info.name)
-            arguments.update(key_arguments(self.cache, request.cache_key, supported))
+            passed = supported(self.info.name)
+            arguments.update(key_arguments(self.cache, request.cache_key, passed))
         if request.max_tokens:
             arguments["max_tokens"] = request.max_tokens
         if self.api_base:
@@ -355,7 +327,15 @@ class LitellmModel:
         )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Delta]:
-        """The reply's pieces, read and parsed on the background loop (`off_loop`)."""
+        """The reply's pieces, read and parsed on the background loop (`off_loop`), or made by
+        the process of this run's calls (`call_process`)."""
+        if call_process.running():
+            await call_process.ready()
+            if self._settle is not None:
+                self.info, self._settle = self._settle(), None
+            async for delta in call_process.stream(self.wire(), self._arguments(request)):
+                yield delta
+            return
         litellm = await _ready()
         if self._settle is not None:
             self.info, self._settle = self._settle(), None
@@ -371,10 +351,25 @@ class LitellmModel:
             self._provider = prefix if slash else str(known.get("litellm_provider", ""))
         return self._provider
 
-    async def _deltas(self, litellm: ModuleType, request: ModelRequest) -> AsyncIterator[Delta]:
+    def wire(self) -> dict[str, Any]:
+        """What `call_server` makes this model of (the info it asks for itself)."""
+        return {
+            "name": self.info.name,
+            "api_base": self.api_base,
+            "api_key": self.api_key,
+            "key_source": self.key_source,
+        }
+
+    def _deltas(self, litellm: ModuleType, request: ModelRequest) -> AsyncIterator[Delta]:
+        return self.streamed(litellm, self._arguments(request))
+
+    async def streamed(
+        self, litellm: ModuleType, arguments: dict[str, Any]
+    ) -> AsyncIterator[Delta]:
+        """The pieces of the reply to `litellm.acompletion(**arguments)`, errors classified."""
         try:
             with first_job_here(self._provider_name(litellm)):  # no round trip to a thread
-                response = await litellm.acompletion(**self._arguments(request))
+                response = await litellm.acompletion(**arguments)
         except Exception as exc:
             raise self._explained(classify(exc)) from exc
         reason: StopReason | None = None
@@ -383,7 +378,7 @@ class LitellmModel:
         try:
             async for chunk in stream_end.chunks(response):
                 if getattr(chunk, "usage", None):
-                    usage = _usage(chunk.usage) or usage
+                    usage = stream_end.our_usage(chunk.usage) or usage
                 for choice in chunk.choices or []:
                     delta = choice.delta
                     said = said or bool(
@@ -405,9 +400,9 @@ class LitellmModel:
                             arguments=getattr(function, "arguments", None) or "",
                         )
                     if choice.finish_reason:
-                        reason = FINISH_REASONS.get(choice.finish_reason, "stop")
+                        reason = stream_end.FINISH_REASONS.get(choice.finish_reason, "stop")
             if stream_end.ended_early(response):
-                usage = _usage(stream_end.usage(response))
+                usage = stream_end.our_usage(stream_end.usage(response))
         except Exception as exc:
             if reason is None:
                 raise self._explained(classify(exc)) from exc

@@ -25,6 +25,19 @@ import inspect
 from collections.abc import AsyncIterator
 from typing import Any
 
+from workbench.messages import StopReason, Usage, token_count
+
+FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "tool_use": "tool_calls",
+    "length": "length",
+    "max_tokens": "length",
+    "content_filter": "stop",
+}
+
 
 class Ended(BaseException):
     """The reply is complete. Not an `Exception`: litellm turns those into failures (and logs
@@ -134,3 +147,28 @@ def usage(response: Any) -> Any:
     return ChunkProcessor(kept).calculate_usage(
         chunks=kept, model=response.model or "", completion_output=""
     )
+
+
+def our_usage(raw: Any) -> Usage | None:
+    """The usage the server reported, in our vocabulary (see `Usage`); None when it reported none
+    (litellm then fills in zeros, its own counter being off) or figures no count can be (a
+    negative one). litellm gives every provider's usage the OpenAI shape: `prompt_tokens` counts
+    the cached tokens (read and written) too, Anthropic's `input_tokens` are what remains once
+    they are taken out."""
+    details = getattr(raw, "prompt_tokens_details", None)
+    read = getattr(details, "cached_tokens", None) or getattr(raw, "cache_read_input_tokens", 0)
+    written = getattr(raw, "cache_creation_input_tokens", None) or getattr(
+        details, "cache_creation_tokens", 0
+    )
+    given = (getattr(raw, "prompt_tokens", 0), read, written, getattr(raw, "completion_tokens", 0))
+    counts = [token_count(n) for n in given]
+    if None in counts:
+        return None
+    prompt, read, written, output = (n or 0 for n in counts)
+    usage = Usage(
+        input_tokens=max(prompt - read - written, 0),
+        output_tokens=output,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
+    )
+    return usage if usage.prompt_tokens or usage.output_tokens else None
