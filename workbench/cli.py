@@ -430,8 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run workbench with `argv` (default: the process arguments); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if not a.startswith("-")), None)
-    module = subcommand_module(first) if first is not None and args[0] == first else None
-    if first is not None and module is not None:
+    if first is not None and args[0] == first and (module := subcommand_module(first)):
         from workbench.visible import guard_terminal_output
 
         guard_terminal_output()
