@@ -13,10 +13,8 @@ from workbench.sessions.store.location import find_storage
 SECRET = "sk-proj-very-secret-0123456789"
 
 
-def test_the_key_stays_off_the_lock_file_and_out_of_errors(
-    project, server, rpc_process, monkeypatch
-):
-    monkeypatch.setenv("WORKBENCH_WARM_START", "1")  # the holder runs in a warm child
+def test_the_key_stays_off_the_lock_file_and_out_of_errors(project, server, rpc_process, warm):
+    """The holder runs in a warm child (`warm`)."""
     model = ("--model", "openai/m", "--api-base", server.url)
     holder = rpc_process(*model, "--api-key", SECRET, cwd=project)
     server.add(Reply(text="hello"))

@@ -7,10 +7,8 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
-import pytest
 from support.openai_server import Reply
 from support.workbench_process import run_workbench
 
@@ -30,17 +28,6 @@ def plant_modules(project: Path) -> None:
 
 def marks(project: Path) -> list[str]:
     return sorted(p.name for p in project.glob("ran-*"))
-
-
-@pytest.fixture
-def warm(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("WORKBENCH_WARM_START", "1")
-    path = forkserver.socket_path(WARM_UP, os.environ)
-    yield path
-    forkserver.stop(WARM_UP, os.environ)
-    deadline = time.monotonic() + 5
-    while path.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def test_python_m_workbench_and_the_warm_server_import_only_our_modules(project, server, warm):
