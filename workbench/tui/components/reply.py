@@ -25,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from workbench.tui.components.laid_out import laid_out, laid_out_size
 from workbench.tui.items import ReplyItem
 
 SEAL_AT = 12
@@ -68,6 +69,7 @@ class SealedPart(Markdown):
     DEFAULT_CSS = """
     SealedPart { margin: 0; padding: 0; background: transparent; }
     """
+    virtual_size = laid_out_size()
 
     def __init__(self, markdown: str, top: int, bottom: int) -> None:
         super().__init__(markdown, parser_factory=reply_parser)
@@ -93,6 +95,9 @@ class SealedPart(Markdown):
         would have it laid out afresh at every flush."""
         return super().get_content_height(Size(container.width, 0), viewport, width)
 
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        return laid_out(super().get_block_class(block_name))
+
 
 class ReplyView(Markdown):
     """A reply's Markdown, fed through its one stream (see the module docstring)."""
@@ -102,6 +107,7 @@ class ReplyView(Markdown):
     ReplyView > MarkdownBlock.-reply-end { margin-bottom: 0; }
     ReplyView.-selected { background: $primary 30%; }
     """
+    virtual_size = laid_out_size()
 
     def __init__(self, item: ReplyItem) -> None:
         super().__init__(with_status(item), parser_factory=reply_parser)
@@ -118,6 +124,9 @@ class ReplyView(Markdown):
         self._end_block: Widget | None = None
         self._sealed_lines = 0
         """The source's lines held by sealed parts."""
+
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        return laid_out(super().get_block_class(block_name))
 
     def on_mount(self) -> None:
         self._drawing = False

@@ -32,6 +32,7 @@ from workbench.agent.events import (
 )
 from workbench.tui.components.history import History
 from workbench.tui.components.item_row import ItemRow
+from workbench.tui.components.laid_out import laid_out_size
 from workbench.tui.components.typing import TypesToEditor
 from workbench.tui.items import (
     Item,
@@ -72,6 +73,7 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         Binding("home", "first", "First entry", show=False),
         Binding("end", "last", "Last entry", show=False),
     ]
+    virtual_size = laid_out_size()
 
     def __init__(self, *, show_durations: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
