@@ -149,7 +149,8 @@ class ReplyView(Markdown):
         in one go, not in a layout each (a layout of the screen is the costliest thing a flush
         does). Appends run one after another: `Markdown.append` reads where its last parse
         ended when it is called, so a second one begun before the first ended would parse
-        the same lines again."""
+        the same lines again. Never called from this widget's own message queue (it waits on
+        that queue): a worker flushes, the transcript finishes."""
 
         async def appended() -> None:
             async with self._appending:
@@ -157,8 +158,17 @@ class ReplyView(Markdown):
                     await Markdown.append(self, markdown)
                     self._mark_end()
                     await self._seal()
+                    await self._mounts_ended()
 
         return AwaitComplete(appended())
+
+    async def _mounts_ended(self) -> None:
+        """Textual ends each mount a second time behind this widget's next message, with a
+        layout of this widget: let that happen inside the batch, or it asks for a second
+        layout of the screen just after the first."""
+        ended = asyncio.Event()
+        self.call_next(ended.set)
+        await ended.wait()
 
     def _mark_end(self) -> None:
         """The last block has no bottom margin. A class set here and not `:last-child` in CSS:
@@ -193,7 +203,11 @@ class ReplyView(Markdown):
 
     def _schedule(self) -> None:
         if self._buffer and self._flush_timer is None and not self._drawing:
-            self._flush_timer = self.set_timer(self._gap, self._flush)
+            self._flush_timer = self.set_timer(self._gap, self._start_flush)
+
+    def _start_flush(self) -> None:
+        """A flush runs as a worker, off this widget's message queue (see `append`)."""
+        self.run_worker(self._flush(), group="flush")
 
     async def _flush(self) -> None:
         self._flush_timer = None
