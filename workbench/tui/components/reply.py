@@ -150,7 +150,7 @@ class ReplyView(Markdown):
         does). Appends run one after another: `Markdown.append` reads where its last parse
         ended when it is called, so a second one begun before the first ended would parse
         the same lines again. Never called from this widget's own message queue (it waits on
-        that queue): a worker flushes, the transcript finishes."""
+        that queue): workers flush and finish."""
 
         async def appended() -> None:
             async with self._appending:
@@ -231,14 +231,19 @@ class ReplyView(Markdown):
         self._drawing = False
         self._schedule()
 
+    def end(self, text: str, stop_reason: str | None, error: str | None) -> None:
+        """The reply is recorded: finish it in a worker, off this widget's message queue (see
+        `append`), which ends with the widget if the chat drops it meanwhile."""
+        self.run_worker(self.finish(text, stop_reason, error), group="finish")
+
     async def finish(self, text: str, stop_reason: str | None, error: str | None) -> None:
-        """The reply is recorded: write what is left, end the stream, keep how it ended."""
+        """Keep how the reply ended, write what is left, show the recorded text."""
         self.finished = True
         if self._flush_timer is not None:
             self._flush_timer.stop()
-        await self._write()
         changed = text != self.item.text
         self.item.text, self.item.stop_reason, self.item.error = text, stop_reason, error
+        await self._write()
         if changed or self.item.status_words():
             await self.update(with_status(self.item))
 

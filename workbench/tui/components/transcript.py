@@ -272,7 +272,7 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
             return
         reply.item.thinking = message.thinking
         error = message.details.get("error")
-        self.call_later(reply.finish, message.text, message.stop_reason, error)
+        reply.call_later(reply.end, message.text, message.stop_reason, error)
 
     def _drop(self, row: Row) -> None:
         self.live.remove(row)
