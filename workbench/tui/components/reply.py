@@ -25,8 +25,8 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
-from workbench.tui.components.laid_out import laid_out, laid_out_size
 from workbench.tui.items import ReplyItem
+from workbench.tui.laid_out import laid_out, laid_out_size
 
 SEAL_AT = 12
 """Top-level blocks a streamed reply holds before the settled ones are sealed into one part."""

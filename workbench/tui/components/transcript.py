@@ -32,7 +32,6 @@ from workbench.agent.events import (
 )
 from workbench.tui.components.history import History
 from workbench.tui.components.item_row import ItemRow
-from workbench.tui.components.laid_out import laid_out_size
 from workbench.tui.components.typing import TypesToEditor
 from workbench.tui.items import (
     Item,
@@ -45,6 +44,7 @@ from workbench.tui.items import (
     UserItem,
     finish_tool,
 )
+from workbench.tui.laid_out import laid_out_size
 
 if TYPE_CHECKING:
     from workbench.messages import Message
