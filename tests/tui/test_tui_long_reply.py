@@ -1,15 +1,17 @@
 """A long reply while it streams: its settled blocks are sealed into parts, so each flush lays
 out a few blocks rather than the whole reply (keystrokes typed meanwhile wait for every layout),
-and the reply reads exactly as it does when shown whole."""
+each flush lays the screen out once, and the reply reads exactly as it does when shown whole."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from support.app_pilot import SIZE, ask, opened
+from support.app_pilot import SIZE, ask, opened, until
 from textual.pilot import Pilot
 from textual.widgets.markdown import MarkdownBlock
 
+from workbench.agent.events import MessageUpdate
+from workbench.messages import Message
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.reply import SEAL_AT, ReplyView, SealedPart
 
@@ -58,3 +60,32 @@ async def test_a_long_reply_streams_in_sealed_parts_and_reads_as_it_does_whole(
         await reply.update(text)  # the same reply parsed whole, as a reopened session shows it
         assert not reply.query_children(SealedPart)
         assert await pages(pilot, app) == streamed
+
+
+async def test_each_flush_of_a_streaming_reply_lays_the_screen_out_once(make_app) -> None:
+    """A layout of the screen is the longest step a keystroke waits behind while a reply
+    streams; Textual asked for a second one after each flush (the widgets it had just sized,
+    and the mounts it had just made, asked again)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        transcript, message = app.transcript, Message("assistant", "")
+        layouts: list[object] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app, layouts.append)
+
+        async def flush(delta: str) -> int:
+            """Stream `delta`; the screen's layouts until its flush is drawn."""
+            reply = transcript._current_reply()
+            written = len(reply.writes)
+            layouts.clear()
+            transcript.on_workbench_event(MessageUpdate(message=message, delta=delta))
+            await until(pilot, lambda: len(reply.writes) > written, "the flush")
+            await until(pilot, lambda: not reply._drawing, "the flush drawn")
+            for _ in range(5):
+                await pilot.pause(0.02)
+            return len(layouts)
+
+        await flush(long_reply(2))  # the chat scrolls from here on
+        grown = [await flush(f" word{n}" * 12) for n in range(3)]
+        started = [await flush(f"\n\nNext, part {n}:" + " more" * 12) for n in range(2)]
+        assert grown + started == [1] * 5

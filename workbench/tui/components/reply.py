@@ -26,6 +26,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
 from workbench.tui.items import ReplyItem
+from workbench.tui.laid_out import laid_out, laid_out_size
 
 SEAL_AT = 12
 """Top-level blocks a streamed reply holds before the settled ones are sealed into one part."""
@@ -68,6 +69,7 @@ class SealedPart(Markdown):
     DEFAULT_CSS = """
     SealedPart { margin: 0; padding: 0; background: transparent; }
     """
+    virtual_size = laid_out_size()
 
     def __init__(self, markdown: str, top: int, bottom: int) -> None:
         super().__init__(markdown, parser_factory=reply_parser)
@@ -93,6 +95,9 @@ class SealedPart(Markdown):
         would have it laid out afresh at every flush."""
         return super().get_content_height(Size(container.width, 0), viewport, width)
 
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        return laid_out(super().get_block_class(block_name))
+
 
 class ReplyView(Markdown):
     """A reply's Markdown, fed through its one stream (see the module docstring)."""
@@ -102,6 +107,7 @@ class ReplyView(Markdown):
     ReplyView > MarkdownBlock.-reply-end { margin-bottom: 0; }
     ReplyView.-selected { background: $primary 30%; }
     """
+    virtual_size = laid_out_size()
 
     def __init__(self, item: ReplyItem) -> None:
         super().__init__(with_status(item), parser_factory=reply_parser)
@@ -118,6 +124,9 @@ class ReplyView(Markdown):
         self._end_block: Widget | None = None
         self._sealed_lines = 0
         """The source's lines held by sealed parts."""
+
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        return laid_out(super().get_block_class(block_name))
 
     def on_mount(self) -> None:
         self._drawing = False
@@ -140,7 +149,8 @@ class ReplyView(Markdown):
         in one go, not in a layout each (a layout of the screen is the costliest thing a flush
         does). Appends run one after another: `Markdown.append` reads where its last parse
         ended when it is called, so a second one begun before the first ended would parse
-        the same lines again."""
+        the same lines again. Never called from this widget's own message queue (it waits on
+        that queue): workers flush and finish."""
 
         async def appended() -> None:
             async with self._appending:
@@ -148,8 +158,17 @@ class ReplyView(Markdown):
                     await Markdown.append(self, markdown)
                     self._mark_end()
                     await self._seal()
+                    await self._mounts_ended()
 
         return AwaitComplete(appended())
+
+    async def _mounts_ended(self) -> None:
+        """Textual ends each mount a second time behind this widget's next message, with a
+        layout of this widget: let that happen inside the batch, or it asks for a second
+        layout of the screen just after the first."""
+        ended = asyncio.Event()
+        self.call_next(ended.set)
+        await ended.wait()
 
     def _mark_end(self) -> None:
         """The last block has no bottom margin. A class set here and not `:last-child` in CSS:
@@ -184,7 +203,11 @@ class ReplyView(Markdown):
 
     def _schedule(self) -> None:
         if self._buffer and self._flush_timer is None and not self._drawing:
-            self._flush_timer = self.set_timer(self._gap, self._flush)
+            self._flush_timer = self.set_timer(self._gap, self._start_flush)
+
+    def _start_flush(self) -> None:
+        """A flush runs as a worker, off this widget's message queue (see `append`)."""
+        self.run_worker(self._flush(), group="flush")
 
     async def _flush(self) -> None:
         self._flush_timer = None
@@ -208,14 +231,19 @@ class ReplyView(Markdown):
         self._drawing = False
         self._schedule()
 
+    def end(self, text: str, stop_reason: str | None, error: str | None) -> None:
+        """The reply is recorded: finish it in a worker, off this widget's message queue (see
+        `append`), which ends with the widget if the chat drops it meanwhile."""
+        self.run_worker(self.finish(text, stop_reason, error), group="finish")
+
     async def finish(self, text: str, stop_reason: str | None, error: str | None) -> None:
-        """The reply is recorded: write what is left, end the stream, keep how it ended."""
+        """Keep how the reply ended, write what is left, show the recorded text."""
         self.finished = True
         if self._flush_timer is not None:
             self._flush_timer.stop()
-        await self._write()
         changed = text != self.item.text
         self.item.text, self.item.stop_reason, self.item.error = text, stop_reason, error
+        await self._write()
         if changed or self.item.status_words():
             await self.update(with_status(self.item))
 

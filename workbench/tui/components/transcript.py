@@ -44,6 +44,7 @@ from workbench.tui.items import (
     UserItem,
     finish_tool,
 )
+from workbench.tui.laid_out import laid_out_size
 
 if TYPE_CHECKING:
     from workbench.messages import Message
@@ -72,6 +73,7 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
         Binding("home", "first", "First entry", show=False),
         Binding("end", "last", "Last entry", show=False),
     ]
+    virtual_size = laid_out_size()
 
     def __init__(self, *, show_durations: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -270,7 +272,7 @@ class Transcript(TypesToEditor, VerticalScroll, can_focus=True):
             return
         reply.item.thinking = message.thinking
         error = message.details.get("error")
-        reply.call_later(reply.finish, message.text, message.stop_reason, error)
+        reply.call_later(reply.end, message.text, message.stop_reason, error)
 
     def _drop(self, row: Row) -> None:
         self.live.remove(row)
