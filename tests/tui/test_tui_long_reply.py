@@ -1,9 +1,11 @@
 """A long reply while it streams: its settled blocks are sealed into parts, so each flush lays
 out a few blocks rather than the whole reply (keystrokes typed meanwhile wait for every layout),
-each flush lays the screen out once, and the reply reads exactly as it does when shown whole."""
+each flush lays the screen out once and redraws nothing it did not change, and the reply reads
+exactly as it does when shown whole."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from support.app_pilot import SIZE, ask, opened, until
@@ -14,6 +16,8 @@ from workbench.agent.events import MessageUpdate
 from workbench.messages import Message
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.components.reply import SEAL_AT, ReplyView, SealedPart
+from workbench.tui.components.skill_panel import SkillPanel
+from workbench.tui.components.tree_panel import TreePanel
 
 
 def long_reply(parts: int) -> str:
@@ -62,6 +66,19 @@ async def test_a_long_reply_streams_in_sealed_parts_and_reads_as_it_does_whole(
         assert await pages(pilot, app) == streamed
 
 
+async def flush(pilot: Pilot[Any], app: WorkbenchApp, delta: str) -> None:
+    """Stream `delta` into the chat's reply, and wait until its flush is drawn and settled."""
+    transcript = app.transcript
+    reply = transcript._current_reply()
+    written = len(reply.writes)
+    message = Message("assistant", reply.item.text)
+    transcript.on_workbench_event(MessageUpdate(message=message, delta=delta))
+    await until(pilot, lambda: len(reply.writes) > written, "the flush")
+    await until(pilot, lambda: not reply._drawing, "the flush drawn")
+    for _ in range(5):
+        await pilot.pause(0.02)
+
+
 async def test_each_flush_of_a_streaming_reply_lays_the_screen_out_once(make_app) -> None:
     """A layout of the screen is the longest step a keystroke waits behind while a reply
     streams; Textual asked for a second one after each flush (the widgets it had just sized,
@@ -69,23 +86,39 @@ async def test_each_flush_of_a_streaming_reply_lays_the_screen_out_once(make_app
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        transcript, message = app.transcript, Message("assistant", "")
         layouts: list[object] = []
         app.screen.screen_layout_refresh_signal.subscribe(app, layouts.append)
 
-        async def flush(delta: str) -> int:
-            """Stream `delta`; the screen's layouts until its flush is drawn."""
-            reply = transcript._current_reply()
-            written = len(reply.writes)
+        async def layouts_of(delta: str) -> int:
             layouts.clear()
-            transcript.on_workbench_event(MessageUpdate(message=message, delta=delta))
-            await until(pilot, lambda: len(reply.writes) > written, "the flush")
-            await until(pilot, lambda: not reply._drawing, "the flush drawn")
-            for _ in range(5):
-                await pilot.pause(0.02)
+            await flush(pilot, app, delta)
             return len(layouts)
 
-        await flush(long_reply(2))  # the chat scrolls from here on
-        grown = [await flush(f" word{n}" * 12) for n in range(3)]
-        started = [await flush(f"\n\nNext, part {n}:" + " more" * 12) for n in range(2)]
+        await flush(pilot, app, long_reply(2))  # the chat scrolls from here on
+        grown = [await layouts_of(f" word{n}" * 12) for n in range(3)]
+        started = [await layouts_of(f"\n\nNext, part {n}:" + " more" * 12) for n in range(2)]
         assert grown + started == [1] * 5
+
+
+async def test_a_flush_of_a_streaming_reply_redraws_neither_the_panels_nor_the_chats_frame(
+    make_app,
+) -> None:
+    """Drawing is most of a flush's layout. The panels beside the chat do not change while a
+    reply streams, nor does the chat's blank frame, yet each flush redrew the panels' scroll
+    bars (Textual compared each tree's own virtual size with one it measured otherwise) and the
+    frame (its virtual size grew)."""
+    app = make_app()
+    async with app.run_test(size=(SIZE[0], 14)) as pilot:  # low enough for the panels to scroll
+        await opened(pilot)
+        unchanged = [app.query_one(SkillPanel), app.query_one(TreePanel)]
+        bars = [panel.vertical_scrollbar for panel in unchanged if panel.show_vertical_scrollbar]
+        assert bars, "the panels scroll at this height"
+        await flush(pilot, app, long_reply(2))  # the chat scrolls from here on
+        drawn: Counter[str] = Counter()
+        for name, widget in [("bar", bar) for bar in bars] + [("frame", app.transcript)]:
+            draw = widget.render
+            widget.render = lambda draw=draw, name=name: drawn.update([name]) or draw()
+        for n in range(3):
+            await flush(pilot, app, f" word{n}" * 12 + f"\n\nNext, part {n}:")
+        assert app.transcript.scroll_y == app.transcript.max_scroll_y > 0, "the chat scrolled"
+        assert drawn == Counter()

@@ -25,6 +25,7 @@ from workbench.skills.graph import SkillGraph
 from workbench.text import count_of
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
+from workbench.tui.laid_out import SteadyScrollBars
 
 if TYPE_CHECKING:
     from workbench.runtime.events import WorkbenchEvent
@@ -36,7 +37,7 @@ def child_violations(details: dict[str, Any] | None) -> list[str]:
     return [load["skill"] for child in results for load in child.get("violations") or []]
 
 
-class SkillPanel(TypingPanel, Tree[str]):
+class SkillPanel(TypingPanel, SteadyScrollBars, Tree[str]):
     """See the module docstring. Node data is the skill's name (None for group headings)."""
 
     DEFAULT_CSS = """

@@ -24,6 +24,7 @@ from workbench.agent.costs import UsageTotals
 from workbench.text import count_of, one_line
 from workbench.tui import palette
 from workbench.tui.components.typing import PANEL_HINT, TypingPanel
+from workbench.tui.laid_out import SteadyScrollBars
 
 if TYPE_CHECKING:
     from workbench.sessions.tree import Tree as TreeSnapshot
@@ -58,7 +59,7 @@ class Target:
         return self.turn_end or self.at
 
 
-class TreePanel(TypingPanel, Tree[Target]):
+class TreePanel(TypingPanel, SteadyScrollBars, Tree[Target]):
     """See the module docstring. Posts `Requested` for each key."""
 
     DEFAULT_CSS = """
