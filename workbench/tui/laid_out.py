@@ -13,7 +13,7 @@ size, which repaints it when it changes, never on its virtual size. A scrolling 
 nothing: showing or hiding its scroll bar asks for a layout of its own
 (`show_vertical_scrollbar`), and moving its bar redraws the bar.
 
-Scrolling widgets that keep their own virtual size (the panels' trees, the editor) redraw their
+Scrolling widgets that keep their own virtual size (the panels' trees) redraw their
 scroll bars only when their sizes change (`SteadyScrollBars`).
 """
 
