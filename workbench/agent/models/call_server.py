@@ -91,7 +91,10 @@ async def _answer(connection: socket.socket, first_call_done: Callable[[], objec
         sock=connection, limit=call_process.LINE_LIMIT
     )
     try:
-        request = json.loads(await reader.readline())
+        line = await reader.readline()
+        if not line.endswith(b"\n"):
+            return  # the run gave the request up before it was all sent
+        request = json.loads(line)
         if "stream" in request:
             try:
                 await _stream(request["stream"], request["arguments"], reader, writer)
@@ -100,8 +103,8 @@ async def _answer(connection: socket.socket, first_call_done: Callable[[], objec
         else:
             writer.write(_line({"value": ANSWERS[request["ask"]](request["name"])}))
             await writer.drain()
-    except (OSError, ValueError):
-        pass  # the run gave the request up
+    except OSError:
+        pass  # the run closed its end meanwhile: it gave the request up
     finally:
         writer.close()
 
