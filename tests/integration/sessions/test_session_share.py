@@ -237,6 +237,8 @@ def test_a_push_killed_midway_changes_nothing_there_and_pushing_again_sends_it_a
             break
         time.sleep(0.005)
     assert killed, "the push finished before it could be interrupted"
+    # The push first: killed after its git, it could see git fail and end on its own first.
+    os.kill(push.pid, signal.SIGKILL)
     # git runs in a process group of its own: kill the groups, so that nothing it starts in
     # the meantime (a pack-objects feeding the remote) carries on.
     groups = set()
@@ -246,7 +248,7 @@ def test_a_push_killed_midway_changes_nothing_there_and_pushing_again_sends_it_a
     for group in groups - {os.getpgid(0)}:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGKILL)
-    for pid in [push.pid, *killed]:
+    for pid in killed:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     push.wait(timeout=10)
