@@ -194,7 +194,8 @@ async def test_a_letter_typed_in_the_sweep_view_is_text_for_the_editor_and_slash
         assert not isinstance(app.screen, ConfirmDialog)
         app.editor.replace_text("")
         await terminal_keys(pilot, "/sweep\r", burst=True)
-        await until(pilot, lambda: isinstance(app.screen, SweepView), "the view again")
+        shown = lambda: isinstance(app.screen, SweepView) and app.screen.ready  # noqa: E731
+        await until(pilot, shown, "the view again, mounted")  # pushed a step before it mounts
         assert isinstance(app.screen, SweepView)
         runs = app.screen.query_one("#runs", DataTable)
         assert [row[1] for row in rows(runs)] == ["done", "done"]
