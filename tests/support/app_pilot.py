@@ -9,11 +9,12 @@ import subprocess
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console, RenderableType
 from textual._xterm_parser import XTermParser
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Tree
 
 from workbench.runtime import Workbench, WorkbenchOptions
@@ -82,6 +83,20 @@ async def until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.02)
+
+
+S = TypeVar("S", bound=Screen[Any])
+
+
+async def screen_shown(pilot: Pilot[Any], kind: type[S], what: str, timeout: float = 15) -> S:
+    """Let the app run until it shows a `kind` screen that has mounted, and return it: a pushed
+    screen is on top a step before its `on_mount` fills and focuses it."""
+    app = pilot.app
+    shown = lambda: isinstance(app.screen, kind) and app.screen.is_mounted  # noqa: E731
+    await until(pilot, shown, what, timeout)
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
 
 
 async def terminal_keys(pilot: Pilot[Any], data: str, burst: bool = False) -> None:

@@ -20,6 +20,7 @@ from support.app_pilot import (
     chat_text,
     idle,
     opened,
+    screen_shown,
     tools,
     type_text,
     until,
@@ -156,7 +157,7 @@ async def _fork_and_merge(pilot: Pilot[Any]) -> None:
     app = app_of(pilot)
     app.editor.insert("/merge try-b")
     await pilot.press("enter")
-    await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
+    await screen_shown(pilot, ConfirmDialog, "the worktree question")
     await pilot.press("y")
     await until(pilot, lambda: not isinstance(app.screen, ConfirmDialog), "the merge")
     await until(pilot, lambda: "try-b was merged into main" in chat_text(app), "the merge")
@@ -191,7 +192,7 @@ async def _status(pilot: Pilot[Any]) -> None:
     assert [tool.status for tool in tools(app)] == ["ok", "ok"]
     app.editor.insert("/status")
     await pilot.press("enter")
-    await until(pilot, lambda: isinstance(app.screen, StatusView), "the status view")
+    await screen_shown(pilot, StatusView, "the status view")
     await pilot.pause(0.2)
 
 
@@ -256,7 +257,7 @@ async def _sweep(pilot: Pilot[Any]) -> None:
     app.sweep_board.clock = lambda: 0.0  # the running run's seconds stay as told
     for event in _sweep_events():
         app.on_workbench_event(event)
-    await until(pilot, lambda: isinstance(app.screen, SweepView), "the sweep view")
+    await screen_shown(pilot, SweepView, "the sweep view")
     await pilot.pause(0.2)
 
 
@@ -292,7 +293,7 @@ async def _eval(pilot: Pilot[Any]) -> None:
     app = await opened(pilot)
     last_eval(app.workbench.project_root)
     await command(pilot, "/eval")
-    await until(pilot, lambda: isinstance(app.screen, ReportView), "the eval view")
+    await screen_shown(pilot, ReportView, "the eval view")
     await pilot.pause(0.2)
 
 

@@ -18,6 +18,7 @@ from support.app_pilot import (
     items,
     opened,
     plain,
+    screen_shown,
     tools,
     type_text,
     until,
@@ -208,7 +209,7 @@ async def test_project_extensions_run_only_after_the_user_trusts_the_project(
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the trust question")
+        await screen_shown(pilot, ConfirmDialog, "the trust question")
         assert "hello.py" in str(app.screen.message)
         assert "hello" not in app.workbench.commands
         await pilot.press("y")
@@ -242,7 +243,7 @@ async def test_project_sub_agents_run_only_after_the_user_says_yes_in_the_dialog
         await opened(pilot)
         app.editor.insert("get a review")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the sub-agent question")
+        await screen_shown(pilot, ConfirmDialog, "the sub-agent question")
         assert app.screen.title_text == "Run project agents?"
         assert "reviewer" in app.screen.message
         await pilot.press("y")

@@ -14,6 +14,7 @@ from support.app_pilot import (
     items,
     opened,
     plain,
+    screen_shown,
     tree_lines,
     type_text,
     until,
@@ -52,7 +53,7 @@ def notes(app) -> list[str]:
 
 async def close_view(pilot, app) -> str:
     """The text of the view on top, which is then closed with Esc."""
-    await until(pilot, lambda: isinstance(app.screen, ReportView), "a view")
+    await screen_shown(pilot, ReportView, "a view")
     text = plain(app.screen.body)
     await pilot.press("escape")
     return text
@@ -67,7 +68,7 @@ async def test_help_by_f1_by_command_and_by_the_palette(make_app) -> None:
         await command(pilot, app, "/help")
         assert "/merge <branch>" in await close_view(pilot, app)
         await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await screen_shown(pilot, CommandPalette, "the palette")
         await type_text(pilot, "skill-graph")
         await pilot.pause(0.3)
         await pilot.press("enter")
@@ -79,11 +80,11 @@ async def test_the_palette_asks_for_a_command_argument(make_app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await screen_shown(pilot, CommandPalette, "the palette")
         await type_text(pilot, "/label")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the argument prompt")
+        await screen_shown(pilot, TextPrompt, "the argument prompt")
         await pilot.press("escape")
         assert not isinstance(app.screen, TextPrompt)
 
@@ -120,7 +121,7 @@ async def test_model_switches_and_the_footer_follows(make_app, script) -> None:
         assert "from the second" in chat_text(app)
         app.editor.insert("/model")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ModelPicker), "the model picker")
+        await screen_shown(pilot, ModelPicker, "the model picker")
         picker = app.screen
         assert picker.shown[:3] == ["scripted:second.json", first, "demo"], "recent ones first"
         await pilot.press(*"dem")
@@ -188,7 +189,7 @@ async def test_fork_label_status_commit_and_merge(make_app, project: Path, scrip
         await until(pilot, lambda: "⎇ notes" in plain(app.status_bar.render()), "the fork")
         await ask(pilot, app, "write the notes")
         await command(pilot, app, "/status")
-        await until(pilot, lambda: isinstance(app.screen, StatusView), "the status view")
+        await screen_shown(pilot, StatusView, "the status view")
         assert [plain(row).split() for _, row in app.screen.files] == [
             ["added", "NOTES.md", "uncommitted"]
         ]
@@ -226,11 +227,11 @@ async def test_new_and_resume_sessions(make_app, script) -> None:
         assert app.workbench.state().session_id != first
         await ask(pilot, app, "in the second session")
         await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await screen_shown(pilot, CommandPalette, "the palette")
         await type_text(pilot, "/resume")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker), "the picker, at once")
+        await screen_shown(pilot, SessionPicker, "the picker, at once")
         shown = plain(app.screen.query_one(OptionList).get_option_at_index(1).prompt)
         assert "in the first session" in shown and "just now · 2 entries · 1 branch" in shown
         position = [info.id for info in app.screen.sessions].index(first)
@@ -255,7 +256,7 @@ async def test_a_merge_conflict_is_an_error_naming_the_files(
         app.editor.focus()
         app.editor.insert("/merge b")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
+        await screen_shown(pilot, ConfirmDialog, "the worktree question")
         await pilot.press("n")
         await until(pilot, lambda: "conflict  NOTES.md" in chat_text(app), "the error")
         assert "would conflict" in chat_text(app)
@@ -317,7 +318,7 @@ async def test_commit_shows_the_drafted_message_to_edit_before_committing(
         (project / "NOTES.md").write_text("notes\n")
         await type_text(pilot, "/commit")  # the command waits for the dialog: no `command`
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitDraft), "the draft")
+        await screen_shown(pilot, CommitDraft, "the draft")
         area = app.screen.query_one(TextArea)
         assert area.text.strip() == draft and app.focused is area
         await pilot.press("escape")
@@ -326,7 +327,7 @@ async def test_commit_shows_the_drafted_message_to_edit_before_committing(
 
         await type_text(pilot, "/commit")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitDraft), "the draft again")
+        await screen_shown(pilot, CommitDraft, "the draft again")
         area = app.screen.query_one(TextArea)
         area.move_cursor((0, len("Add the notes")))
         await pilot.press(*" on main", "ctrl+s")
@@ -401,7 +402,7 @@ async def test_the_tree_shows_what_each_branch_cost_and_the_commit_draft_carries
         (project / "NOTES.md").write_text("notes\n")
         await type_text(pilot, "/commit")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, CommitDraft), "the draft")
+        await screen_shown(pilot, CommitDraft, "the draft")
         shown = app.screen.query_one(TextArea).text
         assert "Workbench-Cost: $0.0002" in shown and "Workbench-Tokens:" in shown, shown
         await pilot.press("ctrl+s")
@@ -417,7 +418,7 @@ async def test_the_palette_shows_a_commands_usage_as_written(make_app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await screen_shown(pilot, CommandPalette, "the palette")
         await type_text(pilot, "/push")
         options = app.screen.query_one(CommandList)
         await until(pilot, lambda: options.option_count > 0, "the matches")

@@ -12,6 +12,7 @@ from support.app_pilot import (
     idle,
     opened,
     plain,
+    screen_shown,
     terminal_keys,
     type_text,
     until,
@@ -71,7 +72,7 @@ async def test_enter_on_a_file_in_the_status_view_opens_its_diff_and_esc_goes_ba
     async with app.run_test(size=SIZE) as pilot:
         await work_on_a_fork(pilot, app)
         await send(pilot, app, "/status")
-        await until(pilot, lambda: isinstance(app.screen, StatusView), "the status view")
+        await screen_shown(pilot, StatusView, "the status view")
         status = app.screen
         files = status.query_one(OptionList)
         assert files.has_focus
@@ -118,7 +119,7 @@ async def test_the_status_of_another_branch_opens_that_branchs_diff(make_app, sc
         await work_on_a_fork(pilot, app)
         await app.workbench.switch_branch("main")
         await send(pilot, app, "/status notes")
-        await until(pilot, lambda: isinstance(app.screen, StatusView), "the status view")
+        await screen_shown(pilot, StatusView, "the status view")
         await pilot.press("enter")
         text = await open_diff(pilot, app)
         assert app.screen.title_text == "Diff of NOTES.md on notes"
@@ -150,11 +151,11 @@ async def test_the_diff_command_and_the_palette(make_app, script) -> None:
         await app.workbench.switch_branch("notes")
 
         await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await screen_shown(pilot, CommandPalette, "the palette")
         await type_text(pilot, "/diff")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the path prompt")
+        await screen_shown(pilot, TextPrompt, "the path prompt")
         await type_text(pilot, "NOTES.md")
         await pilot.press("enter")
         assert "NOTES.md  added  +120 -0" in await open_diff(pilot, app)

@@ -4,7 +4,7 @@ tests/integration/evals)."""
 
 from __future__ import annotations
 
-from support.app_pilot import SIZE, opened, plain, until
+from support.app_pilot import SIZE, opened, plain, screen_shown, until
 from support.app_scenarios import EVALUATED as SKILL
 from support.app_scenarios import last_eval as saved_eval
 
@@ -19,14 +19,14 @@ async def test_eval_shows_the_last_report_and_says_how_to_make_one(make_app, pro
         await opened(pilot)
         app.editor.insert("/eval")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the view")
+        await screen_shown(pilot, ReportView, "the view")
         said = "no skill of this project has an eval yet: `workbench eval PATH` or `/eval SKILL`"
         assert said in plain(app.screen.body)
         await pilot.press("escape")
         saved_eval(project)
         app.editor.insert("/eval")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the report")
+        await screen_shown(pilot, ReportView, "the report")
         text = " ".join(plain(app.screen.body).split())  # the view wraps long lines
         assert f"eval of {SKILL}: 1 case × 2 configurations (sweep-1)" in text
         assert "with_skill passes more often: +100% over 3 and 3 runs" in text
@@ -39,7 +39,7 @@ async def test_the_skill_detail_view_shows_its_last_eval(make_app, project) -> N
         await opened(pilot)
         panel = app.query_one(SkillPanel)
         panel.post_message(SkillPanel.Opened(SKILL))
-        await until(pilot, lambda: isinstance(app.screen, SkillDetail), "the skill view")
+        await screen_shown(pilot, SkillDetail, "the skill view")
         await pilot.pause()
         summary = plain(app.screen.query_one("#last-eval").render())
         assert "last eval (sweep-1): 6 runs" in summary

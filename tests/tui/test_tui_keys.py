@@ -13,6 +13,7 @@ from support.app_pilot import (
     idle,
     opened,
     plain,
+    screen_shown,
     terminal_keys,
     tools,
     type_text,
@@ -238,7 +239,7 @@ async def test_slash_commands_complete_with_tab_and_up_down(make_app) -> None:
         app.editor.replace_text("")
         await type_text(pilot, "/he")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
+        await screen_shown(pilot, ReportView, "the help view")
         assert "Ctrl+J or Alt+Enter" in plain(app.screen.body)
 
 

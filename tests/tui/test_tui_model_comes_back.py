@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.app_pilot import SIZE, ask, build_app, chat_text, opened, plain, until, user_texts
+from support.app_pilot import (
+    SIZE,
+    ask,
+    build_app,
+    chat_text,
+    opened,
+    plain,
+    screen_shown,
+    until,
+    user_texts,
+)
 from support.openai_server import OpenAIServer, Reply
 
 from workbench.tui.model_picker import ModelPicker
@@ -57,7 +67,7 @@ async def test_a_recent_model_picked_again_comes_with_its_endpoint(
             assert "demo" in footer(app)
             app.editor.insert("/model")
             await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, ModelPicker), "the model picker")
+            await screen_shown(pilot, ModelPicker, "the model picker")
             picker = app.screen
             await pilot.press(*"local")
             await until(pilot, lambda: picker.shown[:1] == ["openai/local"], "the recent one")

@@ -11,6 +11,7 @@ from support.app_pilot import (
     chat_text,
     opened,
     plain,
+    screen_shown,
     terminal_keys,
     tree_lines,
     type_text,
@@ -96,7 +97,7 @@ async def test_opening_a_skill_shows_its_projections_and_findings(make_app) -> N
         panel = app.query_one(SkillPanel)
         await select(pilot, panel, "atom-edit-code")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, SkillDetail), "the skill view")
+        await screen_shown(pilot, SkillDetail, "the skill view")
         view = app.screen
         await pilot.pause()
         assert view.level == "core"
@@ -135,13 +136,13 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
 
         await select(pilot, tree, "first question")
         await pilot.press("alt+l")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the label prompt")
+        await screen_shown(pilot, TextPrompt, "the label prompt")
         await pilot.press(*"start", "enter")
         await until(pilot, lambda: any("[start]" in line for line in tree_lines(tree)), "the label")
 
         await select(pilot, tree, "first question")
         await pilot.press("alt+f")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the fork prompt")
+        await screen_shown(pilot, TextPrompt, "the fork prompt")
         await pilot.press(*"alt", "enter")
         await until(
             pilot, lambda: any(line.startswith("⎇ alt") for line in tree_lines(tree)), "the fork"
@@ -160,13 +161,13 @@ async def test_the_tree_panel_navigates_forks_labels_merges_and_shows_status(
 
         await select(pilot, tree, "⎇ alt")
         await terminal_keys(pilot, "\x1bs")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the status view")
+        await screen_shown(pilot, ReportView, "the status view")
         assert "alt" in plain(app.screen.body)
         await pilot.press("escape")
 
         await select(pilot, tree, "⎇ alt")
         await terminal_keys(pilot, "\x1bm")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the merge question")
+        await screen_shown(pilot, ConfirmDialog, "the merge question")
         await pilot.press("y")
         await until(
             pilot,
@@ -202,7 +203,7 @@ async def test_on_a_branch_line_f_forks_at_that_branch_head_and_g_summarises_the
 
         await select(pilot, tree, "⎇ main")
         await pilot.press("alt+f")
-        await until(pilot, lambda: isinstance(app.screen, TextPrompt), "the fork prompt")
+        await screen_shown(pilot, TextPrompt, "the fork prompt")
         await pilot.press(*"side", "enter")
         await until(pilot, lambda: app.workbench.state().branch == "side", "the fork from main")
         assert user_texts(app) == ["on main"]  # main's head, not alt where the session was
@@ -256,7 +257,7 @@ async def test_typing_in_a_panel_or_a_view_is_text_for_the_editor(make_app, scri
         assert app.editor.text == "ad" and panel.loaded == {}, "nothing activated"
         app.editor.replace_text("")
         await app.controller.run("help")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
+        await screen_shown(pilot, ReportView, "the help view")
         await type_text(pilot, "x")
         await until(pilot, lambda: not isinstance(app.screen, ReportView), "the view to close")
         assert app.editor.text == "x" and app.focused is app.editor
@@ -384,7 +385,7 @@ async def test_at_80_columns_the_skill_core_view_wraps_between_words(make_app) -
         panel = app.query_one(SkillPanel)
         await select(pilot, panel, "molecule-implement-change")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, SkillDetail), "the skill view")
+        await screen_shown(pilot, SkillDetail, "the skill view")
         await pilot.pause()
         projected = app.screen.query_one("#projected")
         skill = app.workbench.enforcer.skills.graph.get("molecule-implement-change")
@@ -401,7 +402,7 @@ async def test_at_80x24_the_help_is_stacked_and_says_how_to_close(make_app) -> N
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot)
         await pilot.press("f1")
-        await until(pilot, lambda: isinstance(app.screen, ReportView), "the help view")
+        await screen_shown(pilot, ReportView, "the help view")
         await pilot.pause()
         view = app.screen
         text = plain(view.body, width=view.query_one(VerticalScroll).content_size.width)

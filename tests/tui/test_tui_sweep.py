@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.app_pilot import build_app, chat_text, git, opened, plain, terminal_keys, until
+from support.app_pilot import (
+    build_app,
+    chat_text,
+    git,
+    opened,
+    plain,
+    screen_shown,
+    terminal_keys,
+    until,
+)
 from support.openai_server import OpenAIServer
 from support.sweep_answers import CHECK, slow, writes_its_file
 from textual.pilot import Pilot
@@ -49,15 +58,10 @@ def rows(table: DataTable[Any]) -> list[list[str]]:
 
 async def started(pilot: Pilot[Any], command: str) -> SweepView:
     """Type `command` in the editor and send it; the sweep view opens as the runs start."""
-    app = await opened(pilot)
+    await opened(pilot)
     await terminal_keys(pilot, command + "\r", burst=True)
-    await until(pilot, lambda: isinstance(app.screen, SweepView), "the sweep view", 60)
-    view = app.screen
-    assert isinstance(view, SweepView)
-    table = "#runs"
-    await until(
-        pilot, lambda: view.is_mounted and view.query_one(table, DataTable).row_count, "rows"
-    )
+    view = await screen_shown(pilot, SweepView, "the sweep view", 60)
+    await until(pilot, lambda: view.query_one("#runs", DataTable).row_count, "rows")
     return view
 
 
@@ -103,7 +107,7 @@ async def test_a_row_per_run_then_the_best_variant_first_and_enter_opens_the_run
         assert "Esc closes" in plain(view.query_one("#keys").render())
 
         await terminal_keys(pilot, "\r")  # Enter on the first run: its status, then its diff
-        await until(pilot, lambda: isinstance(app.screen, StatusView), "the run's status")
+        await screen_shown(pilot, StatusView, "the run's status")
         status = app.screen
         assert isinstance(status, StatusView) and status.branch == "sweep-1.good-1"
         assert "4 entries since the fork" in plain(status.body)  # written by the run's process
@@ -125,10 +129,10 @@ async def test_alt_m_commits_the_chosen_runs_files_and_merges_them_into_the_bran
         view = await started(pilot, TWO_VARIANTS)
         await ended(pilot, view)
         await terminal_keys(pilot, "\x1bm")  # the first run: good
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the merge question")
+        await screen_shown(pilot, ConfirmDialog, "the merge question")
         assert "Merge sweep-1.good-1 into main?" in str(app.screen.title_text)
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the worktree question")
+        await screen_shown(pilot, ConfirmDialog, "the worktree question")
         await pilot.press("n")  # keep the run's worktree
         good = project / "good.txt"
         await until(pilot, good.exists, "the merge", 60)
@@ -172,7 +176,7 @@ async def test_esc_stops_every_run_and_each_keeps_what_it_did_and_resume_runs_th
 
         server.add(*[writes_its_file] * 4)  # `/sweep --resume` runs what the stop left undone
         await terminal_keys(pilot, "/sweep --resume sweep-1\r", burst=True)
-        await until(pilot, lambda: isinstance(app.screen, SweepView), "the view again", 60)
+        await screen_shown(pilot, SweepView, "the view again", 60)
         outcomes = lambda: [r.outcome for r in board.sweep.runs] if board.sweep else []  # noqa: E731
         ended = lambda: outcomes() == ["done", "done"] and not board.running  # noqa: E731
         await until(pilot, ended, "the runs to end and be recorded", 90)
@@ -194,10 +198,8 @@ async def test_a_letter_typed_in_the_sweep_view_is_text_for_the_editor_and_slash
         assert not isinstance(app.screen, ConfirmDialog)
         app.editor.replace_text("")
         await terminal_keys(pilot, "/sweep\r", burst=True)
-        shown = lambda: isinstance(app.screen, SweepView) and app.screen.ready  # noqa: E731
-        await until(pilot, shown, "the view again, mounted")  # pushed a step before it mounts
-        assert isinstance(app.screen, SweepView)
-        runs = app.screen.query_one("#runs", DataTable)
+        view = await screen_shown(pilot, SweepView, "the view again")
+        runs = view.query_one("#runs", DataTable)
         assert [row[1] for row in rows(runs)] == ["done", "done"]
 
 
@@ -216,7 +218,7 @@ async def test_a_running_runs_seconds_move_while_its_process_prints_nothing(
         app.sweep_board.clock = lambda: now[0]
         app.on_workbench_event(SweepStart(sweep.to_record(), 1))
         app.on_workbench_event(SweepProgress("sweep-1", run.to_json(), None))
-        await until(pilot, lambda: isinstance(app.screen, SweepView), "the sweep view")
+        await screen_shown(pilot, SweepView, "the sweep view")
         view = app.screen
         await until(pilot, lambda: view.is_mounted and view.query("#runs"), "its rows")
         table = view.query_one("#runs", DataTable)
