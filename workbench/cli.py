@@ -296,14 +296,12 @@ def _interactive(args: argparse.Namespace) -> bool:
 
 
 def _run_app(args: argparse.Namespace) -> int:
-    """Open the Textual app; the session opens inside it, after the first frame. A warm
-    interpreter starts meanwhile when the model needs litellm (sub-agents, the next `-p`)."""
-    import threading
+    """Open the Textual app; the session opens inside it, after the first frame. When the
+    model needs litellm, its calls are made by a fork started first (`modes.app_start`)."""
+    from workbench.modes.app_start import start
 
+    start(args.model, args.trust)
     from workbench import tui
-    from workbench.agent.models.choice import warm_soon
-
-    threading.Thread(target=warm_soon, args=(args.model, args.trust), daemon=True).start()
 
     async def open_workbench(confirm: Confirm) -> Workbench:
         from workbench.runtime import Workbench

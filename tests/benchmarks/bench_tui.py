@@ -1,6 +1,7 @@
 """The app's speed (a script, not part of the test run).
 
     python tests/benchmarks/bench_tui.py [--runs N] [--only first-frame|stream|long-session|sweep]
+        [--calls fork|here]
 
 1. First frame: `workbench` as a whole process in a pseudo-terminal, in a project holding the
    example skill graph, from spawning the process until the terminal has received the first
@@ -10,7 +11,8 @@
    server (its own process, streaming as fast as it can), in the app (Pilot, headless): from the
    prompt to the finished reply, how often the Markdown was written, and how long keystrokes
    typed meanwhile took to reach the editor (sent from a thread on a fixed beat, as the terminal
-   driver sends them).
+   driver sends them). The model's calls are made as `workbench` makes them: by a fork that
+   imports litellm (`modes.app_start`); `--calls here` makes them in the app's own process.
 3. Long session: opening a branch of 10,000 entries (kept in memory, and stored in git): from
    creating the app until the chat shows the branch, until a keystroke sent then is handled, and
    until the skill graph and the conversation tree are shown too. In-process: Textual is imported
@@ -312,10 +314,15 @@ async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[f
     return done, rendered, flushes, keys
 
 
-def stream(runs: int, chunks: int = 2000) -> None:
+def stream(runs: int, calls: str, chunks: int = 2000) -> None:
+    from workbench.agent.models import call_process
     from workbench.agent.models.litellm_client import preload
+    from workbench.modes.headless_start import calls_elsewhere
 
-    preload().join()  # as the app does at start: litellm imported and warmed, off the loop
+    if calls == "fork" and calls_elsewhere(quiet=True):  # as the app starts (`app_start`)
+        asyncio.run(call_process.ready())  # its import over before the first run is timed
+    else:
+        preload().join()  # litellm imported and warmed here, off the loop
 
     dones, shown, rates, latencies = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -465,11 +472,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", choices=("first-frame", "stream", "long-session", "sweep"))
+    parser.add_argument(
+        "--calls",
+        choices=("fork", "here"),
+        default="fork",
+        help="stream: the model's calls made by a fork, as the app makes them, or in its process",
+    )
     args = parser.parse_args()
     if args.only in (None, "first-frame"):
         first_frame(args.runs)
     if args.only in (None, "stream"):
-        stream(args.runs)
+        stream(args.runs, args.calls)
     if args.only in (None, "long-session"):
         long_session(args.runs)
     if args.only in (None, "sweep"):

@@ -82,3 +82,50 @@ def test_a_fresh_process_reaches_both_providers_with_only_the_chat_resource(
     assert result["asked"] == "AsyncBeta", "a name the package's __init__ binds is there"
     assert result["type"] == "openai.types.eval_create_params"
     assert result["counted"] == [6151], "the encoding builds when first used"
+
+
+IMPORTED_ASIDE = """
+import asyncio, sys
+from workbench.agent.models import litellm_import
+from workbench.agent.models.client import ModelInfo, ModelRequest, TextDelta
+from workbench.agent.models.litellm_client import LitellmModel
+from workbench.messages import Message
+
+async def main():
+    steps_while_importing = 0
+
+    async def step():
+        nonlocal steps_while_importing
+        while True:
+            await asyncio.sleep(0.005)
+            steps_while_importing += litellm_import._lock.locked()
+
+    stepping = asyncio.create_task(step())
+    reply = LitellmModel(ModelInfo("openai/local-model"), api_base=sys.argv[1], api_key="k")
+    request = ModelRequest("be brief", [Message("user", "hi")])
+    text = "".join([d.text async for d in reply.stream(request) if isinstance(d, TextDelta)])
+    stepping.cancel()
+    print(text, steps_while_importing, sep="\\n")
+
+asyncio.run(main())
+"""
+
+
+def test_a_first_call_that_imports_litellm_leaves_the_event_loop_running_meanwhile(
+    tmp_path: Path,
+) -> None:
+    """The app's model chosen after its start (`/model`) has no call process: its first call
+    imports litellm in a thread, and the app's loop (its keys) goes on through the import."""
+    with OpenAIServer() as openai:
+        openai.add(Reply(text="answered"))
+        done = subprocess.run(
+            [sys.executable, "-c", IMPORTED_ASIDE, openai.url],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    text, steps = done.stdout.strip().splitlines()[-2:]
+    assert text == "answered"
+    assert int(steps) > 0, "the loop ran no step while litellm was imported"

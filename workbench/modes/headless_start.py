@@ -42,7 +42,7 @@ def start(argv: Sequence[str], rpc: bool, model: str | None, trust: bool) -> int
         return None
     if rpc and (code := _run_warm(argv, socket, start=True)) is not None:
         return code
-    if rpc or not _calls_elsewhere():
+    if rpc or not calls_elsewhere():
         from workbench.agent.models.litellm_client import preload
 
         preload()
@@ -51,26 +51,28 @@ def start(argv: Sequence[str], rpc: bool, model: str | None, trust: bool) -> int
     return None
 
 
-def _calls_elsewhere() -> bool:
+def calls_elsewhere(quiet: bool = False) -> bool:
     """Whether this run's litellm calls are made by a fork of it (`call_process`): its import
     there, on the other core, while this process starts the session. Forked before anything
     more is imported here (no thread runs yet); not where there is no `fork`, nor where litellm
-    is imported already (a warm child)."""
+    is imported already (a warm child). `quiet`: the fork's standard error goes nowhere too (the
+    app's terminal is its screen)."""
     if not hasattr(os, "fork") or "litellm" in sys.modules:
         return False
     ours, theirs = socket.socketpair()
-    if os.fork() == 0:
+    fork = os.fork()
+    if fork == 0:
         try:
             ours.close()
             from workbench.agent.models import call_server
 
-            call_server.serve(theirs)
+            call_server.serve(theirs, quiet)
         finally:
             os._exit(0)
     theirs.close()
     from workbench.agent.models import call_process
 
-    call_process.use(ours)
+    call_process.use(ours, fork)
     return True
 
 

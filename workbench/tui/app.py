@@ -1,7 +1,8 @@
 """The Textual app: one screen with the chat, the skill graph, the conversation tree, the editor.
 
 The first frame is drawn before anything slow happens: the session (skills, store, model) opens
-in a worker afterwards, and a litellm model is imported in a background thread by the runtime.
+in a worker afterwards, and a litellm model's calls are made by a process of their own
+(`modes.app_start`), or, for one chosen later, litellm is imported in a background thread.
 The app only calls `Workbench` methods and renders its events; each pane renders its own events
 (`on_workbench_event`), the app wires keys, commands and dialogs.
 """

@@ -1,4 +1,5 @@
-"""litellm's calls made by a process of their own, for a cold headless run (`-p`, JSON lines).
+"""litellm's calls made by a process of their own, for a cold headless run (`-p`, JSON lines)
+and for the app (`modes.app_start` says why there).
 
 Such a run is bound by one core: litellm's import (about 2 s of CPU here) in a background thread
 and the run's own start (its modules, the session, the system prompt: 0.3-0.5 s) take turns at
@@ -9,14 +10,18 @@ litellm passes on for it, and each call's stream. What crosses is plain data, on
 time on a socket pair of the request's own (one end handed over the fork's control socket):
 litellm's keyword arguments one way, the reply's pieces (or its classified error) the other. A
 call given up (an abort) closes its socket and the fork cancels it; the fork leaves when the
-control socket ends, that is when this process has gone.
+control socket ends, that is when this process has gone. Should the fork end first (killed, out
+of memory), the call under way fails as a connection error, which is retried, and this process
+makes that call and the later ones itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
+import os
 import socket
 import threading
 from collections.abc import AsyncIterator
@@ -41,16 +46,18 @@ _PIECES: dict[str, type[TextDelta | ThinkingDelta | ToolCallDelta]] = {
 }
 
 _control: socket.socket | None = None
+_fork = 0
+"""The fork's process id, to collect its exit status if it ends before this process."""
 _ready = False
 _lock = threading.Lock()
 
 
-def use(control: socket.socket) -> None:
-    """Have this process's calls made by the fork at the other end of `control` (forked by
-    `modes.headless_start` before this module is imported, so that it begins its import at
+def use(control: socket.socket, fork: int) -> None:
+    """Have this process's calls made by the fork `fork` at the other end of `control` (forked
+    by `modes.headless_start` before this module is imported, so that it begins its import at
     once; `call_server.serve` runs there)."""
-    global _control
-    _control = control
+    global _control, _fork
+    _control, _fork = control, fork
 
 
 def running() -> bool:
@@ -59,7 +66,32 @@ def running() -> bool:
 
 
 def _gone() -> ModelError:
-    return ModelError("other", "the process making the model calls has ended")
+    """The fork has ended (killed, out of memory): this process makes the calls from now on,
+    the failed one again first (a connection error is retried)."""
+    global _control
+    if _control is not None:
+        _control.close()
+        _control = None
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(_fork, os.WNOHANG)  # no process left over, even as a name in the table
+    return ModelError(
+        "connection",
+        "the process making the model calls has ended",
+        hint="the call is made again by workbench's own process",
+    )
+
+
+def _gone_meanwhile() -> bool:
+    """Whether the fork has ended, as `_gone` takes it (its end of the control socket closed)."""
+    if _control is None:
+        return True
+    try:
+        said = _control.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return False
+    except OSError:
+        said = b""
+    return not said
 
 
 def _wait_until_ready() -> None:
@@ -117,6 +149,8 @@ async def stream(model: dict[str, Any], arguments: dict[str, Any]) -> AsyncItera
             if said.get("end"):
                 return
             yield decoded(said["delta"])
+        if _gone_meanwhile():
+            raise _gone()
         raise ModelError("connection", "the process making the model calls ended mid-reply")
     finally:
         writer.close()

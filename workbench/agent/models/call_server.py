@@ -1,5 +1,6 @@
-"""The fork that makes a cold headless run's litellm calls (`call_process` says why and how):
-litellm imported, then each request answered on its own socket, on one event loop."""
+"""The fork that makes the litellm calls of a cold headless run or of the app (`call_process`
+says why and how): litellm imported, then each request answered on its own socket, on one event
+loop."""
 
 from __future__ import annotations
 
@@ -29,12 +30,13 @@ ANSWERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def serve(control: socket.socket) -> None:
-    """The fork's life, until the run has gone (its end of `control` closed)."""
+def serve(control: socket.socket, quiet: bool = False) -> None:
+    """The fork's life, until the run has gone (its end of `control` closed); `quiet`: its
+    standard error goes nowhere too."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the run's: it gives its calls up
-    quiet = os.open(os.devnull, os.O_RDWR)
-    for stream in (0, 1):  # the run's answer is written by the run alone
-        os.dup2(quiet, stream)
+    nowhere = os.open(os.devnull, os.O_RDWR)
+    for stream in (0, 1, 2) if quiet else (0, 1):  # the run's answer is written by the run alone
+        os.dup2(nowhere, stream)
     threading.Thread(target=_leave_with_the_run, args=(control,), daemon=True).start()
     first_call = contextlib.ExitStack()  # the modules it imports, quickly too
     first_call.enter_context(heavy_imports.quick())

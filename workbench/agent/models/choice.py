@@ -62,18 +62,23 @@ def uses_litellm(name: str) -> bool:
     return name != DEMO and not name.startswith(SCRIPTED)
 
 
-def warm_soon(cli_model: str | None = None, trust: bool = False) -> None:
-    """Start the warm interpreter in the background when the project in the working folder
-    uses a litellm model: for commands after which a run comes soon (the app, `fork`, `status`).
-    A settings file that cannot be read starts none; the command itself reports it."""
+def needs_litellm(cli_model: str | None = None, trust: bool = False) -> bool:
+    """Whether the project in the working folder runs a litellm model (`cli_model`: the
+    `--model` given). A settings file that cannot be read says no: the command reports it."""
     from workbench.trust import granted, project_settings
 
     cwd = Path.cwd()
     try:
         settings = project_settings(find_project_root(cwd), granted(trust, cwd))
     except WorkbenchError:
-        return
-    if uses_litellm(model_name(cli_model, settings, os.environ)):
+        return False
+    return uses_litellm(model_name(cli_model, settings, os.environ))
+
+
+def warm_soon(cli_model: str | None = None, trust: bool = False) -> None:
+    """Start the warm interpreter in the background when the project in the working folder
+    uses a litellm model: for commands after which a run comes soon (`fork`, `status`)."""
+    if needs_litellm(cli_model, trust):
         from workbench.processes import forkserver  # not imported for a model that needs none
 
         forkserver.start_soon(forkserver.WARM_UP, os.environ)

@@ -22,6 +22,7 @@ import functools
 import logging
 import os
 import re
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from types import ModuleType
@@ -118,10 +119,13 @@ def preloaded() -> None:
 
 
 async def _ready() -> ModuleType:
-    """litellm, once a preload still under way has finished: waited for off the event loop."""
+    """litellm, once a preload still under way has finished, or imported now: either waited
+    for off the event loop (the app's keys go on meanwhile)."""
     preloading = _preloading
     if preloading not in (None, threading.current_thread()) and preloading.is_alive():
         await asyncio.to_thread(preloading.join)
+    if "litellm" not in sys.modules:
+        return await asyncio.to_thread(_litellm)
     return _litellm()
 
 
