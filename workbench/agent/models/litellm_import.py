@@ -7,7 +7,8 @@ the import, `LITELLM_LOCAL_MODEL_COST_MAP` is set (no network fetch of the price
 our environment). The import itself runs the quick way (`processes.heavy_imports`): about half of
 its time went to the garbage collector, pydantic validators no call uses, and OpenAI SDK types and
 resources no chat needs. The token counter is switched off (`litellm_client` says why), so
-tiktoken's encoding is built only if something counts (`lazy_encoding`).
+tiktoken's encoding is built only if something counts (`lazy_encoding`). A chat request's body
+of plain JSON is sent as it is, not walked by the OpenAI SDK first (`processes.plain_requests`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 import threading
 from types import ModuleType
 
-from workbench.processes import heavy_imports
+from workbench.processes import heavy_imports, plain_requests
 from workbench.processes.forkserver import LITELLM_ENV_DEFAULTS
 
 LAZY_PACKAGES = ("openai.types", "openai.resources")
@@ -44,6 +45,9 @@ def loaded() -> ModuleType:
             lazy_encoding.register()
         with heavy_imports.quick() if first else contextlib.nullcontext():
             import litellm
+
+            if first:
+                plain_requests.install()
         litellm.suppress_debug_info = True  # it would print help banners into our stdout
         litellm.telemetry = False
         litellm.drop_params = True
