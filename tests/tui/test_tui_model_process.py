@@ -14,6 +14,9 @@ from support.terminal import exit_status, read_until, start_app, stop_app
 
 SESSION_OPEN = "⎇ main".encode()
 """The footer's branch: the session is open."""
+IDLE = b"essage the agent"
+"""The editor's placeholder when nothing runs (while the agent works it says how to steer; the
+cursor cell splits off the "M")."""
 
 
 def forks(pid: int) -> list[int]:
@@ -50,8 +53,12 @@ def wait_until(condition, what: str, timeout: float = 30) -> None:
 
 
 def ask(fd: int, question: str, answer: str) -> None:
+    """Send `question`; wait for `answer`, then for the run to end (a Ctrl+C before that would
+    stop the run, not quit)."""
     os.write(fd, question.encode() + b"\r")
-    read_until(fd, answer.encode(), 60)
+    seen = read_until(fd, answer.encode(), 60)
+    if IDLE not in seen[seen.index(answer.encode()) :]:
+        read_until(fd, IDLE, 60)
 
 
 def quit_app(pid: int, fd: int) -> int:
