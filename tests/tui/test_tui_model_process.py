@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from support.openai_server import OpenAIServer, Reply
+from support.processes import running_children
 from support.terminal import exit_status, read_until, start_app, stop_app
 
 SESSION_OPEN = "⎇ main".encode()
@@ -23,17 +24,14 @@ def forks(pid: int) -> list[int]:
     """The live forks of process `pid`: its children running its command line (not the gits
     and tools it starts)."""
     command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                same = (entry / "cmdline").read_bytes() == command
-            except OSError:  # ended meanwhile
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z" and same:
-                found.append(int(entry.name))
-    return found
+    return [child for child in running_children(pid) if _command_line(child) == command]
+
+
+def _command_line(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # ended meanwhile
+        return b""
 
 
 def ended(pid: int) -> bool:
