@@ -1,5 +1,5 @@
-"""A long reply while it streams: its settled blocks are sealed into parts, so each flush lays
-out a few blocks rather than the whole reply (keystrokes typed meanwhile wait for every layout),
+"""A long reply while it streams: its settled blocks are frozen into lines, so each flush lays
+out a few widgets rather than the whole reply (keystrokes typed meanwhile wait for every layout),
 each flush lays the screen out once and redraws nothing it did not change, and the reply reads
 exactly as it does when shown whole."""
 
@@ -8,14 +8,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from support.app_pilot import SIZE, ask, opened, until
+from support.app_pilot import SIZE, opened, until
 from textual.pilot import Pilot
+from textual.selection import Selection
 from textual.widgets.markdown import MarkdownBlock
 
 from workbench.agent.events import MessageUpdate
 from workbench.messages import Message
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.components.reply import SEAL_AT, ReplyView, SealedPart
+from workbench.tui.components.reply import FREEZE_AT, FrozenPart
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.tree_panel import TreePanel
 
@@ -47,23 +48,72 @@ async def pages(pilot: Pilot[Any], app: WorkbenchApp) -> list[list[str]]:
     return seen
 
 
-async def test_a_long_reply_streams_in_sealed_parts_and_reads_as_it_does_whole(
-    make_app, script
+async def test_a_long_reply_streams_into_frozen_lines_and_reads_as_it_does_whole(
+    make_app,
 ) -> None:
     text = long_reply(5)  # 30 blocks
-    app = make_app(script({"text": text, "delay_ms": 1}))
+    app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        await ask(pilot, app, "go")
-        reply = next(row for row in app.transcript.live if isinstance(row, ReplyView))
+        await stream(pilot, app, text)
+        reply = app.transcript._current_reply()
         assert reply.source == text
         open_blocks = [c for c in reply.children if isinstance(c, MarkdownBlock)]
-        assert len(open_blocks) < SEAL_AT, "the settled blocks are sealed as the reply streams"
-        assert reply.query_children(SealedPart)
+        assert len(open_blocks) < FREEZE_AT, "the settled blocks are frozen as the reply streams"
+        assert len(reply.query_children(FrozenPart)) == 1
         streamed = await pages(pilot, app)
         await reply.update(text)  # the same reply parsed whole, as a reopened session shows it
-        assert not reply.query_children(SealedPart)
+        assert not reply.query_children(FrozenPart)
         assert await pages(pilot, app) == streamed
+
+
+async def stream(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> None:
+    """Stream `text` into the chat's reply a flush at a time."""
+    for start in range(0, len(text), 150):
+        await flush(pilot, app, text[start : start + 150])
+
+
+async def test_a_long_reply_resized_as_it_streams_reads_as_it_does_whole_at_the_new_width(
+    make_app,
+) -> None:
+    text = long_reply(5)
+    half = text.index("## Part 3")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await stream(pilot, app, text[:half])
+        reply = app.transcript._current_reply()
+        assert reply.query_children(FrozenPart)
+        await pilot.resize_terminal(SIZE[0] - 30, SIZE[1])
+        await until(pilot, lambda: not reply.query_children(FrozenPart), "the lines thawed")
+        await stream(pilot, app, text[half:])
+        assert reply.query_children(FrozenPart), "frozen again at the new width"
+        streamed = await pages(pilot, app)
+        await reply.update(text)
+        assert await pages(pilot, app) == streamed
+
+
+async def test_text_in_the_frozen_lines_can_be_selected_and_copied(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await stream(pilot, app, long_reply(3))
+        frozen = app.transcript._current_reply().query_one(FrozenPart)
+        app.transcript.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        lines = screen_lines(app)
+        y = next(y for y in range(frozen.region.y, frozen.region.bottom) if "word0-3" in lines[y])
+        x = lines[y].index("word0-3")
+        compositor = app.screen._compositor
+        widget, start = compositor.get_widget_and_offset_at(x, y)
+        _, end = compositor.get_widget_and_offset_at(x + len("word0-3"), y)
+        assert widget is frozen and start is not None and end is not None
+        app.screen.selections = {frozen: Selection(start, end)}
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "word0-3"
+        shown = next(iter(compositor.render_strips()[y].crop(x, x + 1))).style
+        selected = app.screen.get_component_rich_style("screen--selection")
+        assert shown is not None and shown.bgcolor == selected.bgcolor
 
 
 async def flush(pilot: Pilot[Any], app: WorkbenchApp, delta: str) -> None:

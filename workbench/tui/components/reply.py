@@ -2,12 +2,13 @@
 
 Deltas only go into a buffer (cheap, called once per token). A timer appends the buffer to the
 Markdown widget at most `FLUSHES_PER_SECOND` times a second, and the widget parses only from its
-last block on. So a reply is never re-rendered whole per token. Drawing a long reply still costs
-more as it grows (Textual lays out the screen and redraws the chat pane), so the gap after a
-flush is also `DRAW_SHARE` times what the flush took until it was on screen (between 1/20 and
-1/4 of a second): drawing takes at most about a quarter of the time, and keystrokes stay
-responsive. The flush appends itself and awaits it (a `MarkdownStream`'s write returns before
-its append, so the draw could not be timed).
+last block on. So a reply is never re-rendered whole per token. Blocks the stream has moved past
+are drawn into one `FrozenPart` and dropped, so the widgets a flush lays out stay a few however
+long the reply grows. Drawing a flush still takes time (Textual lays out the screen and redraws
+the chat pane), so the gap after a flush is also `DRAW_SHARE` times what the flush took until
+it was on screen (between 1/20 and 1/4 of a second): drawing takes at most about a quarter of
+the time, and keystrokes stay responsive. The flush appends itself and awaits it (a
+`MarkdownStream`'s write returns before its append, so the draw could not be timed).
 """
 
 from __future__ import annotations
@@ -15,23 +16,33 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Sequence
+from itertools import takewhile
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from rich.cells import cell_len
+from rich.color import Color
+from rich.segment import Segment
+from rich.style import NULL_STYLE, Style
 from textual.await_complete import AwaitComplete
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.selection import Selection
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from workbench.tui.components.history import styled_over
 from workbench.tui.items import ReplyItem
 from workbench.tui.laid_out import laid_out, laid_out_size
 
-SEAL_AT = 12
-"""Top-level blocks a streamed reply holds before the settled ones are sealed into one part."""
+FREEZE_AT = 6
+"""Top-level blocks a streamed reply holds before the settled ones are frozen."""
 KEEP_OPEN = 2
-"""Blocks left open when sealing: the stream only ever rewrites the last one."""
+"""Blocks left open when freezing: the stream only ever rewrites the last one."""
 FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
@@ -63,40 +74,134 @@ def with_status(item: ReplyItem) -> str:
     return f"{item.text}\n\n*{words}*" if words else item.text
 
 
-class SealedPart(Markdown):
-    """Settled blocks of a streamed reply, parsed again as one part of it."""
+class FrozenPart(Widget):
+    """The settled blocks of a streaming reply, drawn from the lines they were drawn with.
+
+    One widget however long the reply grows: Textual lays out and places every widget of the
+    screen at each layout, so with the blocks kept, a flush late in a long reply cost more the
+    longer the reply was. The lines hold no background of the reply's own: the reply's is put
+    under them when drawn, so a selected reply still shows selected. Laid out at another width,
+    or styled in another theme, it asks the reply to parse itself whole again (`Thaw`)."""
 
     DEFAULT_CSS = """
-    SealedPart { margin: 0; padding: 0; background: transparent; }
+    FrozenPart { height: auto; background: transparent; }
     """
     virtual_size = laid_out_size()
 
-    def __init__(self, markdown: str, top: int, bottom: int) -> None:
-        super().__init__(markdown, parser_factory=reply_parser)
-        self.styles.margin = (top, 0, bottom, 0)
+    class Thaw(Message):
+        """The lines no longer fit the reply: parse it whole again."""
 
-    def update(self, markdown: str) -> AwaitComplete:
-        writing = super().update(markdown)
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[Strip] = []
+        self.drawn_in = (0, "")
+        """The width and the theme the lines were drawn in."""
+        self._thawing = False
 
-        async def unmargined() -> None:
-            """The first block's top margin and the last one's bottom margin are the part's
-            own, so that they collapse with the blocks beside the part as they did before."""
-            await writing
-            if self.children:
-                first, last = self.children[0].styles, self.children[-1].styles
-                first.margin = (0, *first.margin[1:])
-                last.margin = (*last.margin[:2], 0, last.margin[3])
-
-        return AwaitComplete(unmargined())
+    def extend(self, lines: list[Strip], width: int, bottom_margin: int) -> None:
+        self.lines += lines
+        self.drawn_in = (width, self.app.theme)
+        self.styles.margin = (self.styles.margin.top, 0, bottom_margin, 0)
+        self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """Laid out as if in a container of no height: its blocks' heights do not depend on it
-        (all `auto`), and Textual keys a layout by it, so the reply growing around the part
-        would have it laid out afresh at every flush."""
-        return super().get_content_height(Size(container.width, 0), viewport, width)
+        if width != self.drawn_in[0]:
+            self._thaw()
+        return len(self.lines)
 
-    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
-        return laid_out(super().get_block_class(block_name))
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        if self.lines and self.app.theme != self.drawn_in[1]:
+            self._thaw()
+
+    def _thaw(self) -> None:
+        if not self._thawing:
+            self._thawing = True
+            self.post_message(self.Thaw())
+
+    def render_line(self, y: int) -> Strip:
+        if y >= len(self.lines):
+            return Strip.blank(self.size.width, self.rich_style)
+        line = self.lines[y].apply_style(self.rich_style)
+        span = self.text_selection.get_span(y) if self.text_selection else None
+        if span is not None:
+            line = _selected(line, span, self.screen.get_component_rich_style("screen--selection"))
+        return _with_offsets(line, y)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selection.extract("\n".join(line.text.rstrip() for line in self.lines)), "\n"
+
+
+def drawn_lines(
+    blocks: Sequence[Widget], left: int, width: int, background: Color | None
+) -> list[Strip]:
+    """What `blocks`, laid out one under another and drawn, show from the top of the first to
+    the bottom of the last, each block's widgets painted over their parents' (the gaps between
+    blocks blank), `left` the column they start from; `background` left out."""
+    top = blocks[0].region.y
+    rows = [Strip.blank(width) for _ in range(blocks[-1].region.bottom - top)]
+    for block in blocks:
+        for widget in block.walk_children(Widget, with_self=True):
+            region = widget.region
+            if not region:  # not displayed
+                continue
+            x = region.x - left
+            for y, line in enumerate(widget.render_lines(Region(0, 0, *region.size))):
+                row = rows[region.y - top + y]
+                line = line.crop(0, width - x)
+                rows[region.y - top + y] = Strip.join(
+                    [row.crop(0, x), line, row.crop(x + line.cell_length, width)]
+                )
+    return [_without_background(row, background) for row in rows]
+
+
+def _without_background(line: Strip, background: Color | None) -> Strip:
+    return Strip(
+        [
+            Segment(text, style.without_color + Style(color=style.color), control)
+            if style is not None and style.bgcolor == background
+            else Segment(text, style, control)
+            for text, style, control in line
+        ],
+        line.cell_length,
+    )
+
+
+def _selected(line: Strip, span: tuple[int, int], style: Style) -> Strip:
+    """`line` with the characters of `span` (the end -1: to the end) in `style`."""
+    text = line.text
+    start, end = span
+    start = cell_len(text[:start])
+    end = line.cell_length if end == -1 else cell_len(text[:end])
+    before, chosen, after = line.divide([start, end, line.cell_length])
+    return Strip.join([before, styled_over(chosen, style), after])
+
+
+def _with_offsets(line: Strip, y: int) -> Strip:
+    """Each piece of `line` tagged with where it starts (the text selection reads it)."""
+    pieces, x = [], 0
+    for text, style, control in line:
+        pieces.append(
+            Segment(text, (style or NULL_STYLE) + Style.from_meta({"offset": (x, y)}), control)
+        )
+        x += len(text)
+    return Strip(pieces, line.cell_length)
+
+
+def _plainly_drawn(block: Widget) -> bool:
+    """Laid out as it now is, with no scroll bar in it and nothing in it scrolled (the lines
+    would show neither)."""
+    region = block.region
+    return (
+        bool(region)
+        and region.size == block.outer_size
+        and not any(
+            widget.scrollbar_size_vertical
+            or widget.scrollbar_size_horizontal
+            or widget.scroll_offset
+            for widget in block.walk_children(Widget, with_self=True)
+        )
+    )
 
 
 class ReplyView(Markdown):
@@ -122,30 +227,39 @@ class ReplyView(Markdown):
         """When the stream was written to (`time.monotonic()`); a test checks the rate."""
         self.finished = False
         self._end_block: Widget | None = None
-        self._sealed_lines = 0
-        """The source's lines held by sealed parts."""
+        self._frozen: FrozenPart | None = None
 
     def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
         return laid_out(super().get_block_class(block_name))
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The frame under the blocks is blank, one line for all its rows: Textual drew every row
+        again each time the reply grew, for each flush of a stream."""
+        _, background = self.background_colors
+        line = Strip.blank(crop.width, Style(bgcolor=self.rich_style.bgcolor))
+        for line_filter in self.get_line_filters():
+            line = line.apply_filter(line_filter, background)
+        return [line] * crop.height
 
     def on_mount(self) -> None:
         self._drawing = False
         self._schedule()
 
     def update(self, markdown: str) -> AwaitComplete:
-        parts = list(self.query_children(SealedPart))
-        self._sealed_lines = 0
+        frozen, self._frozen = self._frozen, None
         writing = super().update(markdown)
 
         async def updated() -> None:
-            await writing
-            await self.remove_children(parts)
-            self._mark_end()
+            with self.app.batch_update():
+                await writing
+                if frozen is not None:
+                    await frozen.remove()
+                self._mark_end()
 
         return AwaitComplete(updated())
 
     def append(self, markdown: str) -> AwaitComplete:
-        """One flush of the stream, drawn once: what it mounts, restyles and seals is laid out
+        """One flush of the stream, drawn once: what it mounts, restyles and freezes is laid out
         in one go, not in a layout each (a layout of the screen is the costliest thing a flush
         does). Appends run one after another: `Markdown.append` reads where its last parse
         ended when it is called, so a second one begun before the first ended would parse
@@ -155,9 +269,9 @@ class ReplyView(Markdown):
         async def appended() -> None:
             async with self._appending:
                 with self.app.batch_update():
+                    await self._freeze()
                     await Markdown.append(self, markdown)
                     self._mark_end()
-                    await self._seal()
                     await self._mounts_ended()
 
         return AwaitComplete(appended())
@@ -182,18 +296,39 @@ class ReplyView(Markdown):
                 last.add_class("-reply-end")
             self._end_block = last
 
-    async def _seal(self) -> None:
-        """Settled blocks into one part, so that a flush lays out a few blocks, not them all."""
+    async def _freeze(self) -> None:
+        """Settled blocks drawn into the frozen part, so that a flush lays out a few widgets."""
         blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
-        if len(blocks) < SEAL_AT:
+        if len(blocks) < FREEZE_AT:
             return
-        settled, open_from = blocks[:-KEEP_OPEN], blocks[-KEEP_OPEN].source_range[0]
-        lines = self.source.splitlines(keepends=True)
-        text = "".join(lines[self._sealed_lines : open_from])
-        self._sealed_lines = open_from
-        part = SealedPart(text, settled[0].styles.margin.top, settled[-1].styles.margin.bottom)
-        await self.mount(part, before=settled[0])
+        settled = list(takewhile(_plainly_drawn, blocks[:-KEEP_OPEN]))
+        part = self._frozen
+        if not settled or (part is not None and part.region.height != len(part.lines)):
+            return
+        left, width = self.content_region.x, self.content_region.width
+        lines = drawn_lines(settled, left, width, self.rich_style.bgcolor)
+        if part is None:
+            part = self._frozen = FrozenPart()
+            part.styles.margin = (settled[0].styles.margin.top, 0, 0, 0)
+            await self.mount(part, before=settled[0])
+        else:
+            lines = [Strip.blank(width)] * (settled[0].region.y - part.region.bottom) + lines
+        part.extend(lines, width, settled[-1].styles.margin.bottom)
         await self.remove_children(settled)
+
+    def on_frozen_part_thaw(self, message: FrozenPart.Thaw) -> None:
+        message.stop()
+        self.run_worker(self._thaw(), group="thaw", exclusive=True)
+
+    async def _thaw(self) -> None:
+        """The reply parsed whole again: its frozen lines no longer fit. The stream goes on
+        from the last block, as after an append (`update` would have it go on after it)."""
+        async with self._appending:
+            if self._frozen is not None:
+                await self.update(self.source)
+                blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
+                if blocks:
+                    self._last_parsed_line = blocks[-1].source_range[0]
 
     def append_text(self, text: str) -> None:
         """Take a streamed piece of the text (shown at the next flush)."""
