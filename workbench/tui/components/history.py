@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
+from itertools import accumulate
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -90,18 +91,17 @@ class History(Widget):
     # -- layout and drawing -------------------------------------------------------------------
 
     def _reflow(self) -> None:
-        offsets = [0]
-        for height in self._heights:
-            offsets.append(offsets[-1] + height)
-        self._offsets = offsets
+        self._offsets = list(accumulate(self._heights, initial=0))
         self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Measured in the layout under way: asking for another would lay the screen out twice."""
         if width != self._laid_out_width:
             self._laid_out_width = width
-            for index in self.expanded:
-                self._heights[index] = len(self._strips(index, width))
-            self._reflow()
+            if self.expanded:
+                for index in self.expanded:
+                    self._heights[index] = len(self._strips(index, width))
+                self._offsets = list(accumulate(self._heights, initial=0))
         return self._offsets[-1]
 
     def render_line(self, y: int) -> Strip:
@@ -132,7 +132,7 @@ class History(Widget):
             lines = [self._line(text, width, base) for text in item.fitted(width)]
         if selected:
             cursor = self.get_component_rich_style("history--cursor")
-            lines = [_over(line, cursor) for line in lines]
+            lines = [styled_over(line, cursor) for line in lines]
         self._rendered[key] = lines
         return lines
 
@@ -154,7 +154,7 @@ class History(Widget):
         self._rendered.clear()
 
 
-def _over(line: Strip, style: Style) -> Strip:
+def styled_over(line: Strip, style: Style) -> Strip:
     """`line` with `style` on top of its own styles (`Strip.apply_style` puts it under)."""
     return Strip(
         [Segment(text, (own + style) if own else style, ctrl) for text, own, ctrl in line],
