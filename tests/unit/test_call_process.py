@@ -4,11 +4,15 @@ out as it went in: every piece of a reply, and a classified error with its hint.
 from __future__ import annotations
 
 import json
+import socket
+import threading
+from typing import Any
 
 import pytest
 
 from workbench.agent.models import call_process
 from workbench.agent.models.client import (
+    Delta,
     Finish,
     ModelError,
     TextDelta,
@@ -45,3 +49,67 @@ def test_a_classified_error_crosses_with_its_kind_wait_and_hint() -> None:
         "wait a little",
         True,
     )
+
+
+def serve_once(control: socket.socket, said: list[dict[str, Any]]) -> None:
+    """The fork's side of one call, played by a thread: take the call's socket, read the
+    request, and write all of `said` at once, as a fork ahead of a busy app has."""
+    _, fds, _, _ = socket.recv_fds(control, 1, 1)
+    with socket.socket(fileno=fds[0]) as call, call.makefile("rb") as request:
+        request.readline()
+        call.sendall(b"".join(json.dumps(line).encode() + b"\n" for line in said))
+
+
+async def received(said: list[dict[str, Any]]) -> tuple[list[Delta], ModelError | None]:
+    ours, theirs = socket.socketpair()
+    server = threading.Thread(target=serve_once, args=(theirs, said))
+    server.start()
+    call_process.use(ours, 0)
+    pieces: list[Delta] = []
+    try:
+        async for piece in call_process.stream({}, {}):
+            pieces.append(piece)
+    except ModelError as error:
+        return pieces, error
+    finally:
+        server.join()
+        call_process.use(None, 0)  # type: ignore[arg-type]
+        ours.close()
+        theirs.close()
+    return pieces, None
+
+
+def delta(piece: Delta) -> dict[str, Any]:
+    return {"delta": call_process.encoded(piece)}
+
+
+async def test_pieces_that_arrive_together_come_out_joined_in_order() -> None:
+    said = [
+        delta(TextDelta("Let me ")),
+        delta(TextDelta("look.")),
+        delta(ToolCallDelta(index=0, id="c1", name="read", arguments='{"pa')),
+        delta(ToolCallDelta(index=0, arguments='th": "a"}')),
+        delta(ThinkingDelta("so ")),
+        delta(ThinkingDelta("then")),
+        delta(TextDelta("Done.")),
+        delta(Finish("stop")),
+        {"end": True},
+    ]
+    pieces, error = await received(said)
+    assert error is None
+    assert pieces == [
+        TextDelta("Let me look."),
+        ToolCallDelta(index=0, id="c1", name="read", arguments='{"pa'),
+        ToolCallDelta(index=0, arguments='th": "a"}'),
+        ThinkingDelta("so then"),
+        TextDelta("Done."),
+        Finish("stop"),
+    ]
+
+
+async def test_the_pieces_before_an_error_are_all_delivered_before_it() -> None:
+    error = ModelError("connection", "reset by peer")
+    said = [delta(TextDelta("half ")), delta(TextDelta("a reply"))]
+    pieces, raised = await received([*said, {"error": call_process.error_fields(error)}])
+    assert pieces == [TextDelta("half a reply")]
+    assert raised is not None and (raised.kind, raised.message) == ("connection", "reset by peer")

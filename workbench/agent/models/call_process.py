@@ -24,7 +24,8 @@ import json
 import os
 import socket
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
+from itertools import takewhile
 from typing import Any
 
 from workbench.agent.models.client import (
@@ -41,6 +42,8 @@ READY = b"r"
 """What the fork says on the control socket once litellm is imported."""
 LINE_LIMIT = 1 << 30
 """The longest line either side reads (a request carries the whole conversation)."""
+READ_SIZE = 1 << 16
+"""What a stream's reader takes at a time."""
 _PIECES: dict[str, type[TextDelta | ThinkingDelta | ToolCallDelta]] = {
     piece.__name__: piece for piece in (TextDelta, ThinkingDelta, ToolCallDelta)
 }
@@ -139,21 +142,46 @@ async def stream(model: dict[str, Any], arguments: dict[str, Any]) -> AsyncItera
     """The pieces of the reply to `litellm.acompletion(**arguments)`, made by the fork for the
     model `model` (`LitellmModel.wire`); closing the iteration gives the call up."""
     reader, writer = await asyncio.open_unix_connection(
-        sock=_opened({"stream": model, "arguments": arguments}), limit=LINE_LIMIT
+        sock=_opened({"stream": model, "arguments": arguments})
     )
     try:
-        while line := await reader.readline():
-            said = json.loads(line)
-            if "error" in said:
-                raise ModelError(**said["error"])
-            if said.get("end"):
+        async for arrived in _arrivals(reader):
+            pieces = list(takewhile(lambda said: "delta" in said, arrived))
+            for delta in joined(decoded(said["delta"]) for said in pieces):
+                yield delta
+            if len(pieces) < len(arrived):  # the end, or the error that ended it
+                if error := arrived[len(pieces)].get("error"):
+                    raise ModelError(**error)
                 return
-            yield decoded(said["delta"])
         if _gone_meanwhile():
             raise _gone()
         raise ModelError("connection", "the process making the model calls ended mid-reply")
     finally:
         writer.close()
+
+
+async def _arrivals(reader: asyncio.StreamReader) -> AsyncIterator[list[dict[str, Any]]]:
+    """The fork's lines as they arrive, all those already here at once: a process that fell
+    behind (a busy machine, a long redraw) catches up in one step, not one step a line."""
+    pending = bytearray()
+    while data := await reader.read(READ_SIZE):
+        pending += data
+        *lines, rest = pending.split(b"\n")
+        pending = bytearray(rest)
+        if lines:
+            yield [json.loads(line) for line in lines]
+
+
+def joined(deltas: Iterable[Delta]) -> list[Delta]:
+    """`deltas` with each run of text pieces (or of thinking pieces) made one piece."""
+    pieces: list[Delta] = []
+    for delta in deltas:
+        last = pieces[-1] if pieces else None
+        if isinstance(delta, TextDelta | ThinkingDelta) and type(last) is type(delta):
+            pieces[-1] = type(delta)(last.text + delta.text)
+        else:
+            pieces.append(delta)
+    return pieces
 
 
 def encoded(delta: Delta) -> dict[str, Any]:
