@@ -22,7 +22,9 @@ from typing import ClassVar, Literal
 
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import TextArea
 
@@ -83,6 +85,23 @@ class PromptEditor(TextArea):
         self.chosen = 0
         self._pending: tuple[SubmitKind, Timer] | None = None
         """An Enter or Ctrl+J waiting `BURST_S` to see whether more text follows it."""
+        self._styled_theme: object = None
+        """The theme that holds the editor's styles as they now are (`render_lines`)."""
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styled_theme = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """`TextArea` copies its styles into its theme at every draw, half of what drawing a
+        keystroke cost: here once for each theme and each change of the editor's styles (focus,
+        the app's theme)."""
+        if self._styled_theme is self._theme:
+            return super(TextArea, self).render_lines(crop)
+        self._styled_theme = self._theme
+        return super().render_lines(crop)
 
     # -- completion -----------------------------------------------------------------------------
 
