@@ -1,18 +1,19 @@
 """The app's speed (a script, not part of the test run).
 
     python tests/benchmarks/bench_tui.py [--runs N] [--only first-frame|stream|long-session|sweep]
-        [--calls fork|here]
+        [--calls fork|here] [--chunks N]
 
 1. First frame: `workbench` as a whole process in a pseudo-terminal, in a project holding the
    example skill graph, from spawning the process until the terminal has received the first
    frame (the editor's placeholder), and until the session is open (the skill panel's title with
    the skill count). Then Ctrl+C twice quits it.
-2. Stream: a 2,000-chunk reply through the real litellm path from the local OpenAI-compatible
-   server (its own process, streaming as fast as it can), in the app (Pilot, headless): from the
-   prompt to the finished reply, how often the Markdown was written, and how long keystrokes
-   typed meanwhile took to reach the editor (sent from a thread on a fixed beat, as the terminal
-   driver sends them). The model's calls are made as `workbench` makes them: by a fork that
-   imports litellm (`modes.app_start`); `--calls here` makes them in the app's own process.
+2. Stream: a 2,000-chunk reply (`--chunks`) through the real litellm path from the local
+   OpenAI-compatible server (its own process, streaming as fast as it can), in the app (Pilot,
+   headless): from the prompt to the finished reply, how often the Markdown was written, and how
+   long keystrokes typed meanwhile took to reach the editor (sent from a thread on a fixed beat,
+   as the terminal driver sends them). The model's calls are made as `workbench` makes them: by
+   a fork that imports litellm (`modes.app_start`); `--calls here` makes them in the app's own
+   process.
 3. Long session: opening a branch of 10,000 entries (kept in memory, and stored in git): from
    creating the app until the chat shows the branch, until a keystroke sent then is handled, and
    until the skill graph and the conversation tree are shown too. In-process: Textual is imported
@@ -473,6 +474,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", choices=("first-frame", "stream", "long-session", "sweep"))
     parser.add_argument(
+        "--chunks", type=int, default=2000, help="stream: the reply's pieces (default 2,000)"
+    )
+    parser.add_argument(
         "--calls",
         choices=("fork", "here"),
         default="fork",
@@ -482,7 +486,7 @@ def main() -> None:
     if args.only in (None, "first-frame"):
         first_frame(args.runs)
     if args.only in (None, "stream"):
-        stream(args.runs, args.calls)
+        stream(args.runs, args.calls, args.chunks)
     if args.only in (None, "long-session"):
         long_session(args.runs)
     if args.only in (None, "sweep"):
