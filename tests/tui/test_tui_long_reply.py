@@ -11,7 +11,7 @@ from typing import Any
 from support.app_pilot import SIZE, opened, until
 from textual.pilot import Pilot
 from textual.selection import Selection
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from workbench.agent.events import MessageUpdate
 from workbench.messages import Message
@@ -88,6 +88,24 @@ async def test_a_long_reply_resized_as_it_streams_reads_as_it_does_whole_at_the_
         await until(pilot, lambda: not reply.query_children(FrozenPart), "the lines thawed")
         await stream(pilot, app, text[half:])
         assert reply.query_children(FrozenPart), "frozen again at the new width"
+        streamed = await pages(pilot, app)
+        await reply.update(text)
+        assert await pages(pilot, app) == streamed
+
+
+async def test_a_code_line_wider_than_the_chat_stays_scrollable_between_frozen_parts(
+    make_app,
+) -> None:
+    wide = "```python\nanswer = 42  # " + "and so on " * 20 + "\n```"
+    text = f"{long_reply(2)}\n\n{wide}\n\n{long_reply(3)}"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await stream(pilot, app, text)
+        reply = app.transcript._current_reply()
+        fence = next(c for c in reply.children if isinstance(c, MarkdownFence))
+        assert "answer = 42" in fence.code and fence.max_scroll_x > 0, "still a code block"
+        assert len(reply.query_children(FrozenPart)) == 2, "the blocks before and after it"
         streamed = await pages(pilot, app)
         await reply.update(text)
         assert await pages(pilot, app) == streamed

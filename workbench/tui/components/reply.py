@@ -3,7 +3,7 @@
 Deltas only go into a buffer (cheap, called once per token). A timer appends the buffer to the
 Markdown widget at most `FLUSHES_PER_SECOND` times a second, and the widget parses only from its
 last block on. So a reply is never re-rendered whole per token. Blocks the stream has moved past
-are drawn into one `FrozenPart` and dropped, so the widgets a flush lays out stay a few however
+are drawn into a `FrozenPart` and dropped, so the widgets a flush lays out stay a few however
 long the reply grows. Drawing a flush still takes time (Textual lays out the screen and redraws
 the chat pane), so the gap after a flush is also `DRAW_SHARE` times what the flush took until
 it was on screen (between 1/20 and 1/4 of a second): drawing takes at most about a quarter of
@@ -17,7 +17,7 @@ import asyncio
 import re
 import time
 from collections.abc import Sequence
-from itertools import takewhile
+from itertools import groupby
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -75,13 +75,14 @@ def with_status(item: ReplyItem) -> str:
 
 
 class FrozenPart(Widget):
-    """The settled blocks of a streaming reply, drawn from the lines they were drawn with.
+    """Settled blocks of a streaming reply, drawn from the lines they were drawn with.
 
-    One widget however long the reply grows: Textual lays out and places every widget of the
-    screen at each layout, so with the blocks kept, a flush late in a long reply cost more the
-    longer the reply was. The lines hold no background of the reply's own: the reply's is put
-    under them when drawn, so a selected reply still shows selected. Laid out at another width,
-    or styled in another theme, it asks the reply to parse itself whole again (`Thaw`)."""
+    One widget for each run of blocks shown whole, however long the reply grows: Textual lays out
+    and places every widget of the screen at each layout, so with the blocks kept, a flush late in
+    a long reply cost more the longer the reply was. The lines hold no background of the reply's
+    own: the reply's is put under them when drawn, so a selected reply still shows selected. Laid
+    out at another width, or styled in another theme, it asks the reply to parse itself whole
+    again (`Thaw`)."""
 
     DEFAULT_CSS = """
     FrozenPart { height: auto; background: transparent; }
@@ -188,19 +189,23 @@ def _with_offsets(line: Strip, y: int) -> Strip:
     return Strip(pieces, line.cell_length)
 
 
-def _plainly_drawn(block: Widget) -> bool:
-    """Laid out as it now is, with no scroll bar in it and nothing in it scrolled (the lines
-    would show neither)."""
+def _laid_out(block: Widget) -> bool:
+    """Laid out as it now is (the screen's map has it at the size it was last given)."""
     region = block.region
-    return (
-        bool(region)
-        and region.size == block.outer_size
-        and not any(
-            widget.scrollbar_size_vertical
-            or widget.scrollbar_size_horizontal
-            or widget.scroll_offset
-            for widget in block.walk_children(Widget, with_self=True)
-        )
+    return bool(region) and region.size == block.outer_size
+
+
+def _shown_whole(block: Widget) -> bool:
+    """Nothing in `block` scrolls (a code line wider than the chat, say): lines drawn once would
+    show neither the rest of it nor a way to it."""
+    return not any(map(_scrolls, block.walk_children(Widget, with_self=True)))
+
+
+def _scrolls(widget: Widget) -> bool:
+    styles = widget.styles
+    return bool(
+        (styles.overflow_x != "hidden" and widget.max_scroll_x)
+        or (styles.overflow_y != "hidden" and widget.max_scroll_y)
     )
 
 
@@ -227,7 +232,6 @@ class ReplyView(Markdown):
         """When the stream was written to (`time.monotonic()`); a test checks the rate."""
         self.finished = False
         self._end_block: Widget | None = None
-        self._frozen: FrozenPart | None = None
 
     def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
         return laid_out(super().get_block_class(block_name))
@@ -246,14 +250,13 @@ class ReplyView(Markdown):
         self._schedule()
 
     def update(self, markdown: str) -> AwaitComplete:
-        frozen, self._frozen = self._frozen, None
+        frozen = list(self.query_children(FrozenPart))
         writing = super().update(markdown)
 
         async def updated() -> None:
             with self.app.batch_update():
                 await writing
-                if frozen is not None:
-                    await frozen.remove()
+                await self.remove_children(frozen)
                 self._mark_end()
 
         return AwaitComplete(updated())
@@ -297,24 +300,34 @@ class ReplyView(Markdown):
             self._end_block = last
 
     async def _freeze(self) -> None:
-        """Settled blocks drawn into the frozen part, so that a flush lays out a few widgets."""
+        """Settled blocks drawn into frozen parts, so that a flush lays out a few widgets: each
+        run of them that is shown whole into the part before it, or a new one."""
         blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
         if len(blocks) < FREEZE_AT:
             return
-        settled = list(takewhile(_plainly_drawn, blocks[:-KEEP_OPEN]))
-        part = self._frozen
-        if not settled or (part is not None and part.region.height != len(part.lines)):
+        settled, parts = blocks[:-KEEP_OPEN], list(self.query_children(FrozenPart))
+        if not all(map(_laid_out, settled)) or any(
+            part.region.height != len(part.lines) for part in parts
+        ):
             return
         left, width = self.content_region.x, self.content_region.width
-        lines = drawn_lines(settled, left, width, self.rich_style.bgcolor)
-        if part is None:
-            part = self._frozen = FrozenPart()
-            part.styles.margin = (settled[0].styles.margin.top, 0, 0, 0)
-            await self.mount(part, before=settled[0])
-        else:
-            lines = [Strip.blank(width)] * (settled[0].region.y - part.region.bottom) + lines
-        part.extend(lines, width, settled[-1].styles.margin.bottom)
-        await self.remove_children(settled)
+        frozen: list[Widget] = []
+        for whole, run in groupby(settled, _shown_whole):
+            if not whole:
+                continue
+            blocks = list(run)
+            lines = drawn_lines(blocks, left, width, self.rich_style.bgcolor)
+            index = self.children.index(blocks[0])
+            part = self.children[index - 1] if index else None
+            if isinstance(part, FrozenPart):
+                lines = [Strip.blank(width)] * (blocks[0].region.y - part.region.bottom) + lines
+            else:
+                part = FrozenPart()
+                part.styles.margin = (blocks[0].styles.margin.top, 0, 0, 0)
+                await self.mount(part, before=blocks[0])
+            part.extend(lines, width, blocks[-1].styles.margin.bottom)
+            frozen += blocks
+        await self.remove_children(frozen)
 
     def on_frozen_part_thaw(self, message: FrozenPart.Thaw) -> None:
         message.stop()
@@ -324,7 +337,7 @@ class ReplyView(Markdown):
         """The reply parsed whole again: its frozen lines no longer fit. The stream goes on
         from the last block, as after an append (`update` would have it go on after it)."""
         async with self._appending:
-            if self._frozen is not None:
+            if self.query_children(FrozenPart):
                 await self.update(self.source)
                 blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
                 if blocks:
