@@ -113,3 +113,11 @@ async def test_the_pieces_before_an_error_are_all_delivered_before_it() -> None:
     pieces, raised = await received([*said, {"error": call_process.error_fields(error)}])
     assert pieces == [TextDelta("half a reply")]
     assert raised is not None and (raised.kind, raised.message) == ("connection", "reset by peer")
+
+
+async def test_a_piece_longer_than_a_read_crosses_whole() -> None:
+    arguments = '{"path": "big.txt", "content": "' + "x" * (3 * call_process.READ_SIZE) + '"}'
+    call = ToolCallDelta(index=0, id="c1", name="write", arguments=arguments)
+    pieces, error = await received([delta(call), delta(Finish("tool_calls")), {"end": True}])
+    assert error is None
+    assert pieces == [call, Finish("tool_calls")]

@@ -165,11 +165,13 @@ async def _arrivals(reader: asyncio.StreamReader) -> AsyncIterator[list[dict[str
     behind (a busy machine, a long redraw) catches up in one step, not one step a line."""
     pending = bytearray()
     while data := await reader.read(READ_SIZE):
-        pending += data
-        *lines, rest = pending.split(b"\n")
-        pending = bytearray(rest)
-        if lines:
-            yield [json.loads(line) for line in lines]
+        if b"\n" not in data:  # more of a long line (a large tool call's arguments)
+            pending += data
+            continue
+        head, *lines, tail = data.split(b"\n")
+        lines.insert(0, bytes(pending + head))
+        pending = bytearray(tail)
+        yield [json.loads(line) for line in lines if line]
 
 
 def joined(deltas: Iterable[Delta]) -> list[Delta]:
