@@ -91,8 +91,11 @@ class History(Widget):
     # -- layout and drawing -------------------------------------------------------------------
 
     def _reflow(self) -> None:
-        self._offsets = list(accumulate(self._heights, initial=0))
+        self._sum_heights()
         self.refresh(layout=True)
+
+    def _sum_heights(self) -> None:
+        self._offsets = list(accumulate(self._heights, initial=0))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Measured in the layout under way: asking for another would lay the screen out twice."""
@@ -101,7 +104,7 @@ class History(Widget):
             if self.expanded:
                 for index in self.expanded:
                     self._heights[index] = len(self._strips(index, width))
-                self._offsets = list(accumulate(self._heights, initial=0))
+                self._sum_heights()
         return self._offsets[-1]
 
     def render_line(self, y: int) -> Strip:

@@ -312,21 +312,21 @@ class ReplyView(Markdown):
             return
         left, width = self.content_region.x, self.content_region.width
         frozen: list[Widget] = []
-        for whole, run in groupby(settled, _shown_whole):
+        for whole, grouped in groupby(settled, _shown_whole):
             if not whole:
                 continue
-            blocks = list(run)
-            lines = drawn_lines(blocks, left, width, self.rich_style.bgcolor)
-            index = self.children.index(blocks[0])
+            run = list(grouped)
+            lines = drawn_lines(run, left, width, self.rich_style.bgcolor)
+            index = self.children.index(run[0])
             part = self.children[index - 1] if index else None
             if isinstance(part, FrozenPart):
-                lines = [Strip.blank(width)] * (blocks[0].region.y - part.region.bottom) + lines
+                lines = [Strip.blank(width)] * (run[0].region.y - part.region.bottom) + lines
             else:
                 part = FrozenPart()
-                part.styles.margin = (blocks[0].styles.margin.top, 0, 0, 0)
-                await self.mount(part, before=blocks[0])
-            part.extend(lines, width, blocks[-1].styles.margin.bottom)
-            frozen += blocks
+                part.styles.margin = (run[0].styles.margin.top, 0, 0, 0)
+                await self.mount(part, before=run[0])
+            part.extend(lines, width, run[-1].styles.margin.bottom)
+            frozen += run
         await self.remove_children(frozen)
 
     def on_frozen_part_thaw(self, message: FrozenPart.Thaw) -> None:
