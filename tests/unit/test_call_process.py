@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeAlias
 
 import pytest
 
@@ -20,6 +21,8 @@ from workbench.agent.models.client import (
     ToolCallDelta,
 )
 from workbench.messages import Usage
+
+Received: TypeAlias = tuple[list[Delta], ModelError | None]
 
 
 @pytest.mark.parametrize(
@@ -60,30 +63,35 @@ def serve_once(control: socket.socket, said: list[dict[str, Any]]) -> None:
         call.sendall(b"".join(json.dumps(line).encode() + b"\n" for line in said))
 
 
-async def received(said: list[dict[str, Any]]) -> tuple[list[Delta], ModelError | None]:
-    ours, theirs = socket.socketpair()
-    server = threading.Thread(target=serve_once, args=(theirs, said))
-    server.start()
-    call_process.use(ours, 0)
-    pieces: list[Delta] = []
-    try:
-        async for piece in call_process.stream({}, {}):
-            pieces.append(piece)
-    except ModelError as error:
-        return pieces, error
-    finally:
-        server.join()
-        call_process.use(None, 0)  # type: ignore[arg-type]
-        ours.close()
-        theirs.close()
-    return pieces, None
+@pytest.fixture
+def received(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Awaitable[Received]]:
+    """What the stream of one call gives when the call process sends all of `said` at once."""
+
+    async def stream(said: list[dict[str, Any]]) -> Received:
+        ours, theirs = socket.socketpair()
+        server = threading.Thread(target=serve_once, args=(theirs, said))
+        server.start()
+        monkeypatch.setattr(call_process, "_control", ours)
+        pieces: list[Delta] = []
+        try:
+            async for piece in call_process.stream({}, {}):
+                pieces.append(piece)
+        except ModelError as error:
+            return pieces, error
+        finally:
+            server.join()
+            ours.close()
+            theirs.close()
+        return pieces, None
+
+    return stream
 
 
 def delta(piece: Delta) -> dict[str, Any]:
     return {"delta": call_process.encoded(piece)}
 
 
-async def test_pieces_that_arrive_together_come_out_joined_in_order() -> None:
+async def test_pieces_that_arrive_together_come_out_joined_in_order(received) -> None:
     said = [
         delta(TextDelta("Let me ")),
         delta(TextDelta("look.")),
@@ -107,7 +115,7 @@ async def test_pieces_that_arrive_together_come_out_joined_in_order() -> None:
     ]
 
 
-async def test_the_pieces_before_an_error_are_all_delivered_before_it() -> None:
+async def test_the_pieces_before_an_error_are_all_delivered_before_it(received) -> None:
     error = ModelError("connection", "reset by peer")
     said = [delta(TextDelta("half ")), delta(TextDelta("a reply"))]
     pieces, raised = await received([*said, {"error": call_process.error_fields(error)}])
@@ -115,7 +123,7 @@ async def test_the_pieces_before_an_error_are_all_delivered_before_it() -> None:
     assert raised is not None and (raised.kind, raised.message) == ("connection", "reset by peer")
 
 
-async def test_a_piece_longer_than_a_read_crosses_whole() -> None:
+async def test_a_piece_longer_than_a_read_crosses_whole(received) -> None:
     arguments = '{"path": "big.txt", "content": "' + "x" * (3 * call_process.READ_SIZE) + '"}'
     call = ToolCallDelta(index=0, id="c1", name="write", arguments=arguments)
     pieces, error = await received([delta(call), delta(Finish("tool_calls")), {"end": True}])
