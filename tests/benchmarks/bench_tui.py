@@ -307,9 +307,9 @@ async def _stream_once(project: Path, chunks: int) -> tuple[float, float, list[f
             keys = await typist.stop()
             done = time.perf_counter() - start
             await _until(pilot, lambda: app.transcript._reply is None)
-            await pilot.pause(0.2)
-            shown = app.transcript.live[-1].source
-            assert shown.count("word") == received[0].count("word"), "the reply is not all shown"
+            reply = app.transcript.live[-1]
+            words = received[0].count("word")
+            await _until(pilot, lambda: reply.finished and reply.source.count("word") == words)
             rendered = time.perf_counter() - start
     flushes = [t for t in writes if t >= start]
     return done, rendered, flushes, keys

@@ -16,7 +16,7 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 from workbench.agent.events import MessageUpdate
 from workbench.messages import Message
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.components.reply import FREEZE_AT, FrozenPart
+from workbench.tui.components.reply import BLOCKS_PER_FLUSH, FREEZE_AT, FrozenPart
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.tree_panel import TreePanel
 
@@ -71,6 +71,26 @@ async def stream(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> None:
     """Stream `text` into the chat's reply a flush at a time."""
     for start in range(0, len(text), 150):
         await flush(pilot, app, text[start : start + 150])
+
+
+async def test_a_burst_of_many_blocks_is_shown_a_few_at_a_time_and_reads_whole(make_app) -> None:
+    """A fast model (or a stream read after a pause) brings many blocks at once: each is parsed,
+    mounted, styled, laid out and drawn in one step that keystrokes wait behind, so a flush
+    writes at most a few of them and the next follows soon after."""
+    text = long_reply(3)  # 18 blocks, in one piece
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        reply = app.transcript._current_reply()
+        widths: list[int] = []
+        append = reply.append
+        reply.append = lambda markdown: widths.append(markdown.count("\n\n")) or append(markdown)
+        await flush(pilot, app, text)
+        assert reply.source == text
+        assert len(widths) >= 5 and max(widths) <= BLOCKS_PER_FLUSH
+        streamed = await pages(pilot, app)
+        await reply.update(text)
+        assert await pages(pilot, app) == streamed
 
 
 async def test_a_long_reply_resized_as_it_streams_reads_as_it_does_whole_at_the_new_width(
@@ -135,14 +155,15 @@ async def test_text_in_the_frozen_lines_can_be_selected_and_copied(make_app) -> 
 
 
 async def flush(pilot: Pilot[Any], app: WorkbenchApp, delta: str) -> None:
-    """Stream `delta` into the chat's reply, and wait until its flush is drawn and settled."""
+    """Stream `delta` into the chat's reply, and wait until it is written (in one flush, or a
+    few for a long one) and drawn, and the screen settled."""
     transcript = app.transcript
     reply = transcript._current_reply()
     written = len(reply.writes)
     message = Message("assistant", reply.item.text)
     transcript.on_workbench_event(MessageUpdate(message=message, delta=delta))
     await until(pilot, lambda: len(reply.writes) > written, "the flush")
-    await until(pilot, lambda: not reply._drawing, "the flush drawn")
+    await until(pilot, lambda: not reply._buffer and not reply._drawing, "the flushes drawn")
     for _ in range(5):
         await pilot.pause(0.02)
 

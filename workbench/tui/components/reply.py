@@ -7,8 +7,11 @@ are drawn into a `FrozenPart` and dropped, so the widgets a flush lays out stay 
 long the reply grows. Drawing a flush still takes time (Textual lays out the screen and redraws
 the chat pane), so the gap after a flush is also `DRAW_SHARE` times what the flush took until
 it was on screen (between 1/20 and 1/4 of a second): drawing takes at most about a quarter of
-the time, and keystrokes stay responsive. The flush appends itself and awaits it (a
-`MarkdownStream`'s write returns before its append, so the draw could not be timed).
+the time, and keystrokes stay responsive. A flush writes at most `BLOCKS_PER_FLUSH` blocks: what
+a burst brought beyond them waits for the next flush, which comes after a gap of once (not
+`DRAW_SHARE` times) the drawing, so the reply catches up in short steps. The flush appends
+itself and awaits it (a `MarkdownStream`'s write returns before its append, so the draw could
+not be timed).
 """
 
 from __future__ import annotations
@@ -43,6 +46,10 @@ FREEZE_AT = 6
 """Top-level blocks a streamed reply holds before the settled ones are frozen."""
 KEEP_OPEN = 2
 """Blocks left open when freezing: the stream only ever rewrites the last one."""
+BLOCKS_PER_FLUSH = 3
+"""Blank-line breaks (so about blocks) a flush writes at most: the rest waits for the next one.
+Each new block is parsed, mounted, styled, laid out and drawn in one step of the event loop,
+which keystrokes wait behind; a fast stream brought ten blocks to a flush."""
 FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
@@ -189,6 +196,16 @@ def _with_offsets(line: Strip, y: int) -> Strip:
     return Strip(pieces, line.cell_length)
 
 
+def _first_blocks(text: str, breaks: int) -> tuple[str, str]:
+    """`text` cut after its `breaks`-th blank line (any cut is one a stream could make)."""
+    end = 0
+    for _ in range(breaks):
+        end = text.find("\n\n", end) + 2
+        if end == 1:
+            return text, ""
+    return text[:end], text[end:]
+
+
 def _laid_out(block: Widget) -> bool:
     """Laid out as it now is (the screen's map has it at the size it was last given)."""
     region = block.region
@@ -228,6 +245,8 @@ class ReplyView(Markdown):
         self._gap = 1 / FLUSHES_PER_SECOND
         self._drawing = True
         """True until mounted, and while a flush is being drawn: no flush is scheduled then."""
+        self._behind = False
+        """The last flush left text for the next (`BLOCKS_PER_FLUSH`)."""
         self.writes: list[float] = []
         """When the stream was written to (`time.monotonic()`); a test checks the rate."""
         self.finished = False
@@ -369,13 +388,15 @@ class ReplyView(Markdown):
     async def _write(self) -> None:
         if not self._buffer:
             return
-        text, self._buffer = "".join(self._buffer), []
+        text, rest = _first_blocks("".join(self._buffer), BLOCKS_PER_FLUSH)
+        self._buffer, self._behind = ([rest], True) if rest else ([], False)
         self.writes.append(time.monotonic())
         await self.append(text)
 
     def _drawn(self, started: float) -> None:
         cost = time.perf_counter() - started
-        self._gap = min(max(1 / FLUSHES_PER_SECOND, DRAW_SHARE * cost), LONGEST_GAP_S)
+        share = 1 if self._behind else DRAW_SHARE  # the flush left text behind: catch up
+        self._gap = min(max(1 / FLUSHES_PER_SECOND, share * cost), LONGEST_GAP_S)
         self._drawing = False
         self._schedule()
 
@@ -391,9 +412,15 @@ class ReplyView(Markdown):
             self._flush_timer.stop()
         changed = text != self.item.text
         self.item.text, self.item.stop_reason, self.item.error = text, stop_reason, error
-        await self._write()
         if changed or self.item.status_words():
-            await self.update(with_status(self.item))
+            self._buffer = []
+            async with self._appending:  # after a flush under way
+                await self.update(with_status(self.item))
+        while self._buffer:  # the rest a flush at a time, each drawn before the next
+            await self._write()
+            drawn = asyncio.Event()
+            self.call_after_refresh(drawn.set)
+            await drawn.wait()
 
     def toggle(self) -> None:
         """Nothing to expand: a live reply is shown whole."""
