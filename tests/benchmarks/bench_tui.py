@@ -9,11 +9,11 @@
    the skill count). Then Ctrl+C twice quits it.
 2. Stream: a 2,000-chunk reply (`--chunks`) through the real litellm path from the local
    OpenAI-compatible server (its own process, streaming as fast as it can), in the app (Pilot,
-   headless): from the prompt to the finished reply, how often the Markdown was written, and how
-   long keystrokes typed meanwhile took to reach the editor (sent from a thread on a fixed beat,
-   as the terminal driver sends them). The model's calls are made as `workbench` makes them: by
-   a fork that imports litellm (`modes.app_start`); `--calls here` makes them in the app's own
-   process.
+   headless): from the prompt to the finished reply and until the chat has written all of it,
+   how often the Markdown was written, and how long keystrokes typed meanwhile took to reach the
+   editor (sent from a thread on a fixed beat, as the terminal driver sends them). The model's
+   calls are made as `workbench` makes them: by a fork that imports litellm
+   (`modes.app_start`); `--calls here` makes them in the app's own process.
 3. Long session: opening a branch of 10,000 entries (kept in memory, and stored in git): from
    creating the app until the chat shows the branch, until a keystroke sent then is handled, and
    until the skill graph and the conversation tree are shown too. In-process: Textual is imported
