@@ -8,7 +8,7 @@ long the reply grows. Drawing a flush still takes time (Textual lays out the scr
 the chat pane), so the gap after a flush is also `DRAW_SHARE` times what the flush took until
 it was on screen (between 1/20 and 1/4 of a second): drawing takes at most about a quarter of
 the time, and keystrokes stay responsive. A flush writes at most `BLOCKS_PER_FLUSH` blocks: what
-a burst brought beyond them waits for the next flush, which comes after a gap of once (not
+a burst brought beyond them waits for the next flush, which comes after a gap of half (not
 `DRAW_SHARE` times) the drawing, so the reply catches up in short steps. The flush appends
 itself and awaits it (a `MarkdownStream`'s write returns before its append, so the draw could
 not be timed).
@@ -395,8 +395,10 @@ class ReplyView(Markdown):
 
     def _drawn(self, started: float) -> None:
         cost = time.perf_counter() - started
-        share = 1 if self._behind else DRAW_SHARE  # the flush left text behind: catch up
-        self._gap = min(max(1 / FLUSHES_PER_SECOND, share * cost), LONGEST_GAP_S)
+        if self._behind:  # the flush left text for the next: catch up
+            self._gap = min(cost / 2, LONGEST_GAP_S)
+        else:
+            self._gap = min(max(1 / FLUSHES_PER_SECOND, DRAW_SHARE * cost), LONGEST_GAP_S)
         self._drawing = False
         self._schedule()
 
