@@ -16,6 +16,7 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 from workbench.agent.events import MessageUpdate
 from workbench.messages import Message
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.components import reply as reply_module
 from workbench.tui.components.reply import BLOCKS_PER_FLUSH, FREEZE_AT, FrozenPart
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.tree_panel import TreePanel
@@ -73,24 +74,43 @@ async def stream(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> None:
         await flush(pilot, app, text[start : start + 150])
 
 
-async def test_a_burst_of_many_blocks_is_shown_a_few_at_a_time_and_reads_whole(make_app) -> None:
+async def burst_writes(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> list[int]:
+    """Stream `text` in one piece: the blank-line breaks each Markdown write of it held."""
+    reply = app.transcript._current_reply()
+    widths: list[int] = []
+    append = reply.append
+    reply.append = lambda markdown: widths.append(markdown.count("\n\n")) or append(markdown)
+    await flush(pilot, app, text)
+    assert reply.source == text
+    return widths
+
+
+async def test_a_burst_of_many_blocks_while_the_user_types_is_shown_a_few_at_a_time(
+    make_app, monkeypatch
+) -> None:
     """A fast model (or a stream read after a pause) brings many blocks at once: each is parsed,
-    mounted, styled, laid out and drawn in one step that keystrokes wait behind, so a flush
-    writes at most a few of them and the next follows soon after."""
+    mounted, styled, laid out and drawn in one step that keystrokes wait behind, so while the
+    user types a flush writes at most a few of them and the next follows soon after."""
+    monkeypatch.setattr(reply_module, "TYPING_S", 600.0)  # however slowly this machine draws
     text = long_reply(3)  # 18 blocks, in one piece
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        reply = app.transcript._current_reply()
-        widths: list[int] = []
-        append = reply.append
-        reply.append = lambda markdown: widths.append(markdown.count("\n\n")) or append(markdown)
-        await flush(pilot, app, text)
-        assert reply.source == text
+        await pilot.press("h", "i")
+        widths = await burst_writes(pilot, app, text)
         assert len(widths) >= 5 and max(widths) <= BLOCKS_PER_FLUSH
+        assert app.editor.text == "hi"
         streamed = await pages(pilot, app)
-        await reply.update(text)
+        await app.transcript._current_reply().update(text)
         assert await pages(pilot, app) == streamed
+
+
+async def test_a_burst_while_nobody_types_is_shown_at_once(make_app) -> None:
+    text = long_reply(3)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert await burst_writes(pilot, app, text) == [text.count("\n\n")]
 
 
 async def test_a_long_reply_resized_as_it_streams_reads_as_it_does_whole_at_the_new_width(

@@ -17,7 +17,9 @@ empty editor: every character ends up once, in what was sent or in the editor.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from math import inf
 from typing import ClassVar, Literal
 
 from textual import events
@@ -84,6 +86,8 @@ class PromptEditor(TextArea):
         self.completions: list[Completion] = []
         self.chosen = 0
         self._pending: tuple[SubmitKind, Timer] | None = None
+        self.typed_at = -inf
+        """When a key last reached the editor (`time.monotonic()`)."""
         """An Enter or Ctrl+J waiting `BURST_S` to see whether more text follows it."""
         self._styled_theme: object = None
         """The theme that holds the editor's styles as they now are (`render_lines`)."""
@@ -136,6 +140,7 @@ class PromptEditor(TextArea):
     # -- keys, in order ------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        self.typed_at = time.monotonic()
         if self._pending is not None:
             waiting, timer = self._pending
             self._pending = None

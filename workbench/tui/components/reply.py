@@ -7,11 +7,11 @@ are drawn into a `FrozenPart` and dropped, so the widgets a flush lays out stay 
 long the reply grows. Drawing a flush still takes time (Textual lays out the screen and redraws
 the chat pane), so the gap after a flush is also `DRAW_SHARE` times what the flush took until
 it was on screen (between 1/20 and 1/4 of a second): drawing takes at most about a quarter of
-the time, and keystrokes stay responsive. A flush writes at most `BLOCKS_PER_FLUSH` blocks: what
-a burst brought beyond them waits for the next flush, which comes after a gap of half (not
-`DRAW_SHARE` times) the drawing, so the reply catches up in short steps. The flush appends
-itself and awaits it (a `MarkdownStream`'s write returns before its append, so the draw could
-not be timed).
+the time, and keystrokes stay responsive. While the user types, a flush writes at most
+`BLOCKS_PER_FLUSH` blocks: what a burst brought beyond them waits for the next flush, which comes
+after a gap of half (not `DRAW_SHARE` times) the drawing, so the reply catches up in short steps
+and keys wait behind none of them for long. The flush appends itself and awaits it (a
+`MarkdownStream`'s write returns before its append, so the draw could not be timed).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from workbench.tui.components.editor import PromptEditor
 from workbench.tui.components.history import styled_over
 from workbench.tui.items import ReplyItem
 from workbench.tui.laid_out import laid_out, laid_out_size
@@ -47,9 +48,11 @@ FREEZE_AT = 6
 KEEP_OPEN = 2
 """Blocks left open when freezing: the stream only ever rewrites the last one."""
 BLOCKS_PER_FLUSH = 3
-"""Blank-line breaks (so about blocks) a flush writes at most: the rest waits for the next one.
-Each new block is parsed, mounted, styled, laid out and drawn in one step of the event loop,
-which keystrokes wait behind; a fast stream brought ten blocks to a flush."""
+"""Blank-line breaks (so about blocks) a flush writes at most while the user types: the rest
+waits for the next one. Each new block is parsed, mounted, styled, laid out and drawn in one step
+of the event loop, which keystrokes wait behind; a fast stream brought ten blocks to a flush."""
+TYPING_S = 1.0
+"""The user types while their last key reached the editor this recently."""
 FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
@@ -388,10 +391,16 @@ class ReplyView(Markdown):
     async def _write(self) -> None:
         if not self._buffer:
             return
-        text, rest = _first_blocks("".join(self._buffer), BLOCKS_PER_FLUSH)
+        text, rest = "".join(self._buffer), ""
+        if self._typing():
+            text, rest = _first_blocks(text, BLOCKS_PER_FLUSH)
         self._buffer, self._behind = ([rest], True) if rest else ([], False)
         self.writes.append(time.monotonic())
         await self.append(text)
+
+    def _typing(self) -> bool:
+        editor = self.screen.focused
+        return isinstance(editor, PromptEditor) and time.monotonic() - editor.typed_at < TYPING_S
 
     def _drawn(self, started: float) -> None:
         cost = time.perf_counter() - started
