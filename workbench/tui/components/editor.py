@@ -86,9 +86,9 @@ class PromptEditor(TextArea):
         self.completions: list[Completion] = []
         self.chosen = 0
         self._pending: tuple[SubmitKind, Timer] | None = None
+        """An Enter or Ctrl+J waiting `BURST_S` to see whether more text follows it."""
         self.typed_at = -inf
         """When a key last reached the editor (`time.monotonic()`)."""
-        """An Enter or Ctrl+J waiting `BURST_S` to see whether more text follows it."""
         self._styled_theme: object = None
         """The theme that holds the editor's styles as they now are (`render_lines`)."""
 

@@ -404,10 +404,8 @@ class ReplyView(Markdown):
 
     def _drawn(self, started: float) -> None:
         cost = time.perf_counter() - started
-        if self._behind:  # the flush left text for the next: catch up
-            self._gap = min(cost / 2, LONGEST_GAP_S)
-        else:
-            self._gap = min(max(1 / FLUSHES_PER_SECOND, DRAW_SHARE * cost), LONGEST_GAP_S)
+        share = 1 / 2 if self._behind else DRAW_SHARE  # text left for the next flush: catch up
+        self._gap = min(max(1 / FLUSHES_PER_SECOND, share * cost), LONGEST_GAP_S)
         self._drawing = False
         self._schedule()
 
