@@ -1,7 +1,7 @@
 """`workbench fork NAME` as a whole process against `git worktree add`, on a big repository.
 
-Run: `python tests/benchmarks/bench_fork.py [--files N] [--runs N] [--dir DIR] [--warm]
-[--vs OTHER_CHECKOUT]`
+Run: `python tests/benchmarks/bench_fork.py [--files N] [--runs N] [--dir DIR] [--packed]
+[--warm] [--vs OTHER_CHECKOUT]`
 
 Makes a git repository of `--files` files (default 3,000) with one commit, opens a session in it
 (`workbench -p` with the offline demo model), then alternates `workbench fork` (a process of its
@@ -16,6 +16,8 @@ The package's bytecode is compiled first, as an installed workbench has it (with
 cache of the run's own (`PYTHONPYCACHEPREFIX`). `--vs` also times another checkout's
 `.venv/bin/workbench fork` in each round, on the same repository and session. `--dir` puts the
 repository on another file system (`/dev/shm`: what the fork costs beyond the disk's writes).
+`--packed` packs the repository's objects, as a clone leaves them; by default they are loose,
+as a first commit leaves them, and git's checkout reads a file for each.
 `--warm`: the model goes through litellm and the warm interpreter is on, so each fork starts
 one (`start_soon`), which is stopped again, once up, before the next is timed: what starting it
 costs the fork.
@@ -44,7 +46,7 @@ WARM_MODEL = "openai/bench-model"
 SERVER_UP_S = 300.0
 
 
-def make_repository(root: Path, files: int) -> None:
+def make_repository(root: Path, files: int, packed: bool) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     for n in range(files):
         folder = root / f"d{n // 100}"
@@ -53,6 +55,8 @@ def make_repository(root: Path, files: int) -> None:
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]
     subprocess.run(["git", *identity, "commit", "-qm", "files"], cwd=root, check=True)
+    if packed:
+        subprocess.run(["git", "repack", "-adq"], cwd=root, check=True)  # the loose ones go
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
@@ -125,13 +129,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="forks to time (default: 7)")
     parser.add_argument("--dir", help="where to make the repository (default: the temp folder)")
     parser.add_argument(
+        "--packed", action="store_true", help="the objects in a pack, as a clone leaves them"
+    )
+    parser.add_argument(
         "--warm", action="store_true", help="a litellm model, the warm interpreter on"
     )
     parser.add_argument("--vs", type=Path, help="another checkout with its own .venv")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         root = Path(folder) / "project"
-        make_repository(root, args.files)
+        make_repository(root, args.files, args.packed)
         env = {**os.environ, "HOME": folder, "WORKBENCH_WARM_START": "0"}
         env.pop("PI_CODING_AGENT_DIR", None)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
