@@ -17,7 +17,12 @@ from workbench.agent.events import MessageUpdate
 from workbench.messages import Message
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.components import reply as reply_module
-from workbench.tui.components.reply import BLOCKS_PER_FLUSH, FREEZE_AT, FrozenPart
+from workbench.tui.components.reply import (
+    BLOCKS_PER_FLUSH,
+    FREEZE_AT,
+    LONGEST_GAP_S,
+    FrozenPart,
+)
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.tree_panel import TreePanel
 
@@ -111,6 +116,39 @@ async def test_a_burst_while_nobody_types_is_shown_at_once(make_app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         assert await burst_writes(pilot, app, text) == [text.count("\n\n")]
+
+
+async def test_on_a_crowded_machine_the_reply_waits_while_the_user_types(
+    make_app, monkeypatch
+) -> None:
+    """Where other work takes the cores, each step of the app takes twice as long or more, and
+    keys wait behind every one: while the user types, the reply holds what arrives; once they
+    pause it is written, a few blocks a step, and reads as the same reply parsed whole."""
+    monkeypatch.setattr(reply_module, "crowded", lambda: True)
+    monkeypatch.setattr(reply_module, "TYPING_S", 600.0)
+    text = long_reply(3)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("h", "i")
+        reply = app.transcript._current_reply()
+        widths: list[int] = []
+        append = reply.append
+        reply.append = lambda markdown: widths.append(markdown.count("\n\n")) or append(markdown)
+        message = Message("assistant", "")
+        app.transcript.on_workbench_event(MessageUpdate(message=message, delta=text))
+        await pilot.pause(4 * LONGEST_GAP_S)
+        assert widths == [] and reply._buffer == [text]
+        assert not any("Part 0" in line for line in screen_lines(app))
+        await pilot.press("!")
+        assert app.editor.text == "hi!"
+        monkeypatch.setattr(reply_module, "TYPING_S", 0.0)  # the user pauses
+        await until(pilot, lambda: not reply._buffer and not reply._drawing, "the held text")
+        assert len(widths) >= 5 and max(widths) <= BLOCKS_PER_FLUSH
+        assert reply.source == text
+        streamed = await pages(pilot, app)
+        await reply.update(text)
+        assert await pages(pilot, app) == streamed
 
 
 async def test_a_long_reply_resized_as_it_streams_reads_as_it_does_whole_at_the_new_width(

@@ -25,6 +25,7 @@ LAYERS: dict[str, float] = {
     "text": 0,
     "visible": 0,
     "skipped": 0,
+    "cpu_wait": 0,
     "skills": 1,
     "messages": 2,
     "tool": 2,

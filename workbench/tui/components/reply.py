@@ -2,16 +2,17 @@
 
 Deltas only go into a buffer (cheap, called once per token). A timer appends the buffer to the
 Markdown widget at most `FLUSHES_PER_SECOND` times a second, and the widget parses only from its
-last block on. So a reply is never re-rendered whole per token. Blocks the stream has moved past
-are drawn into a `FrozenPart` and dropped, so the widgets a flush lays out stay a few however
-long the reply grows. Drawing a flush still takes time (Textual lays out the screen and redraws
-the chat pane), so the gap after a flush is also `DRAW_SHARE` times what the flush took until
-it was on screen (between 1/20 and 1/4 of a second): drawing takes at most about a quarter of
-the time, and keystrokes stay responsive. While the user types, a flush writes at most
-`BLOCKS_PER_FLUSH` blocks: what a burst brought beyond them waits for the next flush, which comes
-after a gap of half (not `DRAW_SHARE` times) the drawing, so the reply catches up in short steps
-and keys wait behind none of them for long. The flush appends itself and awaits it (a
-`MarkdownStream`'s write returns before its append, so the draw could not be timed).
+last block on. Blocks the stream has moved past are drawn into a `FrozenPart` and dropped, so
+the widgets a flush lays out stay a few however long the reply grows. Drawing a flush takes time
+(Textual lays out the screen and redraws the chat pane), so the gap after a flush is also
+`DRAW_SHARE` times what the flush took until it was on screen (between 1/20 and 1/4 of a
+second), and keystrokes stay responsive. While the user types, or on a crowded machine
+(`crowded`), a flush writes at most `BLOCKS_PER_FLUSH` blocks and the rest waits for the next,
+which comes after half (not `DRAW_SHARE` times) the drawing: the reply catches up in short steps
+that keys wait behind for little. While the user types on a crowded machine, where each step
+takes twice as long or more, nothing is written: the reply waits for a pause in the typing (or
+its end). The flush appends itself and awaits it (a `MarkdownStream`'s write returns before its
+append, so the draw could not be timed).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from workbench.cpu_wait import WaitShare
 from workbench.tui.components.editor import PromptEditor
 from workbench.tui.components.history import styled_over
 from workbench.tui.items import ReplyItem
@@ -48,15 +50,19 @@ FREEZE_AT = 6
 KEEP_OPEN = 2
 """Blocks left open when freezing: the stream only ever rewrites the last one."""
 BLOCKS_PER_FLUSH = 3
-"""Blank-line breaks (so about blocks) a flush writes at most while the user types: the rest
-waits for the next one. Each new block is parsed, mounted, styled, laid out and drawn in one step
-of the event loop, which keystrokes wait behind; a fast stream brought ten blocks to a flush."""
+"""Blank-line breaks (so about blocks) a flush writes at most while the user types or `crowded`:
+the rest waits for the next one. Each new block is parsed, mounted, styled, laid out and drawn in
+one step of the event loop, which keys wait behind; a fast stream brought ten blocks to a flush."""
 TYPING_S = 1.0
 """The user types while their last key reached the editor this recently."""
+CROWDED_SHARE = 0.25
+"""The app's thread is crowded when it waited for a core this share of the time it wanted one
+(two busy loops on two cores: a half; a quiet machine: a hundredth)."""
+LOOP_WAIT = WaitShare()  # the event loop thread's, read as each flush is drawn
 FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
-"""However slow drawing gets, the reply moves at least four times a second."""
+"""However slow drawing gets, the reply moves at least four times a second, unless it is held."""
 
 
 def _hard_breaks(state: StateCore) -> None:
@@ -197,6 +203,11 @@ def _with_offsets(line: Strip, y: int) -> Strip:
         )
         x += len(text)
     return Strip(pieces, line.cell_length)
+
+
+def crowded() -> bool:
+    """Whether the app's thread was crowded up to the last flush drawn."""
+    return LOOP_WAIT.share > CROWDED_SHARE
 
 
 def _first_blocks(text: str, breaks: int) -> tuple[str, str]:
@@ -383,6 +394,9 @@ class ReplyView(Markdown):
         self._flush_timer = None
         if self.finished:
             return
+        if self._typing() and crowded():  # keys first: the text waits for a pause
+            self._flush_timer = self.set_timer(LONGEST_GAP_S, self._start_flush)
+            return
         self._drawing = True
         started = time.perf_counter()
         await self._write()
@@ -392,7 +406,7 @@ class ReplyView(Markdown):
         if not self._buffer:
             return
         text, rest = "".join(self._buffer), ""
-        if self._typing():
+        if self._typing() or crowded():
             text, rest = _first_blocks(text, BLOCKS_PER_FLUSH)
         self._buffer, self._behind = ([rest], True) if rest else ([], False)
         self.writes.append(time.monotonic())
@@ -403,6 +417,7 @@ class ReplyView(Markdown):
         return isinstance(editor, PromptEditor) and time.monotonic() - editor.typed_at < TYPING_S
 
     def _drawn(self, started: float) -> None:
+        LOOP_WAIT.read()
         cost = time.perf_counter() - started
         share = 1 / 2 if self._behind else DRAW_SHARE  # text left for the next flush: catch up
         self._gap = min(max(1 / FLUSHES_PER_SECOND, share * cost), LONGEST_GAP_S)
