@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 SCHEDSTAT = Path("/proc/thread-self/schedstat")
-SHORTEST_NS = 20_000_000
-"""The wanted time a share is taken over at least: over less, one scheduler tick decides it."""
+SHORTEST_NS = 50_000_000
+"""The wanted time a share is taken over at least: over less, one turn of another process on
+the core (a few milliseconds) decides it."""
 
 
 class WaitShare:

@@ -58,7 +58,7 @@ TYPING_S = 1.0
 CROWDED_SHARE = 0.25
 """The app's thread is crowded when it waited for a core this share of the time it wanted one
 (two busy loops on two cores: a half; a quiet machine: a hundredth)."""
-LOOP_WAIT = WaitShare()  # the event loop thread's, read as each flush is drawn
+LOOP_WAIT = WaitShare()  # the event loop thread's, read as each flush begins
 FLUSHES_PER_SECOND = 20
 DRAW_SHARE = 3
 LONGEST_GAP_S = 0.25
@@ -206,7 +206,7 @@ def _with_offsets(line: Strip, y: int) -> Strip:
 
 
 def crowded() -> bool:
-    """Whether the app's thread was crowded up to the last flush drawn."""
+    """Whether the app's thread was crowded up to the last flush (or held one)."""
     return LOOP_WAIT.share > CROWDED_SHARE
 
 
@@ -394,6 +394,7 @@ class ReplyView(Markdown):
         self._flush_timer = None
         if self.finished:
             return
+        LOOP_WAIT.read()
         if self._typing() and crowded():  # keys first: the text waits for a pause
             self._flush_timer = self.set_timer(LONGEST_GAP_S, self._start_flush)
             return
@@ -417,7 +418,6 @@ class ReplyView(Markdown):
         return isinstance(editor, PromptEditor) and time.monotonic() - editor.typed_at < TYPING_S
 
     def _drawn(self, started: float) -> None:
-        LOOP_WAIT.read()
         cost = time.perf_counter() - started
         share = 1 / 2 if self._behind else DRAW_SHARE  # text left for the next flush: catch up
         self._gap = min(max(1 / FLUSHES_PER_SECOND, share * cost), LONGEST_GAP_S)
