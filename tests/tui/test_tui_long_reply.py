@@ -22,6 +22,7 @@ from workbench.tui.components.reply import (
     FREEZE_AT,
     LONGEST_GAP_S,
     FrozenPart,
+    ReplyView,
 )
 from workbench.tui.components.skill_panel import SkillPanel
 from workbench.tui.components.tree_panel import TreePanel
@@ -79,12 +80,18 @@ async def stream(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> None:
         await flush(pilot, app, text[start : start + 150])
 
 
-async def burst_writes(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> list[int]:
-    """Stream `text` in one piece: the blank-line breaks each Markdown write of it held."""
-    reply = app.transcript._current_reply()
+def write_widths(reply: ReplyView) -> list[int]:
+    """The blank-line breaks each Markdown write of `reply` holds, from now on."""
     widths: list[int] = []
     append = reply.append
     reply.append = lambda markdown: widths.append(markdown.count("\n\n")) or append(markdown)
+    return widths
+
+
+async def burst_writes(pilot: Pilot[Any], app: WorkbenchApp, text: str) -> list[int]:
+    """Stream `text` in one piece: the blank-line breaks each Markdown write of it held."""
+    reply = app.transcript._current_reply()
+    widths = write_widths(reply)
     await flush(pilot, app, text)
     assert reply.source == text
     return widths
@@ -132,9 +139,7 @@ async def test_on_a_crowded_machine_the_reply_waits_while_the_user_types(
         await opened(pilot)
         await pilot.press("h", "i")
         reply = app.transcript._current_reply()
-        widths: list[int] = []
-        append = reply.append
-        reply.append = lambda markdown: widths.append(markdown.count("\n\n")) or append(markdown)
+        widths = write_widths(reply)
         message = Message("assistant", "")
         app.transcript.on_workbench_event(MessageUpdate(message=message, delta=text))
         await pilot.pause(4 * LONGEST_GAP_S)
